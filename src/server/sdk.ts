@@ -1,0 +1,12 @@
+// The only module (with src/transports/) that touches @modelcontextprotocol/sdk, so moving to the
+// SDK's next major version changes one place. Everything else imports these names from here.
+export { Server } from '@modelcontextprotocol/sdk/server/index.js';
+export { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+export { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+export {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  ErrorCode,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
+export type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
