@@ -1,0 +1,122 @@
+// Reads a YAML or JSON file (JSON is YAML) keeping line numbers, so every finding about a profile
+// or policy can point at file:line. Validation with ajv names the JSON path and never the value.
+import { readFileSync } from 'node:fs';
+import { LineCounter, parseDocument, isNode } from 'yaml';
+import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+
+// ajv and ajv-formats are CommonJS; under NodeNext their default export is the module object.
+const Ajv = AjvModule.default ?? AjvModule;
+const addFormats = addFormatsModule.default ?? addFormatsModule;
+
+export type PathSegment = string | number;
+
+export interface LoadedDocument {
+  file: string;
+  text: string;
+  data: unknown;
+  /** 1-based line of the node at `path` (or of its nearest existing parent), null when unknown. */
+  lineOf(path: readonly PathSegment[]): number | null;
+}
+
+export interface DocumentFinding {
+  file: string;
+  line: number | null;
+  /** JSON pointer-like path, e.g. /allowed_operations/2. */
+  path: string;
+  message: string;
+}
+
+export class DocumentError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number | null,
+    message: string,
+  ) {
+    super(`${file}${line ? `:${line}` : ''}: ${message}`);
+    this.name = 'DocumentError';
+  }
+}
+
+export function parseDocumentText(text: string, file: string): LoadedDocument {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const firstError = doc.errors[0];
+  if (firstError) {
+    const line = firstError.linePos?.[0]?.line ?? null;
+    throw new DocumentError(file, line, `not valid YAML/JSON (${firstError.code})`);
+  }
+  const lineOf = (path: readonly PathSegment[]): number | null => {
+    for (let depth = path.length; depth >= 0; depth--) {
+      const node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
+      if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
+    }
+    return null;
+  };
+  return { file, text, data: doc.toJS({ maxAliasCount: 50 }), lineOf };
+}
+
+export function readDocument(file: string): LoadedDocument {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new DocumentError(file, null, `cannot read file (${code})`);
+  }
+  return parseDocumentText(text, file);
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+addFormats(ajv);
+const compiled = new Map<object, ValidateFunction>();
+
+/** Compiles once per schema object. */
+export function schemaValidator(schema: object): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+/** Validation findings with file, line and path; messages never contain the offending value. */
+export function validateDocument(doc: LoadedDocument, schema: object): DocumentFinding[] {
+  const validate = schemaValidator(schema);
+  if (validate(doc.data)) return [];
+  return (validate.errors ?? []).map((error) => {
+    const path = pathOf(error);
+    return { file: doc.file, line: doc.lineOf(path), path: toPointer(path), message: describeError(error) };
+  });
+}
+
+function pathOf(error: ErrorObject): PathSegment[] {
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+  if (error.keyword === 'additionalProperties') {
+    segments.push(String((error.params as { additionalProperty: string }).additionalProperty));
+  }
+  return segments;
+}
+
+export function toPointer(path: readonly PathSegment[]): string {
+  return path.length === 0 ? '/' : `/${path.map((s) => String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+}
+
+/** ajv's message for the keyword, without data; `enum`/`const` list the allowed values (schema, not input). */
+function describeError(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return 'unknown field';
+    case 'required':
+      return `missing required field '${(error.params as { missingProperty: string }).missingProperty}'`;
+    case 'enum':
+      return `must be one of: ${((error.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`;
+    default:
+      return error.message ?? `fails ${error.keyword}`;
+  }
+}

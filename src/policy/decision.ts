@@ -1,0 +1,36 @@
+// The decision as data. One object feeds the tool result, the audit event, `explain` and `decide`.
+
+export type Effect = 'allow' | 'deny';
+
+/** The entry that determined the outcome: a profile line, a policy rule, or the default deny. */
+export interface DeterminingEntry {
+  /** File the entry lives in (a profile, policies/*.yaml), or '<default>' / '<inline>'. */
+  file: string;
+  /** 1-based line in that file, when known. */
+  line: number | null;
+  /** The rule as written, e.g. `forbidden_operations: gitea.pr.merge` or `default deny`. */
+  rule: string;
+}
+
+/** One condition a guard, scope or argument rule checked and found failing. */
+export interface FailedCondition {
+  /** Stable code, e.g. self_merge, head_sha_mismatch, repository_out_of_scope. */
+  code: string;
+  /** One sentence for a person. Never a secret, never a raw argument value beyond names and refs. */
+  message: string;
+}
+
+export interface Decision {
+  decision: Effect;
+  /** The primary canonical operation, or null when the request could not be normalized/mapped. */
+  operation: string | null;
+  /** Every canonical operation the call needs (primary first); all must be allowed. */
+  operations: string[];
+  /** Stable reason code: allowed, forbidden, not_allowed, unknown_operation, ambiguous_operation, ... */
+  reason: string;
+  determining: DeterminingEntry;
+  /** Every failed condition when guards, scopes or conditions ran (self-review and self-merge first). */
+  failed: FailedCondition[];
+  /** For a denial: what a person can do about it. */
+  hint?: string;
+}
