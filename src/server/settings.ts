@@ -1,0 +1,119 @@
+// Every setting of `gitea-warden serve`: one table gives its environment variable, its flag, its
+// default and its meaning, so `serve --help`, the parser and the docs can never disagree.
+// Secret values (tokens) are read from the environment only: a flag would show them in `ps`.
+
+export type TransportKind = 'stdio' | 'http';
+export type SecretDetectionMode = 'off' | 'mask' | 'block';
+
+export interface Settings {
+  profile: string;
+  config: string | null;
+  giteaUrl: string;
+  transport: TransportKind;
+  host: string;
+  port: number;
+  mcpPath: string;
+  publicBaseUrl: string | null;
+  allowedHosts: string[];
+  rateLimitPerMinute: number;
+  auditLog: string | null;
+  toolsets: string[] | null;
+  readOnly: boolean;
+  disabledTools: string[];
+  listDeniedTools: boolean;
+  secretDetectionMode: SecretDetectionMode;
+  maxItems: number;
+  maxChars: number;
+  maxBinaryBytes: number;
+  timeoutMs: number;
+  logLevel: string;
+}
+
+interface SettingSpec {
+  key: keyof Settings;
+  env: string;
+  flag: string;
+  default: string | null;
+  description: string;
+  parse: (raw: string, env: string) => Settings[keyof Settings];
+}
+
+export class SettingsError extends Error {
+  readonly exitCode = 2;
+  override name = 'SettingsError';
+}
+
+const text = (raw: string) => raw;
+const list = (raw: string) => raw.split(',').map((s) => s.trim()).filter(Boolean);
+const oneOf =
+  <T extends string>(...values: T[]) =>
+  (raw: string, env: string): T => {
+    if ((values as string[]).includes(raw)) return raw as T;
+    throw new SettingsError(`${env} must be one of: ${values.join(', ')}`);
+  };
+const bool = (raw: string, env: string): boolean => {
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new SettingsError(`${env} must be true or false`);
+};
+const positiveInt = (raw: string, env: string): number => {
+  const n = Number(raw);
+  if (Number.isInteger(n) && n >= 0) return n;
+  throw new SettingsError(`${env} must be a whole number`);
+};
+
+export const SETTINGS: readonly SettingSpec[] = [
+  { key: 'profile', env: 'GITEA_MCP_PROFILE', flag: 'profile', default: null, description: 'profile name (in profiles/ or the config) or profile file', parse: text },
+  { key: 'config', env: 'GITEA_MCP_CONFIG', flag: 'config', default: null, description: 'multi-identity config file, when the profile is defined there', parse: text },
+  { key: 'giteaUrl', env: 'GITEA_URL', flag: 'gitea-url', default: null, description: 'Gitea base URL (without /api/v1); the token comes from the env var the profile names, else GITEA_TOKEN', parse: text },
+  { key: 'transport', env: 'MCP_TRANSPORT', flag: 'transport', default: 'stdio', description: 'stdio or http (streamable HTTP, stateless)', parse: oneOf('stdio', 'http') },
+  { key: 'host', env: 'MCP_HOST', flag: 'host', default: '127.0.0.1', description: 'HTTP bind address; a non-loopback address requires MCP_BEARER_TOKEN', parse: text },
+  { key: 'port', env: 'MCP_PORT', flag: 'port', default: '8741', description: 'HTTP port', parse: positiveInt },
+  { key: 'mcpPath', env: 'MCP_PATH', flag: 'mcp-path', default: '/mcp', description: 'HTTP path of the MCP endpoint', parse: text },
+  { key: 'publicBaseUrl', env: 'PUBLIC_BASE_URL', flag: 'public-base-url', default: null, description: 'public URL of this server; its host is an allowed Host header', parse: text },
+  { key: 'allowedHosts', env: 'ALLOWED_HOSTS', flag: 'allowed-hosts', default: '', description: 'comma-separated extra allowed Host headers (DNS-rebinding protection)', parse: list },
+  { key: 'rateLimitPerMinute', env: 'RATE_LIMIT_PER_MINUTE', flag: 'rate-limit', default: '120', description: 'MCP requests per client per minute over HTTP (429 beyond)', parse: positiveInt },
+  { key: 'auditLog', env: 'AUDIT_LOG', flag: 'audit-log', default: null, description: 'hash-chained audit log (JSON Lines); default under the data directory', parse: text },
+  { key: 'toolsets', env: 'TOOLSETS', flag: 'toolsets', default: null, description: "comma-separated domains to serve; 'all' for every domain; default: the profile's toolsets", parse: list },
+  { key: 'readOnly', env: 'READ_ONLY', flag: 'read-only', default: 'false', description: 'serve read-only tools only', parse: bool },
+  { key: 'disabledTools', env: 'DISABLED_TOOLS', flag: 'disabled-tools', default: '', description: 'comma-separated tool names never served (an unknown name stops start-up)', parse: list },
+  { key: 'listDeniedTools', env: 'LIST_DENIED_TOOLS', flag: 'list-denied-tools', default: 'false', description: 'also list tools the profile can never be allowed (debugging)', parse: bool },
+  { key: 'secretDetectionMode', env: 'SECRET_DETECTION_MODE', flag: 'secret-detection', default: 'mask', description: 'off, mask or block secrets found in results', parse: oneOf('off', 'mask', 'block') },
+  { key: 'maxItems', env: 'MAX_TOOL_RESPONSE_ITEMS', flag: 'max-items', default: '100', description: 'most list items in one result', parse: positiveInt },
+  { key: 'maxChars', env: 'MAX_TOOL_RESPONSE_CHARS', flag: 'max-chars', default: '60000', description: 'most characters in one result', parse: positiveInt },
+  { key: 'maxBinaryBytes', env: 'MAX_BINARY_BYTES', flag: 'max-binary-bytes', default: '1048576', description: 'largest binary body returned or uploaded', parse: positiveInt },
+  { key: 'timeoutMs', env: 'GITEA_TIMEOUT_MS', flag: 'timeout-ms', default: '30000', description: 'timeout of one Gitea request', parse: positiveInt },
+  { key: 'logLevel', env: 'LOG_LEVEL', flag: 'log-level', default: 'info', description: 'pino log level (logs go to stderr)', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent') },
+];
+
+/** Flags win over the environment, which wins over defaults. Required: profile and Gitea URL. */
+export function readSettings(flags: Record<string, string | undefined>, env: NodeJS.ProcessEnv): Settings {
+  const settings: Partial<Record<keyof Settings, unknown>> = {};
+  for (const spec of SETTINGS) {
+    const raw = flags[spec.flag] ?? env[spec.env] ?? spec.default;
+    settings[spec.key] = raw === null ? null : spec.parse(raw, flags[spec.flag] !== undefined ? `--${spec.flag}` : spec.env);
+  }
+  if (!settings.profile) throw new SettingsError('no profile: set GITEA_MCP_PROFILE or --profile (for example gitea-author)');
+  if (!settings.giteaUrl) throw new SettingsError('no Gitea: set GITEA_URL or --gitea-url');
+  return settings as unknown as Settings;
+}
+
+export function settingsHelp(): string {
+  const rows = SETTINGS.map((s) => {
+    const flag = `--${s.flag}`;
+    const dflt = s.default === null || s.default === '' ? '' : ` (default: ${s.default})`;
+    return `  ${flag.padEnd(22)} ${s.env.padEnd(24)} ${s.description}${dflt}`;
+  });
+  return [
+    'usage: gitea-warden serve [flags]',
+    '',
+    'One server process is one namespace: one profile, one Gitea identity.',
+    'Each setting is a flag or an environment variable; flags win.',
+    '',
+    ...rows,
+    '',
+    'Secrets come from the environment only: the profile\'s token_source_name variable (else GITEA_TOKEN),',
+    'MCP_BEARER_TOKEN for HTTP clients, OAUTH_CLIENT_SECRET and EXTRA_SECRETS (comma-separated) for redaction.',
+    '',
+  ].join('\n');
+}
