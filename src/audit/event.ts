@@ -1,0 +1,59 @@
+// What one audit event says. The caller (the server pipeline) fills the content; the log adds the
+// chain fields. Only names and codes live here: never argument values, never a token.
+import type { Effect } from '../policy/decision.js';
+
+export type AuditPhase = 'write_ahead' | 'result';
+
+/** Outcome of the call so far: 'pending' before execution, then ok / denied / error. */
+export type AuditStatus = 'pending' | 'ok' | 'denied' | 'error';
+
+export interface AuditTarget {
+  owner: string | null;
+  repo: string | null;
+  /** Issue or pull request number, when the call names one. */
+  index: number | null;
+}
+
+export interface AuditEvent {
+  /** ISO 8601; when omitted the log's clock fills it. */
+  time?: string;
+  phase: AuditPhase;
+  /** Links the write-ahead event and the result event of one call. */
+  call_id: string;
+  profile: string;
+  audit_label: string | null;
+  /** The Gitea login verified at start (GET /user), not the one claimed. */
+  login: string | null;
+  tool: string;
+  /** Canonical operation, e.g. gitea.pr.merge; null when the request could not be mapped. */
+  operation: string | null;
+  /** null in a write-ahead event written before the decision. */
+  decision: Effect | null;
+  reason: string | null;
+  target: AuditTarget | null;
+  status: AuditStatus;
+  /** Gitea's HTTP status when the call reached Gitea. */
+  http_status: number | null;
+  /** Sorted argument names from argumentNames(); never values. */
+  argument_names: string[];
+}
+
+/** An event as stored: content plus its place in the chain. */
+export interface ChainedAuditEvent extends Required<AuditEvent> {
+  /** 1-based; equals the line number in the file. */
+  seq: number;
+  /** SHA-256 (hex) of the previous line's exact text, or GENESIS_PREV for the first event. */
+  prev: string;
+  /** SHA-256 (hex) of the canonical JSON of every other field (prev and seq included). */
+  hash: string;
+}
+
+/** Sorted top-level argument names, plus `body.<key>` for the keys of an object `body`. Never values. */
+export function argumentNames(args: Record<string, unknown>): string[] {
+  const names = Object.keys(args);
+  const body = args.body;
+  if (body !== null && typeof body === 'object' && !Array.isArray(body)) {
+    names.push(...Object.keys(body).map((key) => `body.${key}`));
+  }
+  return names.sort();
+}

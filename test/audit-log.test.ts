@@ -1,0 +1,186 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { appendFile, chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GENESIS_PREV } from '../src/audit/chain.js';
+import { argumentNames, type AuditEvent } from '../src/audit/event.js';
+import { AuditChainError, AuditLog, AuditWriteError } from '../src/audit/log.js';
+import { defaultAuditPath } from '../src/audit/path.js';
+import { verifyAuditLog } from '../src/audit/verify.js';
+import { sampleEvent } from './fixtures/audit-sample.js';
+
+let dir: string;
+let counter = 0;
+const freshPath = (): string => join(dir, `log-${(counter += 1)}`, 'audit.jsonl');
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'warden-audit-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function writeEvents(path: string, count: number): Promise<void> {
+  const log = await AuditLog.open(path);
+  for (let n = 1; n <= count; n += 1) await log.append(sampleEvent(n));
+  await log.close();
+}
+
+describe('AuditLog', () => {
+  test('starts a chain at the genesis value and writes a log that verifies', async () => {
+    const path = freshPath();
+    const log = await AuditLog.open(path);
+    const first = await log.append(sampleEvent(1));
+    const second = await log.append(sampleEvent(2));
+    await log.close();
+    assert.equal(first.seq, 1);
+    assert.equal(first.prev, GENESIS_PREV);
+    assert.equal(second.seq, 2);
+    assert.notEqual(second.prev, GENESIS_PREV);
+    assert.deepEqual(verifyAuditLog(await readFile(path, 'utf8')), { ok: true, events: 2 });
+  });
+
+  test('concurrent appends keep the chain ordered, in call order', async () => {
+    const path = freshPath();
+    const log = await AuditLog.open(path);
+    const events = await Promise.all(Array.from({ length: 20 }, (_, i) => log.append(sampleEvent(i + 1))));
+    await log.close();
+    assert.deepEqual(events.map((e) => e.seq), Array.from({ length: 20 }, (_, i) => i + 1));
+    assert.deepEqual(verifyAuditLog(await readFile(path, 'utf8')), { ok: true, events: 20 });
+  });
+
+  test('continues the chain across a reopen', async () => {
+    const path = freshPath();
+    await writeEvents(path, 3);
+    const log = await AuditLog.open(path);
+    const next = await log.append(sampleEvent(4));
+    await log.close();
+    assert.equal(next.seq, 4);
+    assert.deepEqual(verifyAuditLog(await readFile(path, 'utf8')), { ok: true, events: 4 });
+  });
+
+  test('continues a long chain whose tail spans more than one read chunk', async () => {
+    const path = freshPath();
+    const wide = sampleEvent(1, { argument_names: Array.from({ length: 4000 }, (_, i) => `body.field_${i}`) });
+    const log = await AuditLog.open(path);
+    for (let n = 0; n < 4; n += 1) await log.append(wide);
+    await log.close();
+    const reopened = await AuditLog.open(path);
+    assert.equal((await reopened.append(sampleEvent(5))).seq, 5);
+    await reopened.close();
+    assert.deepEqual(verifyAuditLog(await readFile(path, 'utf8')), { ok: true, events: 5 });
+  });
+
+  test('fills the time from the injected clock when the caller leaves it out', async () => {
+    const path = freshPath();
+    const log = await AuditLog.open(path, { clock: () => new Date('2030-05-06T07:08:09.000Z') });
+    const { time: _time, ...untimed } = sampleEvent(1);
+    const event = await log.append(untimed);
+    await log.close();
+    assert.equal(event.time, '2030-05-06T07:08:09.000Z');
+  });
+
+  test('writes only the known fields, so a stray value never reaches the file', async () => {
+    const path = freshPath();
+    const log = await AuditLog.open(path);
+    await log.append({ ...sampleEvent(1), token: 'hunter2-secret-value' } as AuditEvent);
+    await log.close();
+    assert.doesNotMatch(await readFile(path, 'utf8'), /hunter2/);
+  });
+
+  const brokenTails: { name: string; damage: (text: string) => string; line: RegExp }[] = [
+    { name: 'an edited last line', damage: (t) => t.replace(/"profile":"reviewer"(?=[^\n]*\n$)/, '"profile":"admin"'), line: /line 3 .*hash does not match/ },
+    { name: 'a torn last line', damage: (t) => t.slice(0, -30), line: /line 3 .*truncated final line/ },
+    { name: 'a dropped line before the last', damage: (t) => t.split('\n').filter((_, i) => i !== 1).join('\n'), line: /line 2 .*prev does not match/ },
+  ];
+  for (const { name, damage, line } of brokenTails) {
+    test(`refuses to open a log with ${name}, naming the line`, async () => {
+      const path = freshPath();
+      await writeEvents(path, 3);
+      await writeFile(path, damage(await readFile(path, 'utf8')));
+      await assert.rejects(AuditLog.open(path), (error: unknown) => {
+        assert.ok(error instanceof AuditChainError);
+        assert.match(error.message, line);
+        assert.match(error.message, /audit verify/);
+        return true;
+      });
+    });
+  }
+
+  test('refuses to open a log that does not start at the genesis value', async () => {
+    const path = freshPath();
+    await writeEvents(path, 2);
+    const [, second] = (await readFile(path, 'utf8')).split('\n');
+    await writeFile(path, `${second}\n`);
+    await assert.rejects(AuditLog.open(path), /line 1 .*genesis/);
+  });
+
+  test('a failed write rejects with the path and errno code, and every later append rejects too', { skip: !existsSync('/dev/full') && 'needs /dev/full' }, async () => {
+    const log = await AuditLog.open('/dev/full');
+    for (const n of [1, 2]) {
+      await assert.rejects(log.append(sampleEvent(n)), (error: unknown) => {
+        assert.ok(error instanceof AuditWriteError);
+        assert.equal(error.code, 'ENOSPC');
+        assert.match(error.message, /\/dev\/full.*ENOSPC/);
+        return true;
+      });
+    }
+  });
+
+  test('a read-only log file cannot be opened for appending (fails closed)', async () => {
+    const path = freshPath();
+    await writeEvents(path, 1);
+    await chmod(path, 0o444);
+    await chmod(join(path, '..'), 0o755);
+    await chmod(dir, 0o755);
+    // root ignores file modes, so the attempt runs as an unprivileged user when the tests run as root.
+    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    const child = spawnSync(process.execPath, ['--import', 'tsx', join('test', 'fixtures', 'audit-open.ts'), path], { encoding: 'utf8', ...asUser });
+    const outcome = JSON.parse(child.stdout) as { ok: boolean; name?: string; code?: string; message?: string };
+    assert.deepEqual({ ok: outcome.ok, name: outcome.name, code: outcome.code }, { ok: false, name: 'AuditWriteError', code: 'EACCES' });
+    assert.ok(outcome.message?.includes(path));
+  });
+
+  test('append after close rejects', async () => {
+    const log = await AuditLog.open(freshPath());
+    await log.close();
+    await assert.rejects(log.append(sampleEvent(1)), AuditWriteError);
+  });
+
+  test('a log appended to by hand with a valid-looking line still refuses when the link is wrong', async () => {
+    const path = freshPath();
+    await writeEvents(path, 2);
+    const [first] = (await readFile(path, 'utf8')).split('\n');
+    await appendFile(path, `${first}\n`);
+    await assert.rejects(AuditLog.open(path), AuditChainError);
+  });
+});
+
+describe('argumentNames', () => {
+  test('lists sorted top-level names and body keys, never values', () => {
+    const names = argumentNames({ repo: 'widgets', owner: 'acme', body: { title: 'secret title', base: 'main' }, index: 7 });
+    assert.deepEqual(names, ['body', 'body.base', 'body.title', 'index', 'owner', 'repo']);
+  });
+
+  test('a body that is not an object adds no body keys', () => {
+    assert.deepEqual(argumentNames({ body: 'text', a: 1 }), ['a', 'body']);
+    assert.deepEqual(argumentNames({ body: ['x'] }), ['body']);
+  });
+});
+
+describe('defaultAuditPath', () => {
+  const cases: { env: NodeJS.ProcessEnv; expected: string }[] = [
+    { env: { AUDIT_LOG: '/var/log/w.jsonl', XDG_STATE_HOME: '/s' }, expected: '/var/log/w.jsonl' },
+    { env: { XDG_STATE_HOME: '/state', HOME: '/home/u' }, expected: '/state/gitea-warden/audit.jsonl' },
+    { env: { HOME: '/home/u' }, expected: '/home/u/.local/state/gitea-warden/audit.jsonl' },
+    { env: {}, expected: join(process.cwd(), '.data', 'audit.jsonl') },
+  ];
+  for (const { env, expected } of cases) {
+    test(`${JSON.stringify(env)} -> ${expected}`, () => {
+      assert.equal(defaultAuditPath(env), expected);
+    });
+  }
+});
