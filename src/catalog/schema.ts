@@ -23,6 +23,8 @@ export function toJsonSchema(node: JsonSchema, definitions: Definitions, seen: r
   for (const [key, value] of Object.entries(node)) {
     if (KEPT_KEYWORDS.has(key)) out[key] = value;
   }
+  // A swagger parameter's `required` is a boolean about the parameter, not the schema's list.
+  if (!Array.isArray(node.required)) delete out.required;
   convertFormat(node, out);
   convertExclusiveBounds(node, out);
   if (node.type === 'file') {
