@@ -1,0 +1,167 @@
+// Loads the policy data under policies/ (vocabulary, aliases, operation map, role invariants), validates
+// each file against its JSON Schema and against each other, and hands plain data to the pure core.
+// Fails closed: any error makes loadPolicySet throw; checkPolicies reports them all for `check`.
+import { join } from 'node:path';
+import { DocumentError, readDocument, validateDocument, type LoadedDocument } from './document.js';
+import { policiesDir } from './paths.js';
+import { conflictMarkerFindings, type Finding, type RoleInvariants } from '../policy/findings.js';
+import type { KnownValues, MapRule, OperationMap, OperationMapping } from '../policy/operation-map.js';
+import type { RiskClass, Vocabulary, VocabularyEntry } from '../policy/vocabulary.js';
+
+export interface PolicySet {
+  dir: string;
+  vocabulary: Vocabulary;
+  operationMap: OperationMap;
+  invariants: RoleInvariants;
+  /** Legacy category spellings -> canonical, for `migrate` only. */
+  legacyCategories: ReadonlyMap<string, string>;
+}
+
+const POLICY_FILES = ['vocabulary', 'aliases', 'operations', 'roles'] as const;
+type PolicyName = (typeof POLICY_FILES)[number];
+
+const schemaCache = new Map<string, object>();
+
+/** A JSON Schema under dir, read once per process (ajv compiles each schema object once). */
+export function loadSchema(name: string, dir: string = policiesDir): object {
+  const file = join(dir, `${name}.schema.json`);
+  let schema = schemaCache.get(file);
+  if (!schema) {
+    schema = readDocument(file).data as object;
+    schemaCache.set(file, schema);
+  }
+  return schema;
+}
+
+const setCache = new Map<string, PolicySet>();
+
+export function loadPolicySet(dir: string = policiesDir): PolicySet {
+  const cached = setCache.get(dir);
+  if (cached) return cached;
+  const { set, findings } = readPolicies(dir);
+  const error = findings.find((finding) => finding.severity === 'error');
+  if (error || !set) throw new DocumentError(error?.file ?? dir, error?.line ?? null, `${error?.code ?? 'invalid_policy'}: ${error?.message ?? 'policies unusable'}`);
+  setCache.set(dir, set);
+  return set;
+}
+
+/** Every finding about the policy files, for `gitea-warden check`. */
+export function checkPolicies(dir: string = policiesDir): Finding[] {
+  return readPolicies(dir).findings;
+}
+
+function readPolicies(dir: string): { set: PolicySet | null; findings: Finding[] } {
+  const docs = new Map<PolicyName, LoadedDocument>();
+  const findings: Finding[] = [];
+  for (const name of POLICY_FILES) {
+    const file = join(dir, `${name}.yaml`);
+    try {
+      const doc = readDocument(file);
+      const fileFindings = [...conflictMarkerFindings(doc.text, file), ...schemaFindings(doc, loadSchema(name, dir))];
+      findings.push(...fileFindings);
+      if (fileFindings.length === 0) docs.set(name, doc);
+    } catch (error) {
+      findings.push(documentErrorFinding(error, file));
+    }
+  }
+  if (docs.size !== POLICY_FILES.length) return { set: null, findings };
+  const set = buildPolicySet(dir, docs as Map<PolicyName, LoadedDocument>);
+  findings.push(...crossReferenceFindings(set, docs as Map<PolicyName, LoadedDocument>));
+  return { set, findings };
+}
+
+export function schemaFindings(doc: LoadedDocument, schema: object): Finding[] {
+  return validateDocument(doc, schema).map((finding) => ({
+    file: finding.file,
+    line: finding.line,
+    severity: 'error' as const,
+    code: 'schema',
+    message: `${finding.path}: ${finding.message}`,
+  }));
+}
+
+export function documentErrorFinding(error: unknown, file: string): Finding {
+  if (error instanceof DocumentError) {
+    const unreadable = error.message.includes('cannot read file');
+    return { file: error.file, line: error.line, severity: 'error', code: unreadable ? 'unreadable' : 'parse_error', message: error.message.slice(error.message.indexOf(': ') + 2) };
+  }
+  return { file, line: null, severity: 'error', code: 'unreadable', message: 'cannot load file' };
+}
+
+interface RawVocabulary { service: string; operations: Record<string, { risk: RiskClass; meaning: string }> }
+interface RawAliases { aliases: Record<string, string>; migration?: Record<string, string> }
+interface RawOperations { map: Record<string, string[]>; global_rules?: MapRule[]; rules?: Record<string, { known?: KnownValues[]; rules?: MapRule[] }> }
+interface RawRoles { credential_roles: string[]; roles: Record<string, { never: string[] }> }
+
+function buildPolicySet(dir: string, docs: Map<PolicyName, LoadedDocument>): PolicySet {
+  const vocabularyData = docs.get('vocabulary')?.data as RawVocabulary;
+  const aliases = docs.get('aliases')?.data as RawAliases;
+  const roles = docs.get('roles')?.data as RawRoles;
+  const operationsDoc = docs.get('operations') as LoadedDocument;
+  const operations = new Map<string, VocabularyEntry>(
+    Object.entries(vocabularyData.operations).map(([name, entry]) => [name, { name, risk: entry.risk, meaning: entry.meaning }]),
+  );
+  return {
+    dir,
+    vocabulary: { service: vocabularyData.service, operations, aliases: new Map(Object.entries(aliases.aliases)) },
+    operationMap: buildOperationMap(operationsDoc),
+    invariants: {
+      roles: new Map(Object.entries(roles.roles).map(([role, entry]) => [role, entry.never])),
+      credentialRoles: new Set(roles.credential_roles),
+    },
+    legacyCategories: new Map(Object.entries(aliases.migration ?? {})),
+  };
+}
+
+function buildOperationMap(doc: LoadedDocument): OperationMap {
+  const data = doc.data as RawOperations;
+  const byOperationId = new Map<string, OperationMapping>();
+  for (const [operation, ids] of Object.entries(data.map)) {
+    ids.forEach((operationId, index) => {
+      if (byOperationId.has(operationId)) return; // reported by crossReferenceFindings
+      const rules = data.rules?.[operationId];
+      byOperationId.set(operationId, { operationId, operation, known: rules?.known ?? [], rules: rules?.rules ?? [], line: doc.lineOf(['map', operation, index]) });
+    });
+  }
+  return { file: doc.file, byOperationId, globalRules: data.global_rules ?? [] };
+}
+
+/** Names that must exist in the vocabulary, operationIds mapped twice, rules for unmapped operationIds. */
+function crossReferenceFindings(set: PolicySet, docs: Map<PolicyName, LoadedDocument>): Finding[] {
+  const known = set.vocabulary.operations;
+  const findings: Finding[] = [];
+  const unknownName = (doc: LoadedDocument, path: (string | number)[], name: string): void => {
+    if (!known.has(name)) findings.push({ file: doc.file, line: doc.lineOf(path), severity: 'error', code: 'unknown_operation', message: `'${name}' is not in the vocabulary`, fix: 'add it to policies/vocabulary.yaml or correct the name' });
+  };
+  const aliasesDoc = docs.get('aliases') as LoadedDocument;
+  const aliases = aliasesDoc.data as RawAliases;
+  for (const table of ['aliases', 'migration'] as const) {
+    for (const [alias, name] of Object.entries(aliases[table] ?? {})) unknownName(aliasesDoc, [table, alias], name);
+  }
+  const operationsDoc = docs.get('operations') as LoadedDocument;
+  const operations = operationsDoc.data as RawOperations;
+  const seen = new Map<string, string>();
+  for (const [name, ids] of Object.entries(operations.map)) {
+    unknownName(operationsDoc, ['map', name], name);
+    ids.forEach((id, index) => {
+      const first = seen.get(id);
+      if (first !== undefined) findings.push({ file: operationsDoc.file, line: operationsDoc.lineOf(['map', name, index]), severity: 'error', code: 'duplicate_mapping', message: `operationId ${id} is mapped twice (${first} and ${name})`, fix: 'keep exactly one mapping' });
+      else seen.set(id, name);
+    });
+  }
+  for (const [id, entry] of Object.entries(operations.rules ?? {})) {
+    if (!seen.has(id)) findings.push({ file: operationsDoc.file, line: operationsDoc.lineOf(['rules', id]), severity: 'error', code: 'unmapped_rule', message: `rules for ${id}, which map: does not list`, fix: 'map the operationId or remove its rules' });
+    (entry.rules ?? []).forEach((rule, i) => {
+      for (const key of ['operation', 'also'] as const) {
+        const name = rule[key];
+        if (name !== undefined) unknownName(operationsDoc, ['rules', id, 'rules', i, key], name);
+      }
+    });
+  }
+  (operations.global_rules ?? []).forEach((rule, i) => rule.also !== undefined && unknownName(operationsDoc, ['global_rules', i, 'also'], rule.also));
+  const rolesDoc = docs.get('roles') as LoadedDocument;
+  for (const [role, entry] of Object.entries((rolesDoc.data as RawRoles).roles)) {
+    entry.never.forEach((name, i) => unknownName(rolesDoc, ['roles', role, 'never', i], name));
+  }
+  return findings;
+}

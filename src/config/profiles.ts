@@ -1,0 +1,120 @@
+// Loads profile files (one profile per YAML/JSON file, or the multi-identity config shape
+// environments.<env>.services.gitea.identities.<role>), checks them, and compiles them once for the
+// pure core. Fails closed: a profile with any error finding does not load.
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { readDocument, type LoadedDocument, type PathSegment } from './document.js';
+import { profilesDir } from './paths.js';
+import { documentErrorFinding, loadSchema, schemaFindings, type PolicySet } from './policies.js';
+import { conflictMarkerFindings, credentialFindings, profileFindings, type Finding } from '../policy/findings.js';
+import { buildHolderIndex, type HolderIndex } from '../policy/hints.js';
+import { compileProfile, effectiveOperations, type CompiledProfile, type ProfileData, type ProfileSource } from '../policy/profile.js';
+
+/** One profile found in a file: its data, where it sits, and the names it answers to. */
+export interface FoundProfile {
+  source: ProfileSource;
+  /** Names that select it: profile_name, the identity key and its profile_aliases. */
+  names: string[];
+}
+
+export interface ProfileFileReport {
+  file: string;
+  profiles: FoundProfile[];
+  findings: Finding[];
+}
+
+/** Reads and checks every profile in one file: raw-text markers, credentials, schema, then lists, capabilities and role. */
+export function checkProfileFile(file: string, policy: PolicySet): ProfileFileReport {
+  let doc: LoadedDocument;
+  try {
+    doc = readDocument(file);
+  } catch (error) {
+    return { file, profiles: [], findings: [documentErrorFinding(error, file)] };
+  }
+  const markers = conflictMarkerFindings(doc.text, file);
+  const credentials = credentialFindings(doc.data, file, (path) => doc.lineOf(path));
+  const isConfig = typeof doc.data === 'object' && doc.data !== null && 'environments' in doc.data;
+  const schema = schemaFindings(doc, loadSchema(isConfig ? 'config' : 'profile', policy.dir));
+  const profiles = schema.length > 0 ? [] : isConfig ? configProfiles(doc) : [singleProfile(doc)];
+  const lint = profiles.flatMap((found) => profileFindings(compileProfile(found.source, policy.vocabulary), policy.vocabulary, policy.invariants));
+  return { file, profiles, findings: [...markers, ...credentials, ...schema, ...lint] };
+}
+
+function singleProfile(doc: LoadedDocument): FoundProfile {
+  const data = doc.data as ProfileData;
+  return { source: { data, file: doc.file, lineOf: (path) => doc.lineOf(path) }, names: data.profile_name ? [data.profile_name] : [] };
+}
+
+interface ConfigData {
+  environments: Record<string, { services: { gitea?: { identities: Record<string, ProfileData>; profile_aliases?: Record<string, string> } } }>;
+}
+
+function configProfiles(doc: LoadedDocument): FoundProfile[] {
+  const found: FoundProfile[] = [];
+  for (const [env, environment] of Object.entries((doc.data as ConfigData).environments)) {
+    const gitea = environment.services.gitea;
+    if (!gitea) continue;
+    const aliases = Object.entries(gitea.profile_aliases ?? {});
+    for (const [key, data] of Object.entries(gitea.identities)) {
+      const prefix: PathSegment[] = ['environments', env, 'services', 'gitea', 'identities', key];
+      const names = [key, ...(data.profile_name ? [data.profile_name] : []), ...aliases.filter(([, target]) => target === key).map(([alias]) => alias)];
+      found.push({ source: { data, file: doc.file, lineOf: (path) => doc.lineOf([...prefix, ...path]) }, names });
+    }
+  }
+  return found;
+}
+
+/** `file` or `file#name` (a profile in a multi-identity config, by identity key, profile_name or alias). */
+export function loadProfile(reference: string, policy: PolicySet, service?: string): CompiledProfile {
+  const hash = reference.lastIndexOf('#');
+  const file = hash > 0 ? reference.slice(0, hash) : reference;
+  const name = hash > 0 ? reference.slice(hash + 1) : null;
+  const report = checkProfileFile(file, policy);
+  const error = report.findings.find((finding) => finding.severity === 'error');
+  if (error) throw new ProfileError(`${error.file}${error.line ? `:${error.line}` : ''}: ${error.code}: ${error.message}`);
+  const matching = name === null ? report.profiles : report.profiles.filter((found) => found.names.includes(name));
+  const [only, ...rest] = matching;
+  if (!only) throw new ProfileError(`${file}: no profile${name ? ` named '${name}'` : ''}`);
+  if (rest.length > 0) throw new ProfileError(`${file}: ${matching.length} profiles match; name one as ${file}#<name>`);
+  return compileProfile(only.source, policy.vocabulary, service);
+}
+
+export class ProfileError extends Error {
+  override name = 'ProfileError';
+}
+
+/** An inline profile (decide --batch): only the lists are needed; other fields are not checked. */
+export function compileInlineProfile(data: unknown, policy: PolicySet, service?: string): CompiledProfile {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new ProfileError('inline profile must be an object');
+  for (const list of ['allowed_operations', 'forbidden_operations'] as const) {
+    const value = (data as Record<string, unknown>)[list];
+    if (value !== undefined && !(Array.isArray(value) && value.every((item) => typeof item === 'string'))) {
+      throw new ProfileError(`inline profile: ${list} must be a list of strings`);
+    }
+  }
+  return compileProfile({ data: data as ProfileData, file: '<inline>' }, policy.vocabulary, service);
+}
+
+/** Profile files under a directory (or the file itself): *.yaml, *.yml, *.json. */
+export function profileFilesIn(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path)
+    .filter((name) => /\.(ya?ml|json)$/.test(name))
+    .sort()
+    .map((name) => join(path, name));
+}
+
+/** The reference profiles, compiled; the owner is marked as the fallback holder for hints. */
+export function loadReferenceProfiles(policy: PolicySet, dir: string = profilesDir): CompiledProfile[] {
+  return profileFilesIn(dir).map((file) => loadProfile(file, policy));
+}
+
+export function referenceHolders(policy: PolicySet, dir: string = profilesDir): HolderIndex {
+  return buildHolderIndex(
+    loadReferenceProfiles(policy, dir).map((profile) => ({
+      name: profile.name ?? profile.file,
+      operations: effectiveOperations(profile, policy.vocabulary),
+      fallback: profile.role === 'owner',
+    })),
+  );
+}

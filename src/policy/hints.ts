@@ -1,0 +1,49 @@
+// Hints a person can act on when a request is denied: which list to edit, or which namespace
+// (reference profile) already holds the operation.
+import type { Normalized } from './normalize.js';
+import type { CompiledProfile } from './profile.js';
+
+/** Canonical operation -> names of the (reference) profiles that may perform it. */
+export type HolderIndex = ReadonlyMap<string, readonly string[]>;
+
+/** `fallback` profiles (the owner, who holds nearly everything) are named only when no other profile holds the operation. */
+export function buildHolderIndex(profiles: Iterable<{ name: string; operations: Iterable<string>; fallback?: boolean }>): HolderIndex {
+  const primary = new Map<string, string[]>();
+  const fallback = new Map<string, string[]>();
+  for (const profile of profiles) {
+    const index = profile.fallback ? fallback : primary;
+    for (const operation of profile.operations) index.set(operation, [...(index.get(operation) ?? []), profile.name]);
+  }
+  for (const [operation, names] of fallback) if (!primary.has(operation)) primary.set(operation, names);
+  return primary;
+}
+
+export function notAllowedHint(operation: string, profile: CompiledProfile, holders?: HolderIndex): string {
+  const other = namespaceHint(operation, profile, holders);
+  const edit = `add ${operation} to allowed_operations of ${profile.file}`;
+  return other ? `${other}, or ${edit} if this role should have it` : edit;
+}
+
+export function forbiddenHint(operation: string, profile: CompiledProfile, holders?: HolderIndex): string {
+  const other = namespaceHint(operation, profile, holders);
+  const why = `${operation} is forbidden for this profile (forbidden wins over allowed)`;
+  return other ? `${why}; ${other}` : `${why}; no reference namespace holds it`;
+}
+
+export function normalizeHint(written: string, result: Extract<Normalized, { ok: false }>): string {
+  switch (result.reason) {
+    case 'ambiguous_operation':
+      return result.suggestion ? `write the qualified name ${result.suggestion}` : `write a qualified name (gitea.<area>.<verb>); see policies/vocabulary.yaml`;
+    case 'cross_service_operation':
+      return `check '${written}' against its own service, or use a gitea.* name`;
+    case 'invalid_pattern':
+      return 'name one canonical operation; patterns are only gitea.* and gitea.<area>.* in profile lists';
+    default:
+      return 'use a canonical name from policies/vocabulary.yaml (gitea.<area>.<verb>) or a listed alias';
+  }
+}
+
+function namespaceHint(operation: string, profile: CompiledProfile, holders?: HolderIndex): string | null {
+  const names = (holders?.get(operation) ?? []).filter((name) => name !== profile.name);
+  return names.length === 0 ? null : `use the ${names.join(' or ')} namespace, which holds ${operation}`;
+}
