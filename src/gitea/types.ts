@@ -19,3 +19,14 @@ export interface ReadResult {
 export interface FactReader {
   get(path: string, query?: Record<string, string | number | boolean>): Promise<ReadResult>;
 }
+
+export interface WriteResult {
+  status: number;
+}
+
+/** The few writes the guarded reconciler tools perform, each only after its guard passed. */
+export interface GiteaWriter {
+  deleteBranch(owner: string, repo: string, branch: string): Promise<WriteResult>;
+  closePull(owner: string, repo: string, index: number): Promise<WriteResult>;
+  commentIssue(owner: string, repo: string, index: number, body: string): Promise<WriteResult>;
+}

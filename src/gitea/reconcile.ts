@@ -1,0 +1,105 @@
+// The guarded reconciler actions: gather the live facts, hand them to the judge the server passes in
+// (src/policy decides, this side only reads and writes), and act only when every check passed.
+// The report lists every check and the evidence, so the server can audit it.
+import type { CleanupFacts, CleanupRequest } from '../policy/guards/cleanup-branch-guard.js';
+import type { BranchFacts, CompareFacts, PullFacts } from '../policy/guards/facts.js';
+import type { ReconcileFacts } from '../policy/guards/reconcile-landed-guard.js';
+import type { FactBounds } from '../policy/guards/settings.js';
+import type { Fact, GuardCheck, GuardVerdict } from '../policy/guards/verdict.js';
+import { readBranch, readLanding, readOpenPullHeads, readProtectionRules, readPull, type PullRef } from './facts.js';
+import type { FactReader, GiteaWriter, WriteResult } from './types.js';
+
+export type ReconcileAction = 'deleted' | 'closed' | 'refused' | 'failed';
+
+export interface ReconcileReport {
+  checks: GuardCheck[];
+  evidence: Record<string, string | number | boolean | null>;
+  action: ReconcileAction;
+  /** When the checks passed but Gitea refused the write: what failed, without secrets. */
+  failure?: string;
+}
+
+export interface GiteaSides {
+  reader: FactReader;
+  writer: GiteaWriter;
+}
+
+function passed(verdict: GuardVerdict): boolean {
+  return verdict.checks.length > 0 && verdict.checks.every((c) => c.passed);
+}
+
+function valueOf<T>(fact: Fact<T>): T | null {
+  return fact.ok ? fact.value : null;
+}
+
+function landingEvidence(pull: Fact<PullFacts>, target: Fact<BranchFacts>, compare: Fact<CompareFacts>): ReconcileReport['evidence'] {
+  const p = valueOf(pull);
+  const t = valueOf(target);
+  const c = valueOf(compare);
+  return {
+    pr_number: p?.number ?? null,
+    pr_state: p ? (p.merged ? 'merged' : p.state) : null,
+    head_ref: p?.headRef ?? null,
+    head_sha: p?.headSha ?? null,
+    target_branch: t?.name ?? p?.baseRef ?? null,
+    target_sha: t?.sha ?? null,
+    compare: c ? `${c.base}...${c.head}` : null,
+    commits_ahead: c?.aheadBy ?? null,
+  };
+}
+
+/** Runs one write; any non-2xx answer or exception is a failure described by status only. */
+async function write(what: string, action: () => Promise<WriteResult>): Promise<string | null> {
+  try {
+    const { status } = await action();
+    return status >= 200 && status < 300 ? null : `${what} failed (HTTP ${status}).`;
+  } catch {
+    return `${what} failed (Gitea did not answer).`;
+  }
+}
+
+export async function cleanupMergedPrBranch(
+  gitea: GiteaSides,
+  request: CleanupRequest,
+  judge: (facts: CleanupFacts) => GuardVerdict,
+  bounds: FactBounds,
+): Promise<ReconcileReport> {
+  const { reader, writer } = gitea;
+  const { owner, repo, branch: name } = request;
+  const pull = await readPull(reader, { owner, repo, index: request.prNumber });
+  const [landing, branch, protections, openPulls] = await Promise.all([
+    readLanding(reader, owner, repo, pull),
+    readBranch(reader, owner, repo, name),
+    readProtectionRules(reader, owner, repo),
+    readOpenPullHeads(reader, owner, repo, bounds),
+  ]);
+  const verdict = judge({ pull, ...landing, branch, protections, openPulls });
+  const evidence = { ...landingEvidence(pull, landing.target, landing.compare), branch: name, branch_sha: valueOf(branch)?.sha ?? null };
+  if (!passed(verdict)) return { checks: verdict.checks, evidence, action: 'refused' };
+  const failure = await write(`Deleting branch ${name}`, () => writer.deleteBranch(owner, repo, name));
+  return failure ? { checks: verdict.checks, evidence, action: 'failed', failure } : { checks: verdict.checks, evidence, action: 'deleted' };
+}
+
+export async function reconcileAlreadyLandedPr(gitea: GiteaSides, ref: PullRef, judge: (facts: ReconcileFacts) => GuardVerdict): Promise<ReconcileReport> {
+  const { reader, writer } = gitea;
+  const pull = await readPull(reader, ref);
+  const landing = await readLanding(reader, ref.owner, ref.repo, pull);
+  const verdict = judge({ pull, ...landing });
+  const evidence = landingEvidence(pull, landing.target, landing.compare);
+  if (!passed(verdict)) return { checks: verdict.checks, evidence, action: 'refused' };
+  // The comment goes first: the pull request is never closed without the evidence on record.
+  const failure =
+    (await write('Recording the evidence comment', () => writer.commentIssue(ref.owner, ref.repo, ref.index, landedComment(evidence)))) ??
+    (await write(`Closing pull request #${ref.index}`, () => writer.closePull(ref.owner, ref.repo, ref.index)));
+  return failure ? { checks: verdict.checks, evidence, action: 'failed', failure } : { checks: verdict.checks, evidence, action: 'closed' };
+}
+
+export function landedComment(evidence: ReconcileReport['evidence']): string {
+  return [
+    'Closed by gitea-warden (reconcile_already_landed_pr): the head of this pull request has already landed on its target branch.',
+    '',
+    `- Pull request head: \`${evidence.head_sha}\` (${evidence.head_ref})`,
+    `- Target branch: \`${evidence.target_branch}\` at \`${evidence.target_sha}\`, fetched just before closing`,
+    `- Compare \`${evidence.compare}\`: ${evidence.commits_ahead} commits ahead`,
+  ].join('\n');
+}

@@ -1,0 +1,87 @@
+// Deleting a branch is allowed only for the head branch of a merged pull request whose head has
+// landed, that nothing protects or preserves, that no open pull request still uses, with the exact
+// confirmation phrase. Every condition is judged; a missing fact fails closed.
+import micromatch from 'micromatch';
+import type { BranchFacts, CompareFacts, OpenPullHead, PullFacts } from './facts.js';
+import { landedCheck } from './landed-check.js';
+import type { BranchPatterns } from './settings.js';
+import { check, CheckList, type Fact, type GuardCheck, type GuardVerdict } from './verdict.js';
+
+export interface CleanupRequest {
+  owner: string;
+  repo: string;
+  prNumber: number;
+  branch: string;
+  confirmation: string;
+}
+
+export interface CleanupFacts {
+  pull: Fact<PullFacts>;
+  /** The PR's target branch, fetched fresh. */
+  target: Fact<BranchFacts>;
+  /** Compare of target SHA...PR head SHA. */
+  compare: Fact<CompareFacts>;
+  /** The branch to delete. */
+  branch: Fact<BranchFacts>;
+  /** Names/patterns of Gitea's branch protection rules of the repository. */
+  protections: Fact<string[]>;
+  openPulls: Fact<OpenPullHead[]>;
+}
+
+export function cleanupConfirmation(prNumber: number, branch: string): string {
+  return `CLEANUP MERGED PR ${prNumber} BRANCH ${branch}`;
+}
+
+export function judgeCleanup(request: CleanupRequest, facts: CleanupFacts, patterns: BranchPatterns): GuardVerdict {
+  const { branch: name } = request;
+  const fullName = `${request.owner}/${request.repo}`;
+  const expected = cleanupConfirmation(request.prNumber, name);
+  return new CheckList()
+    .add(
+      request.confirmation === expected
+        ? check('confirmation_mismatch', true, 'The confirmation phrase matches.')
+        : check('confirmation_mismatch', false, `The confirmation must be exactly "${expected}".`),
+    )
+    .need({ pull: facts.pull }, ({ pull }) => [
+      check('branch_not_pr_head', pull.headRef === name, `Pull request #${pull.number} has head branch ${pull.headRef}; asked to delete ${name}.`),
+      check('head_repo_mismatch', sameRepo(pull.headRepo, fullName), `The head branch lives in ${pull.headRepo ?? 'an unknown repository'}, not ${fullName}.`),
+      check('pr_not_merged', pull.merged, `Pull request #${pull.number} is ${pull.merged ? 'merged' : `${pull.state} and not merged`}.`),
+    ])
+    .need({ pull: facts.pull, target: facts.target, compare: facts.compare }, ({ pull, target, compare }) => landedCheck(pull, target, compare))
+    .need({ pull: facts.pull, branch: facts.branch }, ({ pull, branch }) =>
+      check('branch_tip_moved', branch.sha === pull.headSha, `Branch ${name} is at ${branch.sha}; the merged head was ${pull.headSha}.`),
+    )
+    .need({ branch: facts.branch, protections: facts.protections }, ({ branch, protections }) => giteaProtection(branch, protections))
+    .add(patternCheck('branch_protected_by_policy', name, patterns.protected_branches, 'protected_branches'))
+    .add(patternCheck('branch_preserved', name, patterns.preserved_refs, 'preserved_refs'))
+    .need({ openPulls: facts.openPulls }, ({ openPulls }) => inUseCheck(name, fullName, openPulls))
+    .verdict('cleanup_branch');
+}
+
+function sameRepo(headRepo: string | null, fullName: string): boolean {
+  return headRepo !== null && headRepo.toLowerCase() === fullName.toLowerCase();
+}
+
+function giteaProtection(branch: BranchFacts, rules: string[]): GuardCheck {
+  const matching = rules.filter((rule) => micromatch.isMatch(branch.name, rule));
+  if (branch.protected || matching.length > 0) {
+    const by = matching.length > 0 ? `rule(s) ${matching.join(', ')}` : 'its protected flag';
+    return check('branch_protected', false, `Gitea protects branch ${branch.name} (${by}).`);
+  }
+  return check('branch_protected', true, `Gitea does not protect branch ${branch.name}.`);
+}
+
+function patternCheck(code: string, name: string, patterns: string[], setting: string): GuardCheck {
+  const matching = patterns.filter((pattern) => micromatch.isMatch(name, pattern));
+  return matching.length > 0
+    ? check(code, false, `Branch ${name} matches ${setting} ${matching.join(', ')} in policies/guards.yaml.`)
+    : check(code, true, `Branch ${name} matches no ${setting} pattern.`);
+}
+
+function inUseCheck(name: string, fullName: string, openPulls: OpenPullHead[]): GuardCheck {
+  // A head in an unknown repository might be this one: counted as in use.
+  const users = openPulls.filter((p) => p.headRef === name && (p.headRepo === null || sameRepo(p.headRepo, fullName)));
+  return users.length > 0
+    ? check('branch_in_use', false, `Open pull request(s) ${users.map((p) => `#${p.number}`).join(', ')} still use ${name} as head.`)
+    : check('branch_in_use', true, `No open pull request uses ${name} as head.`);
+}
