@@ -1,0 +1,131 @@
+// One catalog operation + validated arguments + an identity -> one HTTP call to Gitea -> one
+// bounded, redacted result. Never throws for argument or upstream problems, and decides no policy.
+import type { CatalogEntry } from '../catalog/types.js';
+import type { GiteaIdentity } from './types.js';
+import { encodeBody, encodePath, encodeQuery, type Encoded } from './encode.js';
+import { decodeBody, type BinaryData, type Decoded } from './decode.js';
+import { errorBody, giteaErrorMessage, kindForStatus, stripHeaderText, truncateMessage, type ErrorBody } from './errors.js';
+import { errorResult, successFrame, type EnvelopeIdentity, type ExecutionResult, type RequestLine } from './envelope.js';
+import { GiteaHttpClient, type HttpOutcome, type HttpRequest, type HttpResponse } from './http.js';
+import { readPagination, requestedPage } from './pagination.js';
+import { Redactor } from './redact.js';
+import { isCredentialIssuing, requestBodySecrets } from './secrets.js';
+import { boundData, truncationNote } from './bound.js';
+import { resolveExecutorOptions, type ExecutorOptions } from './options.js';
+
+export interface GiteaSender {
+  send(request: HttpRequest): Promise<HttpOutcome>;
+}
+
+export interface ExecutionContext {
+  identity: GiteaIdentity;
+  /** The login verified by the server (GET /user); shown in the envelope. */
+  login: string | null;
+  /** Act as this user (admin tokens): sent as the `Sudo` header. Falls back to a `sudo` argument. */
+  sudo?: string | null;
+  /** Defaults to a GiteaHttpClient for `identity` with the options' timeout and byte cap. */
+  client?: GiteaSender;
+}
+
+export async function execute(
+  entry: CatalogEntry,
+  args: Record<string, unknown>,
+  context: ExecutionContext,
+  overrides: Partial<ExecutorOptions> = {},
+): Promise<ExecutionResult> {
+  const options = resolveExecutorOptions(overrides);
+  const sudo = context.sudo ?? (typeof args.sudo === 'string' && args.sudo !== '' ? args.sudo : null);
+  const secrets = [context.identity.token, ...options.serverSecrets, ...requestBodySecrets(entry, args)];
+  const prepared = prepareRequest(entry, args, sudo, options);
+  if (!prepared.ok) return finishError(prepared.error, null, secrets, options);
+  const line: RequestLine = { method: entry.method, path: prepared.value.path };
+  const client = context.client ?? new GiteaHttpClient(context.identity, { timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes });
+  const outcome = await client.send(prepared.value);
+  if (!outcome.ok) return finishError(errorBody(null, outcome.kind, outcome.message), line, secrets, options);
+  if (outcome.status >= 300) return finishError(upstreamError(outcome), line, secrets, options);
+  const identity: EnvelopeIdentity = { login: context.login, mode: 'token', sudo };
+  return finishSuccess(entry, args, outcome, { identity, line, secrets, options });
+}
+
+function prepareRequest(entry: CatalogEntry, args: Record<string, unknown>, sudo: string | null, options: ExecutorOptions): Encoded<HttpRequest> {
+  const path = encodePath(entry, args);
+  if (!path.ok) return path;
+  const query = encodeQuery(entry, args);
+  if (!query.ok) return query;
+  const body = encodeBody(entry, args, options.maxBinaryBytes);
+  if (!body.ok) return body;
+  const headers: Record<string, string> = {};
+  if (entry.produces.length > 0) headers.accept = entry.produces.join(', ');
+  for (const param of entry.parameters.header) {
+    const value = args[param.name];
+    if (typeof value === 'string' || typeof value === 'number') headers[param.name] = String(value);
+  }
+  if (sudo !== null) headers.sudo = sudo;
+  if (Object.values(headers).some((value) => /[\u0000-\u001f\u007f]/.test(value))) {
+    return { ok: false, error: errorBody(null, 'bad_request', 'a header argument (sudo or a header parameter) contains control characters') };
+  }
+  return { ok: true, value: { method: entry.method, path: path.value, query: query.value, headers, body: body.value } };
+}
+
+function upstreamError(response: HttpResponse): ErrorBody {
+  const kind = kindForStatus(response.status);
+  if (kind === 'redirect_refused') {
+    return errorBody(response.status, kind, `Gitea answered with a redirect (HTTP ${response.status}), which is not followed`);
+  }
+  const decoded = decodeBody(response.headers.get('content-type'), response.body);
+  const data = decoded.form === 'binary' ? null : decoded.data;
+  return errorBody(response.status, kind, giteaErrorMessage(response.status, data));
+}
+
+/** Error messages quote Gitea (and sometimes the request): redacted, masked, then cut. */
+function finishError(error: ErrorBody, line: RequestLine | null, secrets: string[], options: ExecutorOptions): ExecutionResult {
+  const redactor = new Redactor(secrets, { patterns: options.secretDetectionMode !== 'off' });
+  let message = redactor.text(stripHeaderText(error.message));
+  if (options.secretDetectionMode === 'block' && redactor.findings.kinds.size > 0) {
+    message = `The error message was withheld: it contains secret-like content (${[...redactor.findings.kinds].sort().join(', ')})`;
+  }
+  const request = line ? { method: line.method, path: redactor.text(line.path) } : null;
+  return errorResult({ ...error, message: truncateMessage(message) }, request);
+}
+
+interface SuccessContext {
+  identity: EnvelopeIdentity;
+  line: RequestLine;
+  secrets: string[];
+  options: ExecutorOptions;
+}
+
+function finishSuccess(entry: CatalogEntry, args: Record<string, unknown>, response: HttpResponse, call: SuccessContext): ExecutionResult {
+  const { options } = call;
+  const decoded = decodeBody(response.headers.get('content-type'), response.body);
+  if (decoded.form === 'binary' && decoded.bytes.length > options.maxBinaryBytes) {
+    const message = `The binary body is ${decoded.bytes.length} bytes, above the limit of ${options.maxBinaryBytes} (MAX_BINARY_BYTES)`;
+    return finishError(errorBody(response.status, 'payload_too_large', message, 'Fetch a smaller file, or raise MAX_BINARY_BYTES.'), call.line, call.secrets, options);
+  }
+  // Handing over the fresh credential is the point of these operations: only exact redaction applies.
+  const patterns = options.secretDetectionMode !== 'off' && !isCredentialIssuing(entry);
+  const redactor = new Redactor(call.secrets, { patterns });
+  const data = redactData(decoded, redactor);
+  if (patterns && options.secretDetectionMode === 'block' && redactor.findings.kinds.size > 0) {
+    const kinds = [...redactor.findings.kinds].sort().join(', ');
+    const message = `The result was withheld: it contains secret-like content (${kinds}). The request itself was carried out (HTTP ${response.status}).`;
+    return finishError(errorBody(response.status, 'secret_blocked', message, 'Do not repeat a write. Read a narrower resource, or ask the operator about SECRET_DETECTION_MODE.'), call.line, call.secrets, options);
+  }
+  const pagination = entry.annotations.paginated ? readPagination(response.headers, requestedPage(args), data) : null;
+  const frame = successFrame(
+    redactor.value(call.identity) as EnvelopeIdentity,
+    { method: call.line.method, path: redactor.text(call.line.path) },
+    response.status,
+    pagination,
+  );
+  const bounded = boundData(data, options.maxItems, options.maxChars, JSON.stringify(frame).length);
+  const truncated = truncationNote(bounded.cuts, pagination, options.maxItems, options.maxChars);
+  return { isError: false, payload: { ...frame, truncated, data: bounded.data } };
+}
+
+function redactData(decoded: Decoded, redactor: Redactor): unknown {
+  if (decoded.form !== 'binary') return redactor.value(decoded.data);
+  const bytes = redactor.bytes(decoded.bytes);
+  const binary: BinaryData = { content_base64: bytes.toString('base64'), content_type: decoded.contentType, size: decoded.bytes.length };
+  return binary;
+}

@@ -1,0 +1,126 @@
+// Removes secrets from anything a call returns. Exact values (always) become
+// `[REDACTED sha256:<12 hex>]`; credential-shaped text (mask/block modes) keeps 4 characters and
+// becomes `abcd…[MASKED sha256:<12 hex>]`. One walk over the data, regexes compiled once per call.
+import { createHash } from 'node:crypto';
+import { SECRET_PATTERNS, SECRET_RESULT_KEYS, type SecretPattern } from './secrets.js';
+import type { SecretDetectionMode } from './options.js';
+
+/** Deeper than any decoded result can be (JSON past 100 levels stays text); a guard, not a limit users meet. */
+const MAX_WALK_DEPTH = 128;
+const MIN_SECRET_FIELD_LENGTH = 4;
+const KEEP_CHARS = 4;
+
+export function fingerprint(value: string): string {
+  return `sha256:${createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 12)}`;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+const PATTERN_GROUP = (index: number): string => `pattern${index}`;
+/** All patterns as one alternation, so each string is scanned once. */
+const COMBINED_PATTERNS = new RegExp(
+  SECRET_PATTERNS.map((pattern, index) => `(?<${PATTERN_GROUP(index)}>${pattern.source})`).join('|'),
+  'g',
+);
+
+export interface RedactionFindings {
+  /** How many exact secret occurrences were replaced. */
+  redacted: number;
+  /** Pattern kinds found (and masked); block mode withholds the result when this is not empty. */
+  kinds: Set<string>;
+}
+
+export interface RedactorOptions {
+  /** Pattern masking and secret-named JSON keys; off for credential-issuing successes and mode off. */
+  patterns: boolean;
+}
+
+export class Redactor {
+  readonly findings: RedactionFindings = { redacted: 0, kinds: new Set() };
+  private readonly exact: RegExp | null;
+  private readonly labels = new Map<string, string>();
+
+  constructor(secrets: readonly string[], private readonly options: RedactorOptions) {
+    const distinct = [...new Set(secrets.filter((secret) => secret.length > 0))].sort((a, b) => b.length - a.length);
+    for (const secret of distinct) this.labels.set(secret, `[REDACTED ${fingerprint(secret)}]`);
+    // Longest first, so a secret containing another is replaced whole.
+    this.exact = distinct.length > 0 ? new RegExp(distinct.map(escapeRegExp).join('|'), 'g') : null;
+  }
+
+  text(text: string): string {
+    let result = text;
+    if (this.exact) {
+      result = result.replace(this.exact, (match) => {
+        this.findings.redacted++;
+        return this.labels.get(match) ?? '[REDACTED]';
+      });
+    }
+    return this.options.patterns ? this.mask(result) : result;
+  }
+
+  /** A copy of decoded JSON with keys and string values redacted. */
+  value(value: unknown, depth = 0): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (typeof value !== 'object' || value === null) return value;
+    if (depth > MAX_WALK_DEPTH) return '[nested too deep to inspect]';
+    if (Array.isArray(value)) return value.map((item) => this.value(item, depth + 1));
+    // fromEntries defines properties, so a `__proto__` key from JSON stays a plain key.
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [this.text(key), this.field(key, item, depth + 1)]),
+    );
+  }
+
+  /** Binary bodies: the bytes seen as latin1, so ASCII secrets and patterns are found and replaced in place. */
+  bytes(bytes: Buffer): Buffer {
+    const view = bytes.toString('latin1');
+    const binaryRedactor = new Redactor([], this.options);
+    let result = view;
+    for (const [secret, label] of this.labels) {
+      const asBytes = Buffer.from(secret, 'utf8').toString('latin1');
+      const parts = result.split(asBytes);
+      this.findings.redacted += parts.length - 1;
+      result = parts.join(label);
+    }
+    result = binaryRedactor.text(result);
+    for (const kind of binaryRedactor.findings.kinds) this.findings.kinds.add(kind);
+    return result === view ? bytes : Buffer.from(result, 'latin1');
+  }
+
+  private field(key: string, item: unknown, depth: number): unknown {
+    if (typeof item !== 'string' || !this.options.patterns || !SECRET_RESULT_KEYS.has(key.toLowerCase())) {
+      return this.value(item, depth);
+    }
+    const redacted = this.text(item);
+    if (redacted.length < MIN_SECRET_FIELD_LENGTH || redacted.includes('[REDACTED ') || redacted.includes('[MASKED ')) return redacted;
+    this.findings.kinds.add('secret_field');
+    return maskValue(redacted);
+  }
+
+  private mask(text: string): string {
+    return text.replace(COMBINED_PATTERNS, (...matchArgs: unknown[]) => {
+      const match = matchArgs[0] as string;
+      const groups = matchArgs[matchArgs.length - 1] as Record<string, string | undefined>;
+      const pattern = SECRET_PATTERNS.find((_, index) => groups[PATTERN_GROUP(index)] !== undefined);
+      if (!pattern) return match;
+      this.findings.kinds.add(pattern.kind);
+      return maskMatch(match, pattern, groups);
+    });
+  }
+}
+
+function maskMatch(match: string, pattern: SecretPattern, groups: Record<string, string | undefined>): string {
+  const secret = pattern.valueGroup ? groups[pattern.valueGroup] : match;
+  if (!secret) return match;
+  return `${match.slice(0, match.length - secret.length)}${maskValue(secret)}`;
+}
+
+function maskValue(secret: string): string {
+  return `${secret.slice(0, KEEP_CHARS)}…[MASKED ${fingerprint(secret)}]`;
+}
+
+/** For the server's own messages: exact secrets always, patterns unless the mode is off. */
+export function redactText(text: string, secrets: readonly string[], mode: SecretDetectionMode = 'mask'): string {
+  return new Redactor(secrets, { patterns: mode !== 'off' }).text(text);
+}
