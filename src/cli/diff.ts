@@ -1,5 +1,39 @@
-// Placeholder until its issue lands; replaced by the real command.
-export async function run(_argv: string[]): Promise<number> {
-  process.stderr.write('gitea-warden diff: not built yet\n');
-  return 2;
+// gitea-warden diff OLD NEW: every operation a profile gains or loses between two versions.
+import { parseArgs } from 'node:util';
+import { loadProfile } from '../config/profiles.js';
+import { diffProfiles } from '../policy/diff.js';
+import { errorMessage, fail, policyOptions, policySetFrom } from './policy-context.js';
+
+const HELP = `usage: gitea-warden diff OLD NEW [--allow-gain] [--format text|json]
+
+Compares what two versions of a profile may actually do (after normalization, wildcard expansion
+and forbidden entries). Exit 1 when access is gained unless --allow-gain; 0 otherwise; 2 unusable input.
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  let values, positionals;
+  try {
+    ({ values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { 'allow-gain': { type: 'boolean' }, format: { type: 'string', default: 'text' }, help: { type: 'boolean' }, ...policyOptions } }));
+  } catch (error) {
+    return fail('diff', errorMessage(error));
+  }
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const [oldPath, newPath, ...extra] = positionals;
+  if (!oldPath || !newPath || extra.length > 0) return fail('diff', 'give exactly two profiles: OLD NEW');
+  let result;
+  try {
+    const policy = policySetFrom(values);
+    result = diffProfiles(loadProfile(oldPath, policy), loadProfile(newPath, policy), policy.vocabulary);
+  } catch (error) {
+    return fail('diff', errorMessage(error));
+  }
+  if (values.format === 'json') process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else {
+    const lines = [...result.gained.map((name) => `+ ${name}`), ...result.lost.map((name) => `- ${name}`)];
+    process.stdout.write(lines.length === 0 ? 'no change in access\n' : `${lines.join('\n')}\n${result.gained.length} gained, ${result.lost.length} lost\n`);
+  }
+  return result.gained.length > 0 && !values['allow-gain'] ? 1 : 0;
 }

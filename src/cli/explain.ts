@@ -1,5 +1,65 @@
-// Placeholder until its issue lands; replaced by the real command.
-export async function run(_argv: string[]): Promise<number> {
-  process.stderr.write('gitea-warden explain: not built yet\n');
-  return 2;
+// gitea-warden explain: one decision, for a person, in one screen.
+import { parseArgs } from 'node:util';
+import { catalogByName } from '../catalog/load.js';
+import { loadProfile } from '../config/profiles.js';
+import type { Decision } from '../policy/decision.js';
+import { decide, decideCall } from '../policy/decide.js';
+import { displayPath, errorMessage, fail, forOutput, holdersFrom, policyOptions, policySetFrom } from './policy-context.js';
+
+const HELP = `usage: gitea-warden explain --profile P (--operation NAME | --tool TOOL [--args JSON]) [--service S]
+
+Shows the verdict, the canonical operation(s), the entry that decided it (file:line) and, for a
+denial, what to do about it. --tool takes a catalog tool name (gitea-warden tools lists them).
+Exit 0 allow, 1 deny, 2 unusable input.
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { profile: { type: 'string' }, operation: { type: 'string' }, tool: { type: 'string' }, args: { type: 'string' }, service: { type: 'string' }, help: { type: 'boolean' }, ...policyOptions } }));
+  } catch (error) {
+    return fail('explain', errorMessage(error));
+  }
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (!values.profile || (values.operation === undefined) === (values.tool === undefined)) {
+    return fail('explain', 'give --profile and exactly one of --operation or --tool');
+  }
+  let decision: Decision;
+  let subject: string;
+  try {
+    const policy = policySetFrom(values);
+    const profile = loadProfile(values.profile, policy, values.service);
+    const context = { vocabulary: policy.vocabulary, holders: holdersFrom(policy, values) };
+    if (values.operation !== undefined) {
+      subject = `operation ${values.operation}`;
+      decision = decide(profile, { operations: [values.operation] }, context);
+    } else {
+      const entry = catalogByName().get(values.tool as string);
+      if (!entry) return fail('explain', `no catalog tool named '${values.tool}'`);
+      const args: unknown = values.args === undefined ? {} : JSON.parse(values.args);
+      subject = `tool ${entry.name} (${entry.method} ${entry.path}, operationId ${entry.operationId})`;
+      decision = decideCall(profile, { operationId: entry.operationId, arguments: args }, policy.operationMap, context);
+    }
+    process.stdout.write(render(forOutput(decision), subject, displayPath(profile.file), profile.name));
+  } catch (error) {
+    return fail('explain', errorMessage(error));
+  }
+  return decision.decision === 'allow' ? 0 : 1;
+}
+
+export function render(decision: Decision, subject: string, profileFile: string, profileName: string | null): string {
+  const where = `${decision.determining.file}${decision.determining.line ? `:${decision.determining.line}` : ''}`;
+  const lines = [
+    `${decision.decision === 'allow' ? 'ALLOW' : 'DENY'}  ${subject}`,
+    `  profile:     ${profileName ?? '(unnamed)'} (${profileFile})`,
+    `  operations:  ${decision.operations.length > 0 ? decision.operations.join(', ') : '(none: could not be normalized or mapped)'}`,
+    `  reason:      ${decision.reason}`,
+    `  decided by:  ${where}  ${decision.determining.rule}`,
+    ...decision.failed.map((failed) => `  failed:      ${failed.code}: ${failed.message}`),
+    ...(decision.hint ? [`  hint:        ${decision.hint}`] : []),
+  ];
+  return `${lines.join('\n')}\n`;
 }

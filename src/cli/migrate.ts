@@ -1,5 +1,93 @@
-// Placeholder until its issue lands; replaced by the real command.
-export async function run(_argv: string[]): Promise<number> {
-  process.stderr.write('gitea-warden migrate: not built yet\n');
-  return 2;
+// gitea-warden migrate: rewrite legacy spellings in a profile into canonical names, keeping comments
+// (yaml Document API). Dry run by default; -w writes after a backup. The result is validated.
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { isSeq, isScalar, parseDocument } from 'yaml';
+import { parseDocumentText } from '../config/document.js';
+import { loadSchema, schemaFindings, type PolicySet } from '../config/policies.js';
+import { profileFindings } from '../policy/findings.js';
+import { planMigration, type MigrationStep } from '../policy/migrate.js';
+import { compileProfile, type ProfileData } from '../policy/profile.js';
+import { errorMessage, fail, policyOptions, policySetFrom } from './policy-context.js';
+
+const HELP = `usage: gitea-warden migrate -i FILE [-o OUT] [--backup PATH] [-w]
+
+Turns legacy spellings (aliases such as approve, and categories such as pr.close or issue.create)
+into canonical gitea.<area>.<verb> names. Prints the result and validates it (dry run); -w writes
+it to OUT (or FILE in place) after copying the original to --backup (default FILE.bak).
+Exit 0 when the result is valid, 1 when it still has findings, 2 unusable input.
+`;
+
+export async function run(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { input: { type: 'string', short: 'i' }, output: { type: 'string', short: 'o' }, backup: { type: 'string' }, write: { type: 'boolean', short: 'w' }, help: { type: 'boolean' }, ...policyOptions } }));
+  } catch (error) {
+    return fail('migrate', errorMessage(error));
+  }
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (!values.input) return fail('migrate', '-i FILE is required');
+  let text: string;
+  let policy: PolicySet;
+  try {
+    text = readFileSync(values.input, 'utf8');
+    policy = policySetFrom(values);
+  } catch (error) {
+    return fail('migrate', errorMessage(error));
+  }
+  const migrated = migrateProfileText(text, policy);
+  if (!migrated) return fail('migrate', `${values.input} is not a YAML/JSON profile`);
+  for (const step of migrated.steps) {
+    if (step.to !== null) process.stderr.write(`${step.list}[${step.index}]: ${step.from} -> ${step.to} (${step.kind})\n`);
+    if (step.kind === 'unknown') process.stderr.write(`${step.list}[${step.index}]: '${step.from}' has no canonical replacement; fix it by hand\n`);
+  }
+  const findings = validate(migrated.text, values.output ?? values.input, policy);
+  for (const finding of findings) process.stderr.write(`${finding.text}\n`);
+  const blocking = findings.some((finding) => finding.severity === 'error');
+  if (!values.write) {
+    process.stdout.write(migrated.text);
+    return findings.length === 0 ? 0 : 1;
+  }
+  if (blocking) {
+    process.stderr.write('not written: the migrated profile still has errors (above)\n');
+    return 1;
+  }
+  const target = values.output ?? values.input;
+  copyFileSync(values.input, values.backup ?? `${values.input}.bak`);
+  writeFileSync(target, migrated.text);
+  process.stderr.write(`wrote ${target}\n`);
+  return findings.length === 0 ? 0 : 1;
+}
+
+export interface MigratedProfile {
+  text: string;
+  steps: (MigrationStep & { list: string })[];
+}
+
+/** Rewrites both operation lists in place in the YAML document, so comments and layout survive. */
+export function migrateProfileText(text: string, policy: PolicySet): MigratedProfile | null {
+  const doc = parseDocument(text);
+  if (doc.errors.length > 0) return null;
+  const steps: MigratedProfile['steps'] = [];
+  for (const list of ['allowed_operations', 'forbidden_operations']) {
+    const node = doc.get(list, true);
+    if (!isSeq(node)) continue;
+    const written = node.items.map((item) => (isScalar(item) ? String(item.value) : ''));
+    for (const step of planMigration(written, policy.vocabulary, policy.legacyCategories)) {
+      steps.push({ ...step, list });
+      const item = node.items[step.index];
+      if (step.to !== null && isScalar(item)) item.value = step.to;
+    }
+  }
+  return { text: doc.toString(), steps };
+}
+
+function validate(text: string, file: string, policy: PolicySet): { severity: string; text: string }[] {
+  const doc = parseDocumentText(text, file);
+  const schema = schemaFindings(doc, loadSchema('profile', policy.dir));
+  const lint = schema.length > 0 ? [] : profileFindings(compileProfile({ data: doc.data as ProfileData, file, lineOf: doc.lineOf }, policy.vocabulary), policy.vocabulary, policy.invariants);
+  return [...schema, ...lint].map((f) => ({ severity: f.severity, text: `${f.file}${f.line ? `:${f.line}` : ''}: ${f.severity} ${f.code}: ${f.message}` }));
 }
