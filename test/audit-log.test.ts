@@ -173,7 +173,6 @@ describe('argumentNames', () => {
 
 describe('defaultAuditPath', () => {
   const cases: { env: NodeJS.ProcessEnv; expected: string }[] = [
-    { env: { AUDIT_LOG: '/var/log/w.jsonl', XDG_STATE_HOME: '/s' }, expected: '/var/log/w.jsonl' },
     { env: { XDG_STATE_HOME: '/state', HOME: '/home/u' }, expected: '/state/gitea-warden/audit.jsonl' },
     { env: { HOME: '/home/u' }, expected: '/home/u/.local/state/gitea-warden/audit.jsonl' },
     { env: {}, expected: join(process.cwd(), '.data', 'audit.jsonl') },
