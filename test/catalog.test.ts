@@ -118,6 +118,8 @@ describe('input validation', () => {
       ['body without do', { owner: 'acme', repo: 'widgets', index: 3, body: { delete_branch_after_merge: true } }],
       ['unknown merge style', { owner: 'acme', repo: 'widgets', index: 3, body: { do: 'yolo' } }],
       ['extra top-level property', { owner: 'acme', repo: 'widgets', index: 3, body: { do: 'merge' }, force: true }],
+      // Gitea reads JSON keys case-insensitively: a case variant of force_merge must not slip past the policy rules.
+      ['case variant of a body field', { owner: 'acme', repo: 'widgets', index: 3, body: { do: 'merge', FORCE_MERGE: true } }],
       ['owner with a slash', { owner: 'acme/x', repo: 'widgets', index: 3, body: { do: 'merge' } }],
       ['repo named ..', { owner: 'acme', repo: '..', index: 3, body: { do: 'merge' } }],
       ['index as text', { owner: 'acme', repo: 'widgets', index: 'three', body: { do: 'merge' } }],

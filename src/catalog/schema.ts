@@ -39,6 +39,9 @@ export function toJsonSchema(node: JsonSchema, definitions: Definitions, seen: r
   }
   if (isSchema(node.additionalProperties)) out.additionalProperties = toJsonSchema(node.additionalProperties, definitions, seen);
   else if (typeof node.additionalProperties === 'boolean') out.additionalProperties = node.additionalProperties;
+  // Gitea decodes JSON keys case-insensitively: an undeclared `FORCE_MERGE` would reach Gitea as
+  // force_merge while the policy rules read `force_merge`. Objects with declared fields are closed.
+  else if (isSchema(node.properties)) out.additionalProperties = false;
   for (const combinator of ['allOf', 'anyOf', 'oneOf'] as const) {
     const parts = node[combinator];
     if (Array.isArray(parts)) out[combinator] = parts.map((part) => toJsonSchema(part as JsonSchema, definitions, seen));
