@@ -2,6 +2,8 @@
 // Each line carries `prev` = SHA-256 of the previous line's exact text (so a dropped, inserted,
 // reordered or re-serialised line breaks the link after it) and `hash` = SHA-256 of its own
 // canonical content including `seq` and `prev` (so an edited line fails on its own).
+// Limit: cutting whole events off the end leaves a shorter chain that still verifies; only a
+// copy of the last hash kept elsewhere (an anchor) can show that.
 import { createHash } from 'node:crypto';
 import type { AuditEvent, ChainedAuditEvent } from './event.js';
 

@@ -17,7 +17,7 @@ export function isLoopbackHostname(hostname: string): boolean {
 
 /** Splits `name`, `name:port`, `[v6]` or `[v6]:port`; undefined when it is none of these. */
 export function parseHost(value: string): HostName | undefined {
-  const match = /^(?:\[([0-9a-f:.]+)\]|([^:\[\]\s]+))(?::(\d{1,5}))?$/i.exec(value.trim());
+  const match = /^(?:\[([0-9a-f:.]+)\]|([a-z0-9._-]+))(?::(\d{1,5}))?$/i.exec(value.trim());
   if (match === null) return undefined;
   return { hostname: (match[1] ?? match[2] ?? '').toLowerCase(), port: match[3] };
 }
