@@ -1,8 +1,9 @@
 // Loads the policy data under policies/ (vocabulary, aliases, operation map, role invariants), validates
 // each file against its JSON Schema and against each other, and hands plain data to the pure core.
 // Fails closed: any error makes loadPolicySet throw; checkPolicies reports them all for `check`.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DocumentError, readDocument, validateDocument, type LoadedDocument } from './document.js';
+import { DocumentError, parseDocumentText, readDocument, validateDocument, type LoadedDocument } from './document.js';
 import { policiesDir } from './paths.js';
 import { conflictMarkerFindings, type Finding, type RoleInvariants } from '../policy/findings.js';
 import type { KnownValues, MapRule, OperationMap, OperationMapping } from '../policy/operation-map.js';
@@ -55,19 +56,33 @@ function readPolicies(dir: string): { set: PolicySet | null; findings: Finding[]
   const findings: Finding[] = [];
   for (const name of POLICY_FILES) {
     const file = join(dir, `${name}.yaml`);
-    try {
-      const doc = readDocument(file);
-      const fileFindings = [...conflictMarkerFindings(doc.text, file), ...schemaFindings(doc, loadSchema(name, dir))];
-      findings.push(...fileFindings);
-      if (fileFindings.length === 0) docs.set(name, doc);
-    } catch (error) {
-      findings.push(documentErrorFinding(error, file));
-    }
+    const read = readChecked(file);
+    const fileFindings = read.doc ? [...read.findings, ...schemaFindings(read.doc, loadSchema(name, dir))] : read.findings;
+    findings.push(...fileFindings);
+    if (read.doc && fileFindings.length === 0) docs.set(name, read.doc);
   }
   if (docs.size !== POLICY_FILES.length) return { set: null, findings };
   const set = buildPolicySet(dir, docs as Map<PolicyName, LoadedDocument>);
   findings.push(...crossReferenceFindings(set, docs as Map<PolicyName, LoadedDocument>));
   return { set, findings };
+}
+
+/** Reads a file, checks the raw text for merge-conflict markers (before parsing: they may still parse), then parses it. */
+export function readChecked(file: string): { doc: LoadedDocument | null; findings: Finding[] } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    return { doc: null, findings: [{ file, line: null, severity: 'error', code: 'unreadable', message: `cannot read file (${code})` }] };
+  }
+  const markers = conflictMarkerFindings(text, file);
+  if (markers.length > 0) return { doc: null, findings: markers };
+  try {
+    return { doc: parseDocumentText(text, file), findings: [] };
+  } catch (error) {
+    return { doc: null, findings: [documentErrorFinding(error, file)] };
+  }
 }
 
 export function schemaFindings(doc: LoadedDocument, schema: object): Finding[] {
@@ -80,12 +95,9 @@ export function schemaFindings(doc: LoadedDocument, schema: object): Finding[] {
   }));
 }
 
-export function documentErrorFinding(error: unknown, file: string): Finding {
-  if (error instanceof DocumentError) {
-    const unreadable = error.message.includes('cannot read file');
-    return { file: error.file, line: error.line, severity: 'error', code: unreadable ? 'unreadable' : 'parse_error', message: error.message.slice(error.message.indexOf(': ') + 2) };
-  }
-  return { file, line: null, severity: 'error', code: 'unreadable', message: 'cannot load file' };
+function documentErrorFinding(error: unknown, file: string): Finding {
+  const line = error instanceof DocumentError ? error.line : null;
+  return { file, line, severity: 'error', code: 'parse_error', message: 'not valid YAML/JSON' };
 }
 
 interface RawVocabulary { service: string; operations: Record<string, { risk: RiskClass; meaning: string }> }

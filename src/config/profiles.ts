@@ -3,10 +3,10 @@
 // pure core. Fails closed: a profile with any error finding does not load.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { readDocument, type LoadedDocument, type PathSegment } from './document.js';
+import type { LoadedDocument, PathSegment } from './document.js';
 import { profilesDir } from './paths.js';
-import { documentErrorFinding, loadSchema, schemaFindings, type PolicySet } from './policies.js';
-import { conflictMarkerFindings, credentialFindings, profileFindings, type Finding } from '../policy/findings.js';
+import { loadSchema, readChecked, schemaFindings, type PolicySet } from './policies.js';
+import { credentialFindings, profileFindings, type Finding } from '../policy/findings.js';
 import { buildHolderIndex, type HolderIndex } from '../policy/hints.js';
 import { compileProfile, effectiveOperations, type CompiledProfile, type ProfileData, type ProfileSource } from '../policy/profile.js';
 
@@ -25,19 +25,15 @@ export interface ProfileFileReport {
 
 /** Reads and checks every profile in one file: raw-text markers, credentials, schema, then lists, capabilities and role. */
 export function checkProfileFile(file: string, policy: PolicySet): ProfileFileReport {
-  let doc: LoadedDocument;
-  try {
-    doc = readDocument(file);
-  } catch (error) {
-    return { file, profiles: [], findings: [documentErrorFinding(error, file)] };
-  }
-  const markers = conflictMarkerFindings(doc.text, file);
+  const read = readChecked(file);
+  if (!read.doc) return { file, profiles: [], findings: read.findings };
+  const doc = read.doc;
   const credentials = credentialFindings(doc.data, file, (path) => doc.lineOf(path));
   const isConfig = typeof doc.data === 'object' && doc.data !== null && 'environments' in doc.data;
   const schema = schemaFindings(doc, loadSchema(isConfig ? 'config' : 'profile', policy.dir));
   const profiles = schema.length > 0 ? [] : isConfig ? configProfiles(doc) : [singleProfile(doc)];
   const lint = profiles.flatMap((found) => profileFindings(compileProfile(found.source, policy.vocabulary), policy.vocabulary, policy.invariants));
-  return { file, profiles, findings: [...markers, ...credentials, ...schema, ...lint] };
+  return { file, profiles, findings: [...credentials, ...schema, ...lint] };
 }
 
 function singleProfile(doc: LoadedDocument): FoundProfile {

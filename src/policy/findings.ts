@@ -178,7 +178,7 @@ function roleFindings(profile: CompiledProfile, vocabulary: Vocabulary, invarian
     line: profile.allowedBy.get(name)?.line ?? null,
     severity: 'error' as const,
     code: 'role_invariant',
-    message: `a ${profile.role} profile must never hold ${name}`,
+    message: `role ${profile.role} must never hold ${name}`,
     fix: `remove it from allowed_operations or add ${name} to forbidden_operations`,
   }));
 }

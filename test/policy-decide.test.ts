@@ -1,0 +1,111 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { decide, type ConditionCheck } from '../src/policy/decide.js';
+import type { ProfileData } from '../src/policy/profile.js';
+import { inline, policy } from './policy-helpers.js';
+
+const context = { vocabulary: policy.vocabulary };
+const verdict = (data: ProfileData, operation: string, service?: string) =>
+  decide(inline(data, service), { operations: [operation], ...(service ? { service } : {}) }, context);
+
+describe('enforcement matrix', () => {
+  const cases: [string, ProfileData, string, 'allow' | 'deny', string][] = [
+    ['qualified allowed', { allowed_operations: ['gitea.pr.close'] }, 'gitea.pr.close', 'allow', 'allowed'],
+    ['legacy allowed, qualified requested', { allowed_operations: ['approve'] }, 'gitea.pr.approve', 'allow', 'allowed'],
+    ['qualified allowed, legacy requested', { allowed_operations: ['gitea.pr.approve'] }, 'approve', 'allow', 'allowed'],
+    ['unknown request', { allowed_operations: ['gitea.*'] }, 'frobnicate', 'deny', 'unknown_operation'],
+    ['ambiguous request', { allowed_operations: ['gitea.*'] }, 'pr.close', 'deny', 'ambiguous_operation'],
+    ['cross-service request', { allowed_operations: ['gitea.*'] }, 'jenkins.read', 'deny', 'cross_service_operation'],
+    ['forbidden legacy beats allowed qualified', { allowed_operations: ['gitea.pr.merge'], forbidden_operations: ['merge'] }, 'gitea.pr.merge', 'deny', 'forbidden'],
+    ['forbidden qualified beats allowed legacy', { allowed_operations: ['merge'], forbidden_operations: ['gitea.pr.merge'] }, 'merge', 'deny', 'forbidden'],
+    ['forbidden beats wildcard', { allowed_operations: ['gitea.*'], forbidden_operations: ['gitea.pr.merge'] }, 'gitea.pr.merge', 'deny', 'forbidden'],
+    ['un-normalizable forbidden entry denies everything', { allowed_operations: ['gitea.read'], forbidden_operations: ['pr.merge'] }, 'gitea.read', 'deny', 'forbidden_list_invalid'],
+    ['forbidden typo denies everything', { allowed_operations: ['gitea.read'], forbidden_operations: ['gitea.pr.mrege'] }, 'gitea.read', 'deny', 'forbidden_list_invalid'],
+    ['un-normalizable allowed entry grants nothing', { allowed_operations: ['pr.close'] }, 'gitea.pr.close', 'deny', 'empty_allowed_list'],
+    ['un-normalizable allowed entry does not block the rest', { allowed_operations: ['pr.close', 'gitea.read'] }, 'gitea.read', 'allow', 'allowed'],
+    ['empty allowed list', { allowed_operations: [] }, 'gitea.read', 'deny', 'empty_allowed_list'],
+    ['missing allowed list', {}, 'gitea.read', 'deny', 'empty_allowed_list'],
+    ['not allowed', { allowed_operations: ['gitea.read'] }, 'gitea.pr.close', 'deny', 'not_allowed'],
+    ['duplicates after normalization', { allowed_operations: ['push', 'gitea.branch.push', 'branch.push'] }, 'push', 'allow', 'allowed'],
+    ['area wildcard', { allowed_operations: ['gitea.issue.*'] }, 'gitea.issue.close', 'allow', 'allowed'],
+    ['area wildcard does not leak into other areas', { allowed_operations: ['gitea.issue.*'] }, 'gitea.pr.close', 'deny', 'not_allowed'],
+    ['wildcard never matches an unknown name', { allowed_operations: ['gitea.*'] }, 'gitea.pr.frobnicate', 'deny', 'unknown_operation'],
+    ['pattern in a request', { allowed_operations: ['gitea.*'] }, 'gitea.*', 'deny', 'invalid_pattern'],
+    ['unsupported pattern grants nothing', { allowed_operations: ['gitea.pr.cl*'] }, 'gitea.pr.close', 'deny', 'empty_allowed_list'],
+    ['jenkins: a word namespaces', { allowed_operations: ['read'] }, 'read', 'allow', 'allowed'],
+    ['jenkins: no gitea alias applies', { allowed_operations: ['jenkins.read'] }, 'approve', 'deny', 'not_allowed'],
+  ];
+  for (const [name, data, operation, expected, reason] of cases) {
+    const service = name.startsWith('jenkins') ? 'jenkins' : undefined;
+    test(name, () => {
+      const decision = verdict(data, operation, service);
+      assert.equal(decision.decision, expected);
+      assert.equal(decision.reason, reason);
+      if (expected === 'deny') assert.ok(decision.hint && decision.hint.length > 0, 'a denial carries a hint');
+    });
+  }
+
+  test('every operation a call needs must be allowed', () => {
+    const profile = inline({ allowed_operations: ['gitea.pr.merge'] });
+    const decision = decide(profile, { operations: ['gitea.pr.merge', 'gitea.branch.delete'] }, context);
+    assert.equal(decision.decision, 'deny');
+    assert.deepEqual(decision.operations, ['gitea.pr.merge', 'gitea.branch.delete']);
+    assert.match(decision.determining.rule, /gitea\.branch\.delete/);
+  });
+
+  test('the determining entry names file and line, also for a default deny', () => {
+    const profile = inline({ allowed_operations: ['gitea.read'] });
+    const withLines = { ...profile, file: 'profiles/x.yaml', allowedListLine: 7 };
+    const denied = decide(withLines, { operations: ['gitea.pr.close'] }, context);
+    assert.deepEqual(denied.determining, { file: 'profiles/x.yaml', line: 7, rule: 'default deny: gitea.pr.close is not in allowed_operations' });
+    assert.equal(denied.hint, 'add gitea.pr.close to allowed_operations of profiles/x.yaml');
+  });
+
+  test('condition checks can only turn an allow into a deny, with their failed conditions', () => {
+    const outOfScope: ConditionCheck = () => [{ code: 'repository_out_of_scope', message: 'acme/other is not in repositories.' }];
+    const profile = inline({ allowed_operations: ['gitea.read'] });
+    const decision = decide(profile, { operations: ['gitea.read'], targets: { repository: 'acme/other' } }, { ...context, checks: [outOfScope] });
+    assert.equal(decision.decision, 'deny');
+    assert.equal(decision.reason, 'condition_failed');
+    assert.equal(decision.failed[0]?.code, 'repository_out_of_scope');
+  });
+});
+
+// A tiny seeded PRNG (mulberry32) so the property test is reproducible without dependencies.
+function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('property: adding a forbidden entry or removing an allowed one never turns a deny into an allow', () => {
+  const names = [
+    ...policy.vocabulary.operations.keys(),
+    ...policy.vocabulary.aliases.keys(),
+    'gitea.*', 'gitea.pr.*', 'gitea.issue.*', 'gitea.admin.*', 'pr.close', 'issue.create', 'jenkins.read', 'frobnicate', 'gitea.pr.nope', 'gitea.pr.c*', '',
+  ];
+  test('over 3000 random profiles and requests', () => {
+    const random = prng(20240611);
+    const pick = () => names[Math.floor(random() * names.length)] as string;
+    const list = (max: number) => Array.from({ length: Math.floor(random() * max) }, pick);
+    for (let i = 0; i < 3000; i++) {
+      const data = { allowed_operations: list(8), forbidden_operations: list(4) };
+      const request = pick();
+      const before = verdict(data, request);
+      const added = verdict({ ...data, forbidden_operations: [...data.forbidden_operations, pick()] }, request);
+      const removeAt = Math.floor(random() * Math.max(1, data.allowed_operations.length));
+      const removed = verdict({ ...data, allowed_operations: data.allowed_operations.filter((_, j) => j !== removeAt) }, request);
+      const context = JSON.stringify({ data, request });
+      if (before.decision === 'deny') {
+        assert.equal(added.decision, 'deny', `adding a forbidden entry allowed ${context}`);
+        assert.equal(removed.decision, 'deny', `removing an allowed entry allowed ${context}`);
+      }
+      if (added.decision === 'allow') assert.equal(before.decision, 'allow', context);
+    }
+  });
+});

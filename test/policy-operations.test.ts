@@ -1,0 +1,83 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { defaultSpecPath } from '../src/config/paths.js';
+import { checkPolicies } from '../src/config/policies.js';
+import { mapCall } from '../src/policy/operation-map.js';
+import { policy } from './policy-helpers.js';
+
+const spec = JSON.parse(readFileSync(defaultSpecPath(), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+const specOperations = Object.values(spec.paths).flatMap((item) => Object.entries(item).map(([method, op]) => ({ method, id: op.operationId as string })));
+const rawMap = (parse(readFileSync(policy.operationMap.file, 'utf8')) as { map: Record<string, string[]> }).map;
+
+describe('operation map covers the spec exactly', () => {
+  test('every spec operation is mapped exactly once', () => {
+    const counts = new Map<string, number>();
+    for (const ids of Object.values(rawMap)) for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+    const unmapped = specOperations.filter((op) => !counts.has(op.id)).map((op) => op.id);
+    const twice = [...counts].filter(([, n]) => n > 1).map(([id]) => id);
+    assert.deepEqual(unmapped, []);
+    assert.deepEqual(twice, []);
+  });
+
+  test('every mapped operationId exists in the spec', () => {
+    const ids = new Set(specOperations.map((op) => op.id));
+    assert.deepEqual(Object.values(rawMap).flat().filter((id) => !ids.has(id)), []);
+  });
+
+  test('every mapped canonical name is in the vocabulary, and the policy files are clean', () => {
+    assert.deepEqual(checkPolicies(), []);
+  });
+
+  test('GET operations are reads, admin reads are admin, token listings are credential reads', () => {
+    for (const op of specOperations.filter((o) => o.method === 'get')) {
+      const mapped = mapCall(policy.operationMap, op.id, {});
+      assert.ok(mapped.ok);
+      assert.ok(['gitea.read', 'gitea.admin.read', 'gitea.token.list'].includes(mapped.operations[0] as string), op.id);
+    }
+    const adminRead = mapCall(policy.operationMap, 'adminSearchUsers', {});
+    assert.deepEqual(adminRead.ok && adminRead.operations, ['gitea.admin.read']);
+  });
+});
+
+describe('argument rules', () => {
+  const at = { owner: 'acme', repo: 'widgets', index: 3 };
+  const cases: [string, string, unknown, string[] | string][] = [
+    ['PR edit closing', 'repoEditPullRequest', { ...at, body: { state: 'closed' } }, ['gitea.pr.close']],
+    ['PR edit reopening', 'repoEditPullRequest', { ...at, body: { state: 'open' } }, ['gitea.pr.edit']],
+    ['PR edit title', 'repoEditPullRequest', { ...at, body: { title: 'x', base: 'main' } }, ['gitea.pr.edit']],
+    ['PR edit unknown state', 'repoEditPullRequest', { ...at, body: { state: 'CLOSED' } }, 'unknown_argument_value'],
+    ['review APPROVED', 'repoCreatePullReview', { ...at, body: { event: 'APPROVED' } }, ['gitea.pr.approve']],
+    ['review REQUEST_CHANGES', 'repoCreatePullReview', { ...at, body: { event: 'REQUEST_CHANGES' } }, ['gitea.pr.request_changes']],
+    ['review COMMENT', 'repoCreatePullReview', { ...at, body: { event: 'COMMENT' } }, ['gitea.pr.review']],
+    ['review PENDING', 'repoCreatePullReview', { ...at, body: { event: 'PENDING' } }, ['gitea.pr.review']],
+    ['submit review APPROVED', 'repoSubmitPullReview', { ...at, id: 9, body: { event: 'APPROVED' } }, ['gitea.pr.approve']],
+    ['review unknown event', 'repoCreatePullReview', { ...at, body: { event: 'approved' } }, 'unknown_argument_value'],
+    ['review REQUEST_REVIEW', 'repoSubmitPullReview', { ...at, id: 9, body: { event: 'REQUEST_REVIEW' } }, 'unknown_argument_value'],
+    ['review without event', 'repoCreatePullReview', { ...at, body: {} }, 'missing_argument'],
+    ['issue edit closing', 'issueEditIssue', { ...at, body: { state: 'closed' } }, ['gitea.issue.close']],
+    ['issue edit body', 'issueEditIssue', { ...at, body: { body: 'x' } }, ['gitea.issue.edit']],
+    ['issue comment is never a review', 'issueCreateComment', { ...at, body: { body: 'LGTM, APPROVED' } }, ['gitea.issue.comment']],
+    ['merge', 'repoMergePullRequest', { ...at, body: { Do: 'merge' } }, ['gitea.pr.merge']],
+    ['force merge', 'repoMergePullRequest', { ...at, body: { Do: 'merge', force_merge: true } }, ['gitea.pr.merge', 'gitea.pr.force_merge']],
+    ['merge deleting the branch', 'repoMergePullRequest', { ...at, body: { Do: 'squash', delete_branch_after_merge: true } }, ['gitea.pr.merge', 'gitea.branch.delete']],
+    ['both widenings', 'repoMergePullRequest', { ...at, body: { Do: 'merge', force_merge: true, delete_branch_after_merge: true } }, ['gitea.pr.merge', 'gitea.pr.force_merge', 'gitea.branch.delete']],
+    ['force_merge as a string', 'repoMergePullRequest', { ...at, body: { force_merge: 'true' } }, 'unknown_argument_value'],
+    ['contents API write', 'repoCreateFile', { ...at, filepath: 'a.txt', body: { content: 'eA==' } }, ['gitea.repo.commit']],
+    ['multi-file change', 'repoChangeFiles', { ...at, body: { files: [] } }, ['gitea.repo.commit']],
+    ['release draft', 'repoCreateRelease', { ...at, body: { tag_name: 'v1', draft: true } }, ['gitea.release.create']],
+    ['release published', 'repoCreateRelease', { ...at, body: { tag_name: 'v1' } }, ['gitea.release.publish']],
+    ['sudo widens any call', 'repoGet', { ...at, sudo: 'bob' }, ['gitea.read', 'gitea.admin.sudo']],
+    ['token minting', 'userCreateToken', { username: 'alice', body: { name: 't' } }, ['gitea.token.create']],
+    ['runner registration token', 'repoCreateRunnerRegistrationToken', at, ['gitea.runner.register']],
+    ['unknown operationId', 'repoFrobnicate', at, 'unknown_operation_id'],
+  ];
+  for (const [name, operationId, args, expected] of cases) {
+    test(name, () => {
+      const mapped = mapCall(policy.operationMap, operationId, args);
+      if (Array.isArray(expected)) assert.deepEqual(mapped.ok && mapped.operations, expected);
+      else assert.equal(!mapped.ok && mapped.reason, expected);
+    });
+  }
+});
