@@ -51,11 +51,13 @@ function requestHandler(options: HttpTransportOptions, createServer: () => Serve
   const limiter = new RateLimiter(options.rateLimitPerMinute, options.now);
 
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const refused = (status: number, why: string) => logger.warn({ remote: req.socket.remoteAddress, status }, `request refused: ${why}`);
     if (!hostAllowed(req.headers.host, allowed)) {
+      refused(403, 'Host header not allowed');
       sendJson(res, 403, { error: 'host_not_allowed', hint: 'add this host name to ALLOWED_HOSTS or PUBLIC_BASE_URL' });
       return;
     }
-    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const pathname = (req.url ?? '/').split('?')[0] ?? '/';
     if (pathname !== options.path) {
       if (req.method === 'GET' && serveInfoRoute(pathname, res, options.info, options.path)) return;
       sendJson(res, 404, { error: 'not_found' });
@@ -64,10 +66,12 @@ function requestHandler(options: HttpTransportOptions, createServer: () => Serve
     const authenticated = bearer === null || bearer.matches(req.headers.authorization);
     const rate = limiter.take(`${req.socket.remoteAddress ?? 'unknown'}|${authenticated ? tokenTag : 'unauthenticated'}`);
     if (!rate.allowed) {
+      refused(429, 'rate limit');
       sendJsonRpcError(res, 429, JsonRpcCode.serverError, 'Too many requests', { 'Retry-After': String(rate.retryAfterSeconds) });
       return;
     }
     if (!authenticated) {
+      refused(401, 'missing or wrong bearer token');
       sendJsonRpcError(res, 401, JsonRpcCode.serverError, 'Unauthorized: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer realm="gitea-warden"' });
       return;
     }
