@@ -1,0 +1,198 @@
+// Pull requests: list, get, create, edit, "is merged", and merge with Gitea's checks in Gitea's
+// order: merged (405) -> closed (404) -> permission (405) -> branch protection approvals unless an
+// admin forces (405) -> head_commit_id (409) -> merge commit; optional head branch deletion.
+import { accessLevel, atLeast, requireSignedIn } from '../auth.js';
+import { bodyObject, noContent, ok, stringField, type RequestContext, type Route } from '../context.js';
+import { ApiError, conflict, forbidden, notFound, unprocessable } from '../errors.js';
+import { mergePull, mergeTrees } from '../merge.js';
+import { ancestors, mergeBase, type Account, type Repo, type Review } from '../model.js';
+import { paginate } from '../pagination.js';
+import { presentPull, protectionFor } from '../present.js';
+import { newIssue } from '../seed.js';
+import { pathPull, pathRepo, type PullIssue } from './lookup.js';
+
+const methodNotAllowed = (message: string): ApiError => new ApiError(405, message);
+
+function pulls(repo: Repo): PullIssue[] {
+  return repo.issues.filter((i): i is PullIssue => i.pull !== null);
+}
+
+function listPulls(ctx: RequestContext) {
+  const repo = pathRepo(ctx);
+  const state = ctx.query.get('state') ?? 'open';
+  const base = ctx.query.get('base_branch');
+  const poster = ctx.query.get('poster');
+  const selected = pulls(repo)
+    .filter((p) => state === 'all' || p.state === state)
+    .filter((p) => !base || p.pull.base === base)
+    .filter((p) => !poster || p.user === poster)
+    .reverse();
+  return paginate(ctx, selected, (page) => page.map((p) => presentPull(ctx.state, repo, p, ctx.caller.doer)));
+}
+
+function createPull(ctx: RequestContext) {
+  const doer = requireSignedIn(ctx.caller);
+  const repo = pathRepo(ctx);
+  const body = bodyObject(ctx);
+  const head = stringField(body, 'head') ?? '';
+  const base = stringField(body, 'base') ?? '';
+  const title = stringField(body, 'title') ?? '';
+  if (title.trim() === '') throw unprocessable('[Title]: Required');
+  const headSha = repo.branches.get(head);
+  const baseSha = repo.branches.get(base);
+  if (headSha === undefined || baseSha === undefined) throw notFound();
+  if (ancestors(repo, baseSha).has(headSha)) throw unprocessable('Invalid PullRequest: There are no changes between the head and the base');
+  const existing = pulls(repo).find((p) => p.state === 'open' && p.pull.head === head && p.pull.base === base);
+  if (existing) throw conflict(`pull request already exists for these targets [id: ${existing.id}, issue_id: ${existing.id}, head_repo_id: ${repo.id}, base_repo_id: ${repo.id}, head_branch: ${head}, base_branch: ${base}]`);
+  const issue = newIssue(ctx.state, repo, { title, body: stringField(body, 'body') ?? '', user: doer.login, created: ctx.state.timestamp() });
+  const pull: PullIssue = Object.assign(issue, {
+    pull: {
+      head,
+      base,
+      headSha,
+      mergeBase: mergeBase(repo, baseSha, headSha) ?? baseSha,
+      merged: false,
+      mergedAt: null,
+      mergedBy: null,
+      mergeCommitSha: null,
+      reviews: [],
+    },
+  });
+  repo.issues.push(pull);
+  return ok(presentPull(ctx.state, repo, pull, doer), 201);
+}
+
+function editPull(ctx: RequestContext) {
+  const doer = requireSignedIn(ctx.caller);
+  const repo = pathRepo(ctx);
+  const pull = pathPull(ctx, repo);
+  if (pull.user !== doer.login && !atLeast(accessLevel(ctx.state, repo, doer), 'write')) throw forbidden('user is not allowed to edit this pull request');
+  const body = bodyObject(ctx);
+  const state = stringField(body, 'state');
+  if (state !== undefined && state !== 'open' && state !== 'closed') throw unprocessable('[State]: must be open or closed');
+  if (state !== undefined && state !== pull.state && pull.pull.merged) {
+    throw conflict('cannot change state of this pull request, it was already merged');
+  }
+  const title = stringField(body, 'title');
+  const text = stringField(body, 'body');
+  if (title !== undefined) pull.title = title;
+  if (text !== undefined) pull.body = text;
+  const at = ctx.state.timestamp();
+  if (state !== undefined && state !== pull.state) {
+    pull.state = state;
+    pull.closedAt = state === 'closed' ? at : null;
+  }
+  pull.updated = at;
+  return ok(presentPull(ctx.state, repo, pull, doer), 201);
+}
+
+/** The latest non-pending review of each reviewer, as Gitea counts them for protection. */
+function latestReviews(reviews: Review[]): Review[] {
+  const latest = new Map<string, Review>();
+  for (const review of reviews) if (review.state !== 'PENDING' && review.state !== 'COMMENT' && !review.dismissed) latest.set(review.user, review);
+  return [...latest.values()];
+}
+
+function protectionProblem(ctx: RequestContext, repo: Repo, pull: PullIssue): string | null {
+  const protection = protectionFor(repo, pull.pull.base);
+  if (!protection) return null;
+  const reviews = latestReviews(pull.pull.reviews).filter((r) => {
+    const reviewer = ctx.state.account(r.user);
+    return reviewer !== undefined && atLeast(accessLevel(ctx.state, repo, reviewer), 'write');
+  });
+  if (protection.blockOnRejectedReviews && reviews.some((r) => r.state === 'REQUEST_CHANGES')) return 'there are requested changes';
+  const approvals = reviews.filter(
+    (r) => r.state === 'APPROVED' && (!protection.dismissStaleApprovals || r.commitId === pull.pull.headSha),
+  ).length;
+  return approvals < protection.requiredApprovals ? 'does not have enough approvals' : null;
+}
+
+function checkMergeable(ctx: RequestContext, repo: Repo, pull: PullIssue, doer: Account, force: boolean): void {
+  if (pull.pull.merged) throw methodNotAllowed('');
+  if (pull.state === 'closed') throw notFound();
+  const level = accessLevel(ctx.state, repo, doer);
+  if (!atLeast(level, 'write')) throw methodNotAllowed('User not allowed to merge PR');
+  if (!repo.branches.has(pull.pull.head) || !repo.branches.has(pull.pull.base)) throw methodNotAllowed('Please try again later');
+  const problem = protectionProblem(ctx, repo, pull);
+  if (problem !== null && !(force && atLeast(level, 'admin'))) throw methodNotAllowed(problem);
+}
+
+const mergeStyles = ['merge', 'rebase', 'rebase-merge', 'squash', 'fast-forward-only', 'manually-merged'];
+
+function merge(ctx: RequestContext) {
+  const doer = requireSignedIn(ctx.caller);
+  const repo = pathRepo(ctx, 'write');
+  const pull = pathPull(ctx, repo);
+  // Go decodes JSON field names case-insensitively, so `Do` and `do` both work against Gitea.
+  const body = Object.fromEntries(Object.entries(bodyObject(ctx)).map(([k, v]) => [k.toLowerCase(), v]));
+  const style = stringField(body, 'do') ?? '';
+  if (!mergeStyles.includes(style)) throw unprocessable('[Do]: Required');
+  checkMergeable(ctx, repo, pull, doer, body.force_merge === true);
+  if (style !== 'merge' && style !== 'squash' && style !== 'fast-forward-only') {
+    throw methodNotAllowed(`${style} is not allowed an allowed merge style for this repository`);
+  }
+  const expected = stringField(body, 'head_commit_id') ?? '';
+  if (expected !== '' && expected !== pull.pull.headSha) throw conflict('head out of date');
+  const title = stringField(body, 'merge_title_field') ?? '';
+  const message = title.trim() || `Merge pull request '${pull.title}' (#${pull.number}) from ${pull.pull.head} into ${pull.pull.base}`;
+  if (style === 'merge') mergePull(ctx.state, repo, pull, { doer: doer.login, message, deleteBranch: false });
+  else landWithoutMergeCommit(ctx, repo, pull, doer, style, message);
+  if (body.delete_branch_after_merge === true) deleteHeadAfterMerge(repo, pull);
+  return { status: 200 };
+}
+
+/** squash: one new commit on the base; fast-forward-only: the base moves to the head. */
+function landWithoutMergeCommit(ctx: RequestContext, repo: Repo, pull: PullIssue, doer: Account, style: string, message: string): void {
+  const baseHead = repo.branches.get(pull.pull.base) as string;
+  let landed = pull.pull.headSha;
+  if (style === 'fast-forward-only') {
+    if (!ancestors(repo, pull.pull.headSha).has(baseHead)) throw conflict('merge push out of date');
+  } else {
+    const tree = (sha: string | null) => (sha ? (repo.commits.get(sha)?.tree ?? {}) : {});
+    landed = ctx.state.addCommit(repo, {
+      parents: [baseHead],
+      message,
+      author: { name: doer.fullName || doer.login, email: doer.email, login: doer.login },
+      date: ctx.state.timestamp(),
+      tree: mergeTrees(tree(mergeBase(repo, baseHead, pull.pull.headSha)), tree(baseHead), tree(pull.pull.headSha)),
+    }).sha;
+  }
+  const at = ctx.state.timestamp();
+  ctx.state.moveBranch(repo, pull.pull.base, landed);
+  Object.assign(pull.pull, { merged: true, mergedAt: at, mergedBy: doer.login, mergeCommitSha: landed, mergeBase: baseHead });
+  Object.assign(pull, { state: 'closed', closedAt: at, updated: at });
+}
+
+/** Gitea skips the deletion silently when the branch is protected or still heads another open PR. */
+function deleteHeadAfterMerge(repo: Repo, pull: PullIssue): void {
+  const head = pull.pull.head;
+  if (head === repo.defaultBranch || protectionFor(repo, head)) return;
+  if (pulls(repo).some((p) => p !== pull && p.state === 'open' && p.pull.head === head)) return;
+  repo.branches.delete(head);
+}
+
+export const pullRoutes: Route[] = [
+  { method: 'GET', path: '/repos/{owner}/{repo}/pulls', operationId: 'repoListPullRequests', handler: listPulls },
+  { method: 'POST', path: '/repos/{owner}/{repo}/pulls', operationId: 'repoCreatePullRequest', handler: createPull },
+  {
+    method: 'GET',
+    path: '/repos/{owner}/{repo}/pulls/{index}',
+    operationId: 'repoGetPullRequest',
+    handler: (ctx) => {
+      const repo = pathRepo(ctx);
+      return ok(presentPull(ctx.state, repo, pathPull(ctx, repo), ctx.caller.doer));
+    },
+  },
+  { method: 'PATCH', path: '/repos/{owner}/{repo}/pulls/{index}', operationId: 'repoEditPullRequest', handler: editPull },
+  {
+    method: 'GET',
+    path: '/repos/{owner}/{repo}/pulls/{index}/merge',
+    operationId: 'repoPullRequestIsMerged',
+    handler: (ctx) => {
+      const pull = pathPull(ctx, pathRepo(ctx));
+      if (!pull.pull.merged) throw notFound();
+      return noContent();
+    },
+  },
+  { method: 'POST', path: '/repos/{owner}/{repo}/pulls/{index}/merge', operationId: 'repoMergePullRequest', handler: merge },
+];

@@ -1,0 +1,267 @@
+// The sandbox's in-memory world: accounts, repositories with a real commit graph, pull requests,
+// reviews, issues, labels, webhooks, tokens and OAuth2 apps. Plain data plus the few rules that
+// keep it consistent (a branch move updates the open pull requests that follow that branch).
+import { createHash } from 'node:crypto';
+
+export type AccessLevel = 'none' | 'read' | 'write' | 'admin';
+export type TeamPermission = 'read' | 'write' | 'admin' | 'owner';
+
+export interface Account {
+  id: number;
+  login: string;
+  fullName: string;
+  email: string;
+  isAdmin: boolean;
+  isOrg: boolean;
+  password: string;
+  created: string;
+}
+
+export interface Team {
+  name: string;
+  permission: TeamPermission;
+  members: string[];
+}
+
+export interface Author {
+  name: string;
+  email: string;
+  login: string | null;
+}
+
+/** A file tree as a snapshot: path -> content (text). */
+export type Tree = Record<string, string>;
+
+export interface Commit {
+  sha: string;
+  parents: string[];
+  message: string;
+  author: Author;
+  date: string;
+  tree: Tree;
+}
+
+export interface Protection {
+  ruleName: string;
+  requiredApprovals: number;
+  enablePush: boolean;
+  dismissStaleApprovals: boolean;
+  blockOnRejectedReviews: boolean;
+  created: string;
+  updated: string;
+}
+
+export type ReviewState = 'APPROVED' | 'REQUEST_CHANGES' | 'COMMENT' | 'PENDING';
+
+export interface Review {
+  id: number;
+  user: string;
+  state: ReviewState;
+  body: string;
+  commitId: string;
+  dismissed: boolean;
+  submitted: string;
+}
+
+export interface Comment {
+  id: number;
+  user: string;
+  body: string;
+  created: string;
+  updated: string;
+}
+
+export interface PullState {
+  head: string;
+  base: string;
+  headSha: string;
+  mergeBase: string;
+  merged: boolean;
+  mergedAt: string | null;
+  mergedBy: string | null;
+  mergeCommitSha: string | null;
+  reviews: Review[];
+}
+
+export interface Issue {
+  id: number;
+  number: number;
+  title: string;
+  body: string;
+  user: string;
+  state: 'open' | 'closed';
+  labels: number[];
+  comments: Comment[];
+  created: string;
+  updated: string;
+  closedAt: string | null;
+  pull: PullState | null;
+}
+
+export interface Label {
+  id: number;
+  name: string;
+  color: string;
+  description: string;
+}
+
+export interface Hook {
+  id: number;
+  type: string;
+  config: Record<string, string>;
+  events: string[];
+  active: boolean;
+  branchFilter: string;
+  authorizationHeader: string;
+  created: string;
+  updated: string;
+}
+
+export interface Repo {
+  id: number;
+  owner: string;
+  name: string;
+  private: boolean;
+  description: string;
+  defaultBranch: string;
+  created: string;
+  updated: string;
+  commits: Map<string, Commit>;
+  branches: Map<string, string>;
+  protections: Protection[];
+  collaborators: Map<string, AccessLevel>;
+  issues: Issue[];
+  labels: Label[];
+  hooks: Hook[];
+}
+
+export interface AccessToken {
+  id: number;
+  owner: string;
+  name: string;
+  value: string;
+  scopes: string[];
+  created: string;
+}
+
+export interface OAuth2App {
+  id: number;
+  owner: string;
+  name: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUris: string[];
+  confidential: boolean;
+  skipSecondaryAuthorization: boolean;
+  created: string;
+}
+
+/** Hashes exactly as git does for a blob, so `sha` of a file is the real git blob id. */
+export function blobSha(content: string): string {
+  const bytes = Buffer.from(content, 'utf8');
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex');
+}
+
+export class SandboxState {
+  baseUrl = 'http://127.0.0.1';
+  readonly accounts = new Map<string, Account>();
+  readonly teams = new Map<string, Team[]>();
+  readonly repos: Repo[] = [];
+  readonly tokens: AccessToken[] = [];
+  readonly oauth2Apps: OAuth2App[] = [];
+  private nextIds = new Map<string, number>();
+  private lastTime = 0;
+
+  /** Ids per kind, from 1, the way Gitea's tables count. */
+  nextId(kind: string): number {
+    const id = (this.nextIds.get(kind) ?? 0) + 1;
+    this.nextIds.set(kind, id);
+    return id;
+  }
+
+  /** Gitea's RFC 3339 seconds, strictly increasing so commit order and history order agree. */
+  timestamp(): string {
+    this.lastTime = Math.max(Math.floor(Date.now() / 1000) * 1000, this.lastTime + 1000);
+    return new Date(this.lastTime).toISOString().replace('.000Z', 'Z');
+  }
+
+  account(login: string): Account | undefined {
+    return this.accounts.get(login.toLowerCase());
+  }
+
+  repo(owner: string, name: string): Repo | undefined {
+    const o = owner.toLowerCase();
+    const n = name.toLowerCase();
+    return this.repos.find((r) => r.owner.toLowerCase() === o && r.name.toLowerCase() === n);
+  }
+
+  /** Records a commit in the repository and returns it; the sha covers parents, message, author, date and tree. */
+  addCommit(repo: Repo, parts: Omit<Commit, 'sha'>): Commit {
+    const sha = createHash('sha1')
+      .update(JSON.stringify([repo.id, parts.parents, parts.message, parts.author, parts.date, parts.tree]))
+      .digest('hex');
+    const commit: Commit = { sha, ...parts };
+    repo.commits.set(sha, commit);
+    return commit;
+  }
+
+  /** Moves a branch and keeps every open pull request whose head is that branch on the new head. */
+  moveBranch(repo: Repo, branch: string, sha: string): void {
+    repo.branches.set(branch, sha);
+    repo.updated = this.timestamp();
+    for (const issue of repo.issues) {
+      const pull = issue.pull;
+      if (pull && !pull.merged && issue.state === 'open' && pull.head === branch) pull.headSha = sha;
+    }
+  }
+}
+
+/** All ancestors of `sha` including itself. */
+export function ancestors(repo: Repo, sha: string): Set<string> {
+  const seen = new Set<string>();
+  const stack = [sha];
+  while (stack.length > 0) {
+    const current = stack.pop() as string;
+    if (seen.has(current)) continue;
+    seen.add(current);
+    stack.push(...(repo.commits.get(current)?.parents ?? []));
+  }
+  return seen;
+}
+
+/** Commits reachable from `head` but not from `base`, newest first (git log base..head). */
+export function commitsBetween(repo: Repo, base: string, head: string): Commit[] {
+  const excluded = ancestors(repo, base);
+  const result = [...ancestors(repo, head)]
+    .filter((sha) => !excluded.has(sha))
+    .map((sha) => repo.commits.get(sha))
+    .filter((c): c is Commit => c !== undefined);
+  return result.sort((a, b) => (a.date < b.date ? 1 : a.date > b.date ? -1 : 0));
+}
+
+/** The newest common ancestor of two commits (by date among the shared ancestors). */
+export function mergeBase(repo: Repo, a: string, b: string): string | null {
+  const fromA = ancestors(repo, a);
+  const shared = [...ancestors(repo, b)].filter((sha) => fromA.has(sha));
+  const commits = shared.map((sha) => repo.commits.get(sha)).filter((c): c is Commit => c !== undefined);
+  commits.sort((x, y) => (x.date < y.date ? 1 : x.date > y.date ? -1 : 0));
+  return commits[0]?.sha ?? null;
+}
+
+export interface FileChange {
+  filename: string;
+  status: 'added' | 'modified' | 'deleted';
+}
+
+/** Files that differ between two tree snapshots. */
+export function diffTrees(before: Tree, after: Tree): FileChange[] {
+  const paths = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  const changes: FileChange[] = [];
+  for (const filename of paths) {
+    const a = before[filename];
+    const b = after[filename];
+    if (a === b) continue;
+    changes.push({ filename, status: a === undefined ? 'added' : b === undefined ? 'deleted' : 'modified' });
+  }
+  return changes;
+}
