@@ -66,7 +66,7 @@ const mcpHeaders = (token: string | null = TOKEN): Record<string, string> => ({
 
 async function connectClient(url: string, token: string | null): Promise<Client> {
   const client = new Client({ name: 'transport-test', version: '0.0.0' });
-  const headers = token === null ? {} : { Authorization: `Bearer ${token}` };
+  const headers: Record<string, string> = token === null ? {} : { Authorization: `Bearer ${token}` };
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return client;
 }
