@@ -1,0 +1,198 @@
+import { test, describe, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Readable } from 'node:stream';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run as check } from '../src/cli/check.js';
+import { run as explain } from '../src/cli/explain.js';
+import { run as diff } from '../src/cli/diff.js';
+import { run as migrate } from '../src/cli/migrate.js';
+import { BatchDecider, decideLines } from '../src/cli/decide.js';
+import { loadProfile } from '../src/config/profiles.js';
+import { capture, policy } from './policy-helpers.js';
+
+const fixtures = 'test/fixtures/profiles';
+const temp = mkdtempSync(join(tmpdir(), 'warden-policy-'));
+after(() => rmSync(temp, { recursive: true, force: true }));
+
+describe('gitea-warden check', () => {
+  test('the reference profiles and policies are clean', async () => {
+    const result = await capture(check, []);
+    assert.equal(result.code, 0, result.stdout);
+  });
+
+  const expected: [string, string, number | null][] = [
+    ['bad-schema.yaml', 'schema', 6],
+    ['bad-unknown.yaml', 'unknown_operation', 7],
+    ['bad-ambiguous.yaml', 'ambiguous_operation', 7],
+    ['bad-legacy.yaml', 'legacy_alias', 7],
+    ['bad-overlap.yaml', 'allowed_forbidden_overlap', 7],
+    ['bad-forbidden-typo.yaml', 'unnormalizable_forbidden', 8],
+    ['bad-role-merger.yaml', 'role_invariant', 8],
+    ['bad-role-author.yaml', 'role_invariant', 8],
+    ['bad-role-reviewer.yaml', 'role_invariant', 8],
+    ['bad-role-reconciler.yaml', 'role_invariant', 9],
+    ['bad-capability.yaml', 'capability_contradiction', 8],
+    ['bad-credential.yaml', 'inline_credential', 6],
+    ['bad-token-field.json', 'inline_credential', 6],
+    ['bad-conflict.yaml', 'merge_conflict', 6],
+    ['bad-duplicate.yaml', 'duplicate_operation', 8],
+  ];
+  for (const [file, code, line] of expected) {
+    test(`${file}: ${code} at line ${line}`, async () => {
+      const result = await capture(check, [join(fixtures, file)]);
+      assert.equal(result.code, 1);
+      assert.ok(result.stdout.includes(`${fixtures}/${file}:${line}: `) && result.stdout.includes(` ${code}: `), result.stdout);
+    });
+  }
+
+  test('credential values never appear in the output', async () => {
+    const result = await capture(check, [join(fixtures, 'bad-credential.yaml'), join(fixtures, 'bad-token-field.json')]);
+    assert.ok(!result.stdout.includes('0123456789abcdef') && !result.stdout.includes('not-an-env-name'));
+  });
+
+  test('json and sarif name file, line and rule', async () => {
+    const json = JSON.parse((await capture(check, ['--format', 'json', join(fixtures, 'bad-role-merger.yaml')])).stdout);
+    assert.deepEqual(json.findings.map((f: { code: string; line: number }) => [f.code, f.line]), [['role_invariant', 8]]);
+    const sarif = JSON.parse((await capture(check, ['--format', 'sarif', join(fixtures, 'bad-role-merger.yaml')])).stdout);
+    assert.equal(sarif.version, '2.1.0');
+    const result = sarif.runs[0].results[0];
+    assert.equal(result.ruleId, 'role_invariant');
+    assert.deepEqual(result.locations[0].physicalLocation, { artifactLocation: { uri: `${fixtures}/bad-role-merger.yaml` }, region: { startLine: 8 } });
+    assert.ok(sarif.runs[0].tool.driver.rules.some((r: { id: string }) => r.id === 'role_invariant'));
+  });
+
+  test('unusable input exits 2', async () => {
+    assert.equal((await capture(check, [join(temp, 'missing.yaml')])).code, 2);
+    assert.equal((await capture(check, [temp])).code, 2);
+  });
+
+  test('a multi-identity config is checked and its identities load by key, name or alias', async () => {
+    assert.equal((await capture(check, [join(fixtures, 'config-good.yaml')])).code, 0);
+    for (const name of ['reconciler', 'dev-reconciler', 'prgs-reconciler']) {
+      assert.equal(loadProfile(`${fixtures}/config-good.yaml#${name}`, policy).name, 'dev-reconciler');
+    }
+    assert.throws(() => loadProfile(`${fixtures}/config-good.yaml`, policy), /2 profiles match/);
+  });
+});
+
+describe('gitea-warden decide --batch', () => {
+  test('one answer line per request, in order; bad lines get invalid_request and processing continues', async () => {
+    const requests = [
+      { profile: 'profiles/gitea-reconciler.yaml', operation: 'gitea.pr.close' },
+      'this is not json',
+      { profile: 'profiles/gitea-merger.yaml', operation_id: 'repoMergePullRequest', arguments: { owner: 'a', repo: 'b', index: 3, body: { Do: 'merge', force_merge: true } } },
+      { profile: { allowed_operations: ['gitea.pr.*'], forbidden_operations: ['approve'] }, operation: 'gitea.pr.approve' },
+      { profile: 'profiles/gitea-reviewer.yaml', operation_id: 'repoCreatePullReview', arguments: { owner: 'a', repo: 'b', index: 3, body: { event: 'APPROVED' } } },
+      { profile: 'profiles/gitea-reconciler.yaml', operation: 'pr.close' },
+      { operation: 'gitea.read' },
+      { profile: 'profiles/missing.yaml', operation: 'gitea.read' },
+    ];
+    const input = Readable.from(requests.map((r) => `${typeof r === 'string' ? r : JSON.stringify(r)}\n`));
+    const lines: string[] = [];
+    await decideLines(input, (line) => lines.push(line), new BatchDecider(policy, { vocabulary: policy.vocabulary }));
+    const answers = lines.map((line) => JSON.parse(line));
+    assert.deepEqual(answers.map((a) => [a.decision, a.reason]), [
+      ['allow', 'allowed'],
+      ['deny', 'invalid_request'],
+      ['deny', 'forbidden'],
+      ['deny', 'forbidden'],
+      ['allow', 'allowed'],
+      ['deny', 'ambiguous_operation'],
+      ['deny', 'invalid_request'],
+      ['deny', 'invalid_profile'],
+    ]);
+    assert.deepEqual(answers[2].operations, ['gitea.pr.merge', 'gitea.pr.force_merge']);
+    assert.deepEqual(answers[0].determining, { file: 'profiles/gitea-reconciler.yaml', line: 10, rule: 'allowed_operations: gitea.pr.close' });
+  });
+});
+
+describe('gitea-warden explain', () => {
+  test('a denial names the verdict, operation, determining file:line and the namespace that holds it', async () => {
+    const result = await capture(explain, ['--profile', 'profiles/gitea-reconciler.yaml', '--operation', 'approve']);
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /^DENY/);
+    assert.match(result.stdout, /operations:\s+gitea\.pr\.approve/);
+    assert.match(result.stdout, /profiles\/gitea-reconciler\.yaml:\d+\s+forbidden_operations: gitea\.pr\.approve/);
+    assert.match(result.stdout, /gitea-reviewer namespace/);
+  });
+
+  test('a catalog tool with arguments maps through the operation rules', async () => {
+    const args = JSON.stringify({ owner: 'a', repo: 'b', index: 1, body: { state: 'closed' } });
+    const result = await capture(explain, ['--profile', 'profiles/gitea-reconciler.yaml', '--tool', 'gitea_pulls_edit', '--args', args]);
+    assert.equal(result.code, 0, result.stdout + result.stderr);
+    assert.match(result.stdout, /^ALLOW/);
+    assert.match(result.stdout, /gitea\.pr\.close/);
+  });
+});
+
+describe('gitea-warden diff', () => {
+  const write = (name: string, allowed: string[], forbidden: string[] = []) => {
+    const file = join(temp, name);
+    writeFileSync(file, JSON.stringify({ profile_name: 'x', role: 'author', authenticated_username: 'alice', token_source_name: 'T', allowed_operations: allowed, forbidden_operations: forbidden }));
+    return file;
+  };
+
+  test('exit 1 on gained access (after normalization and wildcards), unless --allow-gain', async () => {
+    const before = write('old.json', ['read', 'push']);
+    const after = write('new.json', ['gitea.read', 'gitea.branch.push', 'gitea.wiki.*']);
+    const result = await capture(diff, ['--format', 'json', before, after]);
+    assert.equal(result.code, 1);
+    assert.deepEqual(JSON.parse(result.stdout), { gained: ['gitea.wiki.delete', 'gitea.wiki.edit'], lost: [] });
+    assert.equal((await capture(diff, ['--allow-gain', before, after])).code, 0);
+  });
+
+  test('a forbidden change counts; losing access alone exits 0', async () => {
+    const before = write('a.json', ['gitea.read', 'gitea.branch.push']);
+    const after = write('b.json', ['gitea.read', 'gitea.branch.push'], ['push']);
+    const result = await capture(diff, ['--format', 'json', before, after]);
+    assert.equal(result.code, 0);
+    assert.deepEqual(JSON.parse(result.stdout), { gained: [], lost: ['gitea.branch.push'] });
+  });
+});
+
+describe('gitea-warden migrate', () => {
+  const legacy = `# legacy reconciler profile
+profile_name: legacy-reconciler
+role: reconciler
+authenticated_username: dave
+token_source_name: GITEA_RECONCILER_TOKEN
+allowed_operations:
+  - read          # everything readable
+  - pr.close
+  - issue.close
+forbidden_operations: [approve, merge, review, pr.create, push, commit]
+`;
+
+  test('dry run prints canonical names, keeps comments and leaves the file alone', async () => {
+    const file = join(temp, 'legacy.yaml');
+    writeFileSync(file, legacy);
+    const result = await capture(migrate, ['-i', file]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /# legacy reconciler profile/);
+    assert.match(result.stdout, /- gitea\.read # everything readable/);
+    assert.match(result.stdout, /gitea\.pr\.close/);
+    assert.match(result.stdout, /gitea\.issue\.close/);
+    assert.match(result.stdout, /gitea\.pr\.approve/);
+    assert.equal(readFileSync(file, 'utf8'), legacy);
+  });
+
+  test('-w writes after a backup, and the result checks clean', async () => {
+    const file = join(temp, 'legacy-w.yaml');
+    writeFileSync(file, legacy);
+    const backup = join(temp, 'legacy-w.backup');
+    const result = await capture(migrate, ['-i', file, '-w', '--backup', backup]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(readFileSync(backup, 'utf8'), legacy);
+    assert.equal((await capture(check, [file])).code, 0);
+  });
+
+  test('-o writes elsewhere; an entry with no replacement is reported and blocks writing', async () => {
+    const file = join(temp, 'typo.yaml');
+    copyFileSync(join(fixtures, 'bad-forbidden-typo.yaml'), file);
+    const result = await capture(migrate, ['-i', file, '-w', '-o', join(temp, 'out.yaml')]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /no canonical replacement/);
+  });
+});
