@@ -1,0 +1,54 @@
+// policies/guards.yaml loads and validates; a bad or unreadable file fails closed with file:line and path.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadGuardsConfig } from '../src/config/guards.js';
+import { DocumentError } from '../src/config/document.js';
+
+const GOOD = `merge: { require_head_sha: true, require_independent_approval: true }
+cleanup: { protected_branches: [main], preserved_refs: ['evidence/**'] }
+facts: { page_size: 50, max_pages: 20 }
+profiles:
+  gitea-merger: { merge: { require_independent_approval: false } }
+`;
+
+describe('guards.yaml loader', () => {
+  test('the shipped policies/guards.yaml protects main, master, dev and keeps evidence refs', () => {
+    const config = loadGuardsConfig();
+    assert.deepEqual(config.cleanup.protected_branches, ['main', 'master', 'dev']);
+    assert.ok(config.cleanup.preserved_refs.includes('evidence/**'));
+    assert.deepEqual(config.merge, { require_head_sha: true, require_independent_approval: true });
+  });
+
+  const bad: Array<[string, string, RegExp]> = [
+    ['a setting turned into a string', GOOD.replace('require_head_sha: true', "require_head_sha: 'no'"), /:1: schema: \/merge\/require_head_sha: must be boolean/],
+    ['an unknown field', `${GOOD}self_review: off\n`, /\/self_review: unknown field/],
+    ['a missing section', GOOD.replace(/^cleanup:.*\n/m, ''), /missing required field 'cleanup'/],
+    ['an unknown override', GOOD.replace('require_independent_approval: false', 'skip_self_merge: true'), /:5: schema: \/profiles\/gitea-merger\/merge\/skip_self_merge: unknown field/],
+    ['a page bound of zero', GOOD.replace('max_pages: 20', 'max_pages: 0'), /\/facts\/max_pages/],
+    ['YAML that does not parse', 'merge: [unclosed\n', /not valid YAML/],
+  ];
+  for (const [name, text, message] of bad) {
+    test(`fails closed on ${name}`, (t) => {
+      const dir = mkdtempSync(join(tmpdir(), 'warden-guards-'));
+      t.after(() => rmSync(dir, { recursive: true, force: true }));
+      const file = join(dir, 'guards.yaml');
+      writeFileSync(file, text);
+      assert.throws(() => loadGuardsConfig(file), (error: unknown) => error instanceof DocumentError && message.test(error.message));
+    });
+  }
+
+  test('a bad value is named by its path, never echoed', (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'warden-guards-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'guards.yaml');
+    writeFileSync(file, GOOD.replace('max_pages: 20', 'max_pages: s3cr3t-value'));
+    assert.throws(() => loadGuardsConfig(file), (error: unknown) => error instanceof Error && !error.message.includes('s3cr3t'));
+  });
+
+  test('an unreadable file fails closed', () => {
+    assert.throws(() => loadGuardsConfig(join(tmpdir(), 'warden-no-such-dir', 'guards.yaml')), /cannot read file \(ENOENT\)/);
+  });
+});

@@ -1,0 +1,310 @@
+// The fact gatherers and the guarded reconciler actions against a fake Gitea (FactReader + GiteaWriter):
+// unreadable, missing or malformed facts deny, and a write happens only after every check passed.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gatherCallFacts, readBranch, readCompare, readProtectionRules, readPull, readReviews } from '../src/gitea/facts.js';
+import { cleanupMergedPrBranch, reconcileAlreadyLandedPr } from '../src/gitea/reconcile.js';
+import type { FactReader, GiteaWriter, ReadResult, WriteResult } from '../src/gitea/types.js';
+import { callGuardsFor, judgeCall } from '../src/policy/guards/call-guards.js';
+import { cleanupConfirmation, judgeCleanup, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
+import { judgeReconcileLanded } from '../src/policy/guards/reconcile-landed-guard.js';
+import type { BranchPatterns, FactBounds, MergeSettings } from '../src/policy/guards/settings.js';
+import { applyGuardVerdict } from '../src/policy/guards/verdict.js';
+import type { Decision } from '../src/policy/decision.js';
+
+type Answer = ReadResult | 'throw';
+type Query = Record<string, string | number | boolean> | undefined;
+
+/** A fake Gitea: routes keyed by path; every GET and write is recorded. */
+class FakeGitea implements FactReader, GiteaWriter {
+  readonly reads: Array<{ path: string; query: Query }> = [];
+  readonly writes: string[] = [];
+  writeStatus: Record<string, number> = {};
+  constructor(readonly routes: Record<string, Answer | ((query: Query) => Answer)>) {}
+
+  async get(path: string, query?: Record<string, string | number | boolean>): Promise<ReadResult> {
+    this.reads.push({ path, query });
+    const route = this.routes[path];
+    const answer = typeof route === 'function' ? route(query) : (route ?? { status: 404, data: { message: 'not found' } });
+    if (answer === 'throw') throw new Error('connect ECONNREFUSED');
+    return answer;
+  }
+  private async write(what: string): Promise<WriteResult> {
+    this.writes.push(what);
+    return { status: this.writeStatus[what.split(' ')[0] ?? ''] ?? 204 };
+  }
+  deleteBranch(owner: string, repo: string, branch: string): Promise<WriteResult> {
+    return this.write(`delete ${owner}/${repo} ${branch}`);
+  }
+  closePull(owner: string, repo: string, index: number): Promise<WriteResult> {
+    return this.write(`close ${owner}/${repo} #${index}`);
+  }
+  commentIssue(owner: string, repo: string, index: number, body: string): Promise<WriteResult> {
+    return this.write(`comment ${owner}/${repo} #${index} ${body}`);
+  }
+}
+
+const R = '/repos/acme/app';
+const BOUNDS: FactBounds = { page_size: 2, max_pages: 3 };
+const ok = (data: unknown): ReadResult => ({ status: 200, data });
+
+function giteaPull(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    number: 7,
+    state: 'closed',
+    merged: true,
+    user: { login: 'alice' },
+    head: { ref: 'feature/x', sha: 'h2', repo: { full_name: 'acme/app' } },
+    base: { ref: 'main', sha: 'm1' },
+    ...overrides,
+  };
+}
+
+/** Paginated list answers: items split by limit, then empty pages. */
+function pages(items: unknown[]): (query: Query) => Answer {
+  return (query) => {
+    const page = Number(query?.page ?? 1);
+    const limit = Number(query?.limit ?? 50);
+    return ok(items.slice((page - 1) * limit, page * limit));
+  };
+}
+
+/** A repository where PR #7 (feature/x at h2) is merged into main (m5) and cleanup should pass. */
+function mergedRepo(overrides: Record<string, Answer | ((query: Query) => Answer)> = {}): FakeGitea {
+  return new FakeGitea({
+    [`${R}/pulls/7`]: ok(giteaPull()),
+    [`${R}/branches/main`]: ok({ name: 'main', commit: { id: 'm5' }, protected: true }),
+    [`${R}/branches/feature/x`]: ok({ name: 'feature/x', commit: { id: 'h2' }, protected: false }),
+    [`${R}/compare/m5...h2`]: ok({ total_commits: 0, commits: [] }),
+    [`${R}/branch_protections`]: ok([{ rule_name: 'main' }, { branch_name: 'release/*' }]),
+    [`${R}/pulls`]: pages([{ number: 8, head: { ref: 'feature/y', repo: { full_name: 'acme/app' } } }]),
+    ...overrides,
+  });
+}
+
+describe('fact gatherers', () => {
+  const ref = { owner: 'acme', repo: 'app', index: 7 };
+
+  test('a readable pull request becomes facts, the author from user.login', async () => {
+    const fact = await readPull(mergedRepo(), ref);
+    assert.deepEqual(fact, {
+      ok: true,
+      value: { number: 7, author: 'alice', state: 'closed', merged: true, headSha: 'h2', headRef: 'feature/x', headRepo: 'acme/app', baseRef: 'main' },
+    });
+  });
+
+  const unreadable: Array<[string, Answer, RegExp]> = [
+    ['404', { status: 404, data: { message: 'not found' } }, /HTTP 404, not found/],
+    ['500', { status: 500, data: null }, /HTTP 500/],
+    ['a network failure', 'throw', /did not answer/],
+    ['an answer without head', ok(giteaPull({ head: null })), /lacks/],
+    ['an answer that is not an object', ok('<html>'), /lacks/],
+  ];
+  for (const [name, answer, detail] of unreadable) {
+    test(`a pull request read that gives ${name} is a missing fact`, async () => {
+      const fact = await readPull(mergedRepo({ [`${R}/pulls/7`]: answer }), ref);
+      assert.equal(fact.ok, false);
+      assert.match(fact.ok ? '' : fact.detail, detail);
+    });
+  }
+
+  test('an unreported author stays unknown (the guard then denies)', async () => {
+    const fact = await readPull(mergedRepo({ [`${R}/pulls/7`]: ok(giteaPull({ user: null })) }), ref);
+    assert.equal(fact.ok && fact.value.author, null);
+  });
+
+  test('reviews are read page by page until an empty page', async () => {
+    const reviews = [1, 2, 3, 4, 5].map((i) => ({ user: { login: `r${i}` }, state: 'APPROVED', commit_id: 'h2', stale: false, dismissed: false }));
+    const gitea = mergedRepo({ [`${R}/pulls/7/reviews`]: pages(reviews) });
+    const fact = await readReviews(gitea, ref, { page_size: 2, max_pages: 4 });
+    assert.equal(fact.ok && fact.value.length, 5);
+    assert.deepEqual(gitea.reads.map((r) => r.query?.page), [1, 2, 3, 4]);
+    assert.ok(gitea.reads.every((r) => r.query?.limit === 2));
+  });
+
+  test('reviews beyond the page bound are a missing fact, not a partial list', async () => {
+    const reviews = Array.from({ length: 10 }, (_, i) => ({ user: { login: `r${i}` }, state: 'COMMENT' }));
+    const fact = await readReviews(mergedRepo({ [`${R}/pulls/7/reviews`]: pages(reviews) }), ref, BOUNDS);
+    assert.equal(fact.ok, false);
+    assert.match(fact.ok ? '' : fact.detail, /more than 3 pages of 2/);
+  });
+
+  const badReviews: Array<[string, Answer | ((q: Query) => Answer)]> = [
+    ['a failing second page', (q) => (q?.page === 2 ? { status: 500, data: null } : ok([{ state: 'APPROVED' }, { state: 'COMMENT' }]))],
+    ['a page that is not a list', ok({ message: 'oops' })],
+    ['a review without state', pages([{ user: { login: 'carol' }, commit_id: 'h2' }])],
+  ];
+  for (const [name, answer] of badReviews) {
+    test(`reviews with ${name} are a missing fact`, async () => {
+      const fact = await readReviews(mergedRepo({ [`${R}/pulls/7/reviews`]: answer }), ref, BOUNDS);
+      assert.equal(fact.ok, false);
+    });
+  }
+
+  test('a review that does not report stale or dismissed counts against the approval', async () => {
+    const fact = await readReviews(mergedRepo({ [`${R}/pulls/7/reviews`]: pages([{ user: { login: 'carol' }, state: 'APPROVED', commit_id: 'h2' }]) }), ref, BOUNDS);
+    assert.deepEqual(fact.ok && fact.value[0], { reviewer: 'carol', state: 'APPROVED', commitId: 'h2', stale: true, dismissed: true });
+  });
+
+  test('a branch name keeps its slashes; a dot segment is never sent', async () => {
+    const gitea = mergedRepo();
+    assert.deepEqual(await readBranch(gitea, 'acme', 'app', 'feature/x'), { ok: true, value: { name: 'feature/x', sha: 'h2', protected: false } });
+    const dots = await readBranch(gitea, 'acme', 'app', '../../admin');
+    assert.equal(dots.ok, false);
+    assert.deepEqual(gitea.reads.map((r) => r.path), [`${R}/branches/feature/x`]);
+  });
+
+  test('a branch without its protected flag is a missing fact', async () => {
+    const fact = await readBranch(mergedRepo({ [`${R}/branches/main`]: ok({ name: 'main', commit: { id: 'm5' } }) }), 'acme', 'app', 'main');
+    assert.equal(fact.ok, false);
+  });
+
+  test('protection rules are read by rule name, or the legacy branch name', async () => {
+    assert.deepEqual(await readProtectionRules(mergedRepo(), 'acme', 'app'), { ok: true, value: ['main', 'release/*'] });
+    const nameless = await readProtectionRules(mergedRepo({ [`${R}/branch_protections`]: ok([{ priority: 1 }]) }), 'acme', 'app');
+    assert.equal(nameless.ok, false);
+  });
+
+  test('a compare is target SHA...head SHA and needs total_commits', async () => {
+    assert.deepEqual(await readCompare(mergedRepo(), 'acme', 'app', 'm5', 'h2'), { ok: true, value: { base: 'm5', head: 'h2', aheadBy: 0 } });
+    const bad = await readCompare(mergedRepo({ [`${R}/compare/m5...h2`]: ok({ commits: [] }) }), 'acme', 'app', 'm5', 'h2');
+    assert.equal(bad.ok, false);
+  });
+});
+
+describe('call guards end to end over a fake Gitea', () => {
+  const allowed: Decision = {
+    decision: 'allow',
+    operation: 'gitea.pr.merge',
+    operations: ['gitea.pr.merge'],
+    reason: 'allowed',
+    determining: { file: 'profiles/gitea-merger.yaml', line: 9, rule: 'allowed_operations: gitea.pr.merge' },
+    failed: [],
+  };
+  const strict: MergeSettings = { require_head_sha: true, require_independent_approval: true };
+  const openPull = ok(giteaPull({ state: 'open', merged: false }));
+  const carol = [{ user: { login: 'carol' }, state: 'APPROVED', commit_id: 'h2', stale: false, dismissed: false }];
+
+  async function decide(gitea: FakeGitea, operations: string[], identity: string | null, index: number | null = 7): Promise<Decision> {
+    const guards = callGuardsFor(operations);
+    const facts = await gatherCallFacts(gitea, guards, { owner: 'acme', repo: 'app', index, identity, expectedHeadSha: 'h2' }, BOUNDS);
+    return applyGuardVerdict({ ...allowed, operations, operation: operations[0] ?? null }, judgeCall(guards, facts, strict));
+  }
+
+  const table: Array<[string, () => FakeGitea, string[], string | null, string[]]> = [
+    ['merge by someone else, approved by carol', () => mergedRepo({ [`${R}/pulls/7`]: openPull, [`${R}/pulls/7/reviews`]: pages(carol) }), ['gitea.pr.merge'], 'bob', []],
+    ['merge by the author', () => mergedRepo({ [`${R}/pulls/7`]: openPull, [`${R}/pulls/7/reviews`]: pages(carol) }), ['gitea.pr.merge'], 'alice', ['self_merge']],
+    ['merge while reviews answer 500', () => mergedRepo({ [`${R}/pulls/7`]: openPull, [`${R}/pulls/7/reviews`]: { status: 500, data: null } }), ['gitea.pr.merge'], 'bob', ['fact_unavailable']],
+    ['merge of a pull request that answers 404', () => mergedRepo({ [`${R}/pulls/7`]: { status: 404, data: null } }), ['gitea.pr.merge'], 'bob', ['fact_unavailable']],
+    ['approval by the author', () => mergedRepo({ [`${R}/pulls/7`]: openPull }), ['gitea.pr.approve'], 'alice', ['self_review']],
+    ['approval by carol', () => mergedRepo({ [`${R}/pulls/7`]: openPull }), ['gitea.pr.approve'], 'carol', []],
+    ['approval with an unverified session', () => mergedRepo({ [`${R}/pulls/7`]: openPull }), ['gitea.pr.request_changes'], null, ['fact_unavailable']],
+  ];
+  for (const [name, gitea, operations, identity, codes] of table) {
+    test(name, async () => {
+      const decision = await decide(gitea(), operations, identity);
+      assert.equal(decision.decision, codes.length === 0 ? 'allow' : 'deny');
+      assert.deepEqual(decision.failed.map((f) => f.code), codes);
+    });
+  }
+
+  test('an approval reads only the pull request, never the reviews', async () => {
+    const gitea = mergedRepo({ [`${R}/pulls/7`]: openPull });
+    await decide(gitea, ['gitea.pr.approve'], 'carol');
+    assert.deepEqual(gitea.reads.map((r) => r.path), [`${R}/pulls/7`]);
+  });
+
+  test('a call that names no pull request is denied without reading anything', async () => {
+    const gitea = mergedRepo();
+    const decision = await decide(gitea, ['gitea.pr.merge'], 'bob', null);
+    assert.deepEqual(decision.failed.map((f) => f.code), ['fact_unavailable']);
+    assert.deepEqual(gitea.reads, []);
+  });
+});
+
+describe('cleanup_merged_pr_branch', () => {
+  const patterns: BranchPatterns = { protected_branches: ['main', 'master', 'dev'], preserved_refs: ['preserve/**', 'evidence/**'] };
+  const request: CleanupRequest = { owner: 'acme', repo: 'app', prNumber: 7, branch: 'feature/x', confirmation: cleanupConfirmation(7, 'feature/x') };
+  const run = (gitea: FakeGitea, r: CleanupRequest = request) =>
+    cleanupMergedPrBranch({ reader: gitea, writer: gitea }, r, (facts) => judgeCleanup(r, facts, patterns), BOUNDS);
+
+  test('deletes the merged, landed, unprotected head branch and reports the evidence', async () => {
+    const gitea = mergedRepo();
+    const report = await run(gitea);
+    assert.equal(report.action, 'deleted');
+    assert.deepEqual(gitea.writes, ['delete acme/app feature/x']);
+    assert.ok(report.checks.every((c) => c.passed));
+    assert.deepEqual(report.evidence, {
+      pr_number: 7, pr_state: 'merged', head_ref: 'feature/x', head_sha: 'h2', target_branch: 'main', target_sha: 'm5',
+      compare: 'm5...h2', commits_ahead: 0, branch: 'feature/x', branch_sha: 'h2',
+    });
+    assert.ok(gitea.reads.some((r) => r.path === `${R}/compare/m5...h2`), 'compares against the freshly fetched target SHA');
+  });
+
+  const refusals: Array<[string, () => FakeGitea, CleanupRequest, string[]]> = [
+    ['a wrong confirmation', () => mergedRepo(), { ...request, confirmation: 'yes' }, ['confirmation_mismatch']],
+    ['an unmerged pull request', () => mergedRepo({ [`${R}/pulls/7`]: ok(giteaPull({ merged: false })) }), request, ['pr_not_merged']],
+    ['a head that has not landed', () => mergedRepo({ [`${R}/compare/m5...h2`]: ok({ total_commits: 1 }) }), request, ['head_not_landed']],
+    ['protections that answer 500', () => mergedRepo({ [`${R}/branch_protections`]: { status: 500, data: null } }), request, ['fact_unavailable']],
+    ['an open pull request list that does not answer', () => mergedRepo({ [`${R}/pulls`]: 'throw' }), request, ['fact_unavailable']],
+    ['a target branch that is gone', () => mergedRepo({ [`${R}/branches/main`]: { status: 404, data: null } }), request, ['fact_unavailable']],
+    ['another open pull request on the branch', () => mergedRepo({ [`${R}/pulls`]: pages([{ number: 9, head: { ref: 'feature/x', repo: { full_name: 'acme/app' } } }]) }), request, ['branch_in_use']],
+  ];
+  for (const [name, gitea, r, codes] of refusals) {
+    test(`refuses ${name} and deletes nothing`, async () => {
+      const fake = gitea();
+      const report = await run(fake, r);
+      assert.equal(report.action, 'refused');
+      assert.deepEqual(report.checks.filter((c) => !c.passed).map((c) => c.code), codes);
+      assert.deepEqual(fake.writes, []);
+    });
+  }
+
+  test('a delete Gitea refuses is reported as failed', async () => {
+    const gitea = mergedRepo();
+    gitea.writeStatus = { delete: 403 };
+    const report = await run(gitea);
+    assert.equal(report.action, 'failed');
+    assert.match(report.failure ?? '', /HTTP 403/);
+  });
+});
+
+describe('reconcile_already_landed_pr', () => {
+  const ref = { owner: 'acme', repo: 'app', index: 7 };
+  const openRepo = (overrides: Record<string, Answer> = {}) => mergedRepo({ [`${R}/pulls/7`]: ok(giteaPull({ state: 'open', merged: false })), ...overrides });
+  const run = (gitea: FakeGitea) => reconcileAlreadyLandedPr({ reader: gitea, writer: gitea }, ref, judgeReconcileLanded);
+
+  test('closes a landed open pull request after commenting the evidence', async () => {
+    const gitea = openRepo();
+    const report = await run(gitea);
+    assert.equal(report.action, 'closed');
+    assert.equal(gitea.writes.length, 2);
+    assert.match(gitea.writes[0] ?? '', /^comment acme\/app #7 /);
+    for (const evidence of ['`h2`', '`main` at `m5`', '`m5...h2`: 0 commits ahead']) assert.ok(gitea.writes[0]?.includes(evidence), evidence);
+    assert.equal(gitea.writes[1], 'close acme/app #7');
+  });
+
+  const refusals: Array<[string, Record<string, Answer>, string[]]> = [
+    ['a head that has not landed', { [`${R}/compare/m5...h2`]: ok({ total_commits: 4 }) }, ['head_not_landed']],
+    ['a merged pull request', { [`${R}/pulls/7`]: ok(giteaPull()) }, ['pr_not_open']],
+    ['a pull request that answers 500', { [`${R}/pulls/7`]: { status: 500, data: null } }, ['fact_unavailable']],
+    ['a compare that answers 404', { [`${R}/compare/m5...h2`]: { status: 404, data: null } }, ['fact_unavailable']],
+  ];
+  for (const [name, overrides, codes] of refusals) {
+    test(`refuses ${name} and writes nothing`, async () => {
+      const gitea = openRepo(overrides);
+      const report = await run(gitea);
+      assert.equal(report.action, 'refused');
+      assert.deepEqual(report.checks.filter((c) => !c.passed).map((c) => c.code), codes);
+      assert.deepEqual(gitea.writes, []);
+    });
+  }
+
+  test('when the evidence comment fails, the pull request is not closed', async () => {
+    const gitea = openRepo();
+    gitea.writeStatus = { comment: 500 };
+    const report = await run(gitea);
+    assert.equal(report.action, 'failed');
+    assert.equal(gitea.writes.length, 1);
+  });
+});
