@@ -61,6 +61,11 @@ describe('enforcement matrix', () => {
     assert.equal(denied.hint, 'add gitea.pr.close to allowed_operations of profiles/x.yaml');
   });
 
+  test('a profile compiled for one service never decides for another', () => {
+    const decision = decide(inline({ allowed_operations: ['read'] }), { operations: ['read'], service: 'jenkins' }, context);
+    assert.equal(decision.reason, 'service_mismatch');
+  });
+
   test('condition checks can only turn an allow into a deny, with their failed conditions', () => {
     const outOfScope: ConditionCheck = () => [{ code: 'repository_out_of_scope', message: 'acme/other is not in repositories.' }];
     const profile = inline({ allowed_operations: ['gitea.read'] });

@@ -29,6 +29,10 @@ export interface DecideContext {
 
 export function decide(profile: CompiledProfile, request: DecisionRequest, context: DecideContext): Decision {
   const service = request.service ?? profile.service;
+  if (service !== profile.service) {
+    // The lists were normalized for another service; reading them for this one could widen access.
+    return deny(null, [], 'service_mismatch', { file: profile.file, line: null, rule: `profile compiled for ${profile.service}` }, `compile the profile for service ${service}`);
+  }
   const canonical: string[] = [];
   for (const written of request.operations) {
     const result = normalizeName(written, context.vocabulary, { service });
