@@ -353,7 +353,8 @@ export function presentPull(state: SandboxState, repo: Repo, issue: Issue & { pu
     mergeable: isMergeable(repo, issue, pull),
     merged: pull.merged,
     merged_at: pull.mergedAt,
-    merge_commit_sha: pull.mergeCommitSha,
+    // Gitea sends null while unmerged; the spec types it as a plain string, so it is left out then.
+    ...(pull.mergeCommitSha ? { merge_commit_sha: pull.mergeCommitSha } : {}),
     merged_by: pull.mergedBy ? userByLogin(state, pull.mergedBy, viewer) : null,
     allow_maintainer_edit: false,
     base: branchInfo(state, repo, pull.base, baseSha, viewer),

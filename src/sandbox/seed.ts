@@ -403,7 +403,7 @@ export function loadSeed(seed: SandboxSeed): { state: SandboxState; credentials:
     credentials[account.login] = { token, password };
   }
   for (const org of seed.orgs ?? []) {
-    addAccount(state, org.name, { fullName: org.full_name ?? '', isOrg: true, email: '' });
+    addAccount(state, org.name, { fullName: org.full_name ?? '', isOrg: true });
     for (const team of org.teams) {
       for (const member of team.members) requireAccount(state, member, `team ${org.name}/${team.name}`);
     }

@@ -1,0 +1,335 @@
+// The sandbox Gitea end to end over HTTP, every response checked against the pinned spec.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sandboxRoutes, startSandbox, type Sandbox } from '../src/sandbox/server.js';
+import { createContractChecker, loadSpec } from './support/spec-contract.js';
+import { b64, sandboxClient, type CallOptions, type CallResult } from './support/sandbox-client.js';
+
+const contract = createContractChecker(loadSpec());
+const problems: string[] = [];
+const servedSeen = new Set<string>();
+let sandbox: Sandbox;
+let call: (method: string, path: string, options?: CallOptions) => Promise<CallResult>;
+
+const W = '/repos/acme/widgets';
+
+before(async () => {
+  sandbox = await startSandbox({
+    onResponse: (event) => {
+      if (event.status === 501 || (event.operationId === null && event.status === 404)) return;
+      if (event.operationId) servedSeen.add(event.operationId);
+      problems.push(...contract.check(event));
+    },
+  });
+  call = sandboxClient(sandbox);
+});
+
+after(async () => {
+  await sandbox.close();
+});
+
+async function fileSha(path: string, ref: string): Promise<string> {
+  const res = await call('GET', `${W}/contents/${path}?ref=${encodeURIComponent(ref)}`);
+  assert.equal(res.status, 200);
+  return res.body.sha;
+}
+
+describe('the seeded world', () => {
+  test('version, and each seeded user is who their token says', async () => {
+    assert.deepEqual((await call('GET', '/version', { as: null })).body, { version: '1.27.1' });
+    for (const login of ['admin', 'alice', 'bob', 'carol', 'dave', 'erin']) {
+      const res = await call('GET', '/user', { as: login });
+      assert.equal(res.status, 200);
+      assert.equal(res.body.login, login);
+      assert.equal(res.body.is_admin, login === 'admin');
+    }
+  });
+
+  test('acme/widgets: every role user may push; main and dev are protected, main needs one approval', async () => {
+    for (const login of ['alice', 'bob', 'carol', 'dave', 'erin']) {
+      const repo = await call('GET', W, { as: login });
+      assert.deepEqual(repo.body.permissions, { admin: false, push: true, pull: true });
+    }
+    const main = await call('GET', `${W}/branches/main`);
+    assert.equal(main.body.protected, true);
+    assert.equal(main.body.required_approvals, 1);
+    assert.equal((await call('GET', `${W}/branches/dev`)).body.protected, true);
+    const names = (await call('GET', `${W}/branches`)).body.map((b: { name: string }) => b.name);
+    assert.deepEqual(names, ['dev', 'feature/login', 'feature/old-docs', 'main']);
+  });
+
+  test('PR #1 is open and ahead of main; PR #2 is merged and its head branch still exists', async () => {
+    const pr1 = (await call('GET', `${W}/pulls/1`)).body;
+    assert.equal(pr1.state, 'open');
+    assert.equal(pr1.user.login, 'alice');
+    assert.equal(pr1.head.ref, 'feature/login');
+    assert.equal(pr1.mergeable, true);
+    const ahead = (await call('GET', `${W}/compare/main...feature/login`)).body;
+    assert.equal(ahead.total_commits, 1);
+    assert.equal(ahead.commits[0].sha, pr1.head.sha);
+    const pr2 = (await call('GET', `${W}/pulls/2`)).body;
+    assert.equal(pr2.merged, true);
+    assert.equal(pr2.merged_by.login, 'carol');
+    assert.equal((await call('GET', `${W}/branches/feature/old-docs`)).status, 200);
+    assert.equal((await call('GET', `${W}/compare/main...feature/old-docs`)).body.total_commits, 0);
+    assert.equal((await call('GET', `${W}/pulls/2/merge`)).status, 204);
+    assert.equal((await call('GET', `${W}/pulls/1/merge`)).status, 404);
+  });
+
+  test('a private repository is invisible to others (404) and visible to its owner', async () => {
+    assert.equal((await call('GET', '/repos/erin/notes', { as: 'alice' })).status, 404);
+    assert.equal((await call('GET', '/repos/erin/notes', { as: 'erin' })).status, 200);
+    assert.equal((await call('GET', '/repos/acme/gadgets', { as: null })).status, 200);
+  });
+});
+
+describe('authentication', () => {
+  test('no credentials where needed is 401; a bad token is 401', async () => {
+    assert.equal((await call('GET', '/user', { as: null })).status, 401);
+    const bad = await fetch(`${sandbox.url}/api/v1/user`, { headers: { Authorization: 'token nope' } });
+    assert.equal(bad.status, 401);
+    assert.equal(typeof ((await bad.json()) as { message: unknown }).message, 'string');
+  });
+
+  test('sudo works for the site admin and is 403 for anyone else', async () => {
+    const asAlice = await call('GET', '/user', { as: 'admin', headers: { Sudo: 'alice' } });
+    assert.equal(asAlice.body.login, 'alice');
+    const refused = await call('GET', '/user', { as: 'bob', headers: { Sudo: 'alice' } });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.message, 'Only administrators allowed to sudo.');
+  });
+
+  test('the request log names the acting user and the status', async () => {
+    const before = sandbox.requests.length;
+    await call('GET', '/user', { as: 'admin', headers: { Sudo: 'dave' } });
+    assert.deepEqual(sandbox.requests.slice(before), [{ method: 'GET', path: '/api/v1/user', login: 'dave', status: 200 }]);
+  });
+});
+
+describe('access tokens and OAuth2 applications', () => {
+  test('creating a token needs basic authentication; its value is shown once and works', async () => {
+    const withToken = await call('POST', '/users/dave/tokens', { as: 'dave', body: { name: 'ci', scopes: ['read:repository'] } });
+    assert.equal(withToken.status, 401);
+    assert.equal(withToken.body.message, 'auth method not allowed');
+    const created = await call('POST', '/users/dave/tokens', { as: 'dave', basic: true, body: { name: 'ci', scopes: ['read:repository'] } });
+    assert.equal(created.status, 201);
+    assert.match(created.body.sha1, /^[0-9a-f]{40}$/);
+    const listed = await call('GET', '/users/dave/tokens', { as: 'dave', basic: true });
+    assert.ok(listed.body.every((t: Record<string, unknown>) => !('sha1' in t)));
+    const me = await fetch(`${sandbox.url}/api/v1/user`, { headers: { Authorization: `token ${created.body.sha1}` } });
+    assert.equal(((await me.json()) as { login: string }).login, 'dave');
+    assert.equal((await call('POST', '/users/dave/tokens', { as: 'erin', basic: true, body: { name: 'x', scopes: ['all'] } })).status, 403);
+    assert.equal((await call('POST', '/users/dave/tokens', { as: 'dave', basic: true, body: { name: 'y' } })).status, 400);
+    assert.equal((await call('DELETE', `/users/dave/tokens/${created.body.id}`, { as: 'dave', basic: true })).status, 204);
+  });
+
+  test('an OAuth2 application shows its client_secret only on creation', async () => {
+    const created = await call('POST', '/user/applications/oauth2', { as: 'erin', body: { name: 'app', redirect_uris: ['https://app.invalid/cb'] } });
+    assert.equal(created.status, 201);
+    assert.match(created.body.client_secret, /^gto_/);
+    const list = await call('GET', '/user/applications/oauth2', { as: 'erin' });
+    assert.equal(list.body.length, 1);
+    assert.ok(!('client_secret' in list.body[0]));
+    const one = await call('GET', `/user/applications/oauth2/${created.body.id}`, { as: 'erin' });
+    assert.ok(!('client_secret' in one.body));
+    assert.equal((await call('GET', `/user/applications/oauth2/${created.body.id}`, { as: 'bob' })).status, 404);
+    assert.equal((await call('DELETE', `/user/applications/oauth2/${created.body.id}`, { as: 'erin' })).status, 204);
+  });
+});
+
+describe('reviews and merging', () => {
+  test('the author can neither approve nor request changes on their own pull request', async () => {
+    const approve = await call('POST', `${W}/pulls/1/reviews`, { as: 'alice', body: { event: 'APPROVED' } });
+    assert.equal(approve.status, 422);
+    assert.equal(approve.body.message, 'approve your own pull is not allowed');
+    const reject = await call('POST', `${W}/pulls/1/reviews`, { as: 'alice', body: { event: 'REQUEST_CHANGES', body: 'no' } });
+    assert.equal(reject.body.message, 'reject your own pull is not allowed');
+    const comment = await call('POST', `${W}/pulls/1/reviews`, { as: 'alice', body: { event: 'COMMENT', body: 'note to self' } });
+    assert.equal(comment.status, 200);
+  });
+
+  test('an approval goes stale when the head moves', async () => {
+    const head = (await call('GET', `${W}/pulls/1`)).body.head.sha;
+    const review = await call('POST', `${W}/pulls/1/reviews`, { as: 'bob', body: { event: 'APPROVED', body: 'ok' } });
+    assert.equal(review.body.commit_id, head);
+    assert.equal(review.body.stale, false);
+    const push = await call('PUT', `${W}/contents/src/login.js`, {
+      as: 'alice',
+      body: { branch: 'feature/login', content: b64('export function login(user) {}\n'), sha: await fileSha('src/login.js', 'feature/login') },
+    });
+    assert.equal(push.status, 200);
+    const moved = (await call('GET', `${W}/pulls/1`)).body.head.sha;
+    assert.equal(moved, push.body.commit.sha);
+    const again = await call('GET', `${W}/pulls/1/reviews/${review.body.id}`);
+    assert.equal(again.body.stale, true);
+    const all = await call('GET', `${W}/pulls/1/reviews`);
+    assert.ok(all.body.some((r: { id: number; stale: boolean }) => r.id === review.body.id && r.stale));
+  });
+
+  test('a pending review is submitted later', async () => {
+    const pending = await call('POST', `${W}/pulls/1/reviews`, { as: 'dave', body: { body: 'thinking' } });
+    assert.equal(pending.body.state, 'PENDING');
+    const submitted = await call('POST', `${W}/pulls/1/reviews/${pending.body.id}`, { as: 'dave', body: { event: 'COMMENT', body: 'done' } });
+    assert.equal(submitted.body.state, 'COMMENT');
+  });
+
+  test('merge: stale head id is 409, missing approvals 405, admin force merges; the head becomes an ancestor', async () => {
+    const branch = await call('POST', `${W}/contents`, {
+      as: 'alice',
+      body: { branch: 'main', new_branch: 'feature/extra', files: [{ operation: 'create', path: 'extra.txt', content: b64('x\n') }] },
+    });
+    assert.equal(branch.status, 201);
+    const pr = await call('POST', `${W}/pulls`, { as: 'alice', body: { head: 'feature/extra', base: 'main', title: 'Extra' } });
+    assert.equal(pr.status, 201);
+    const index = pr.body.number;
+    assert.equal((await call('POST', `${W}/pulls/${index}/merge`, { as: 'carol', body: { Do: 'merge' } })).body.message, 'does not have enough approvals');
+    const forced = await call('POST', `${W}/pulls/${index}/merge`, { as: 'admin', body: { Do: 'merge', force_merge: true, delete_branch_after_merge: true } });
+    assert.equal(forced.status, 200);
+    assert.equal((await call('GET', `${W}/branches/feature/extra`)).status, 404);
+    assert.equal((await call('POST', `${W}/pulls/${index}/merge`, { as: 'carol', body: { Do: 'merge' } })).status, 405);
+
+    const stale = await call('POST', `${W}/pulls/1/merge`, { as: 'carol', body: { Do: 'merge', head_commit_id: 'f'.repeat(40) } });
+    assert.equal(stale.status, 409);
+    assert.equal(stale.body.message, 'head out of date');
+    const oldMain = (await call('GET', `${W}/branches/main`)).body.commit.id;
+    const head = (await call('GET', `${W}/pulls/1`)).body.head.sha;
+    assert.equal((await call('POST', `${W}/pulls/1/merge`, { as: 'carol', body: { Do: 'merge', head_commit_id: head } })).status, 200);
+    const merged = (await call('GET', `${W}/pulls/1`)).body;
+    assert.equal(merged.merged, true);
+    assert.equal(merged.state, 'closed');
+    const commit = (await call('GET', `${W}/git/commits/${merged.merge_commit_sha}`)).body;
+    assert.deepEqual(commit.parents.map((p: { sha: string }) => p.sha), [oldMain, head]);
+    assert.equal((await call('GET', `${W}/compare/main...${head}`)).body.total_commits, 0);
+    assert.equal((await call('GET', `${W}/compare/${oldMain}...main`)).body.total_commits, 3);
+    const history = (await call('GET', `${W}/commits?sha=main&limit=50`)).body.map((c: { sha: string }) => c.sha);
+    assert.ok(history.includes(head));
+  });
+});
+
+describe('branches, contents, issues, pulls, repositories, hooks', () => {
+  test('branches: create and delete; a protected or default branch cannot be deleted', async () => {
+    assert.equal((await call('POST', `${W}/branches`, { body: { new_branch_name: 'topic', old_branch_name: 'main' } })).status, 201);
+    assert.equal((await call('POST', `${W}/branches`, { body: { new_branch_name: 'topic' } })).status, 409);
+    assert.equal((await call('DELETE', `${W}/branches/topic`)).status, 204);
+    const dev = await call('DELETE', `${W}/branches/dev`);
+    assert.equal(dev.status, 403);
+    assert.equal(dev.body.message, 'branch protected');
+    assert.equal((await call('DELETE', `${W}/branches/main`)).status, 403);
+    assert.equal((await call('DELETE', `${W}/branches/nope`)).status, 404);
+  });
+
+  test('branch protections are for repository admins', async () => {
+    assert.equal((await call('GET', `${W}/branch_protections`)).status, 403);
+    const list = await call('GET', `${W}/branch_protections`, { as: 'admin' });
+    assert.deepEqual(list.body.map((p: { rule_name: string }) => p.rule_name), ['main', 'dev']);
+    assert.equal((await call('GET', `${W}/branch_protections/main`, { as: 'admin' })).body.required_approvals, 1);
+  });
+
+  test('contents: read, create, update with the right sha only, delete; protected branches refuse writes', async () => {
+    const readme = await call('GET', `${W}/contents/README.md`);
+    assert.equal(Buffer.from(readme.body.content, 'base64').toString(), '# widgets\n');
+    assert.equal((await call('GET', `${W}/contents`)).body.some((e: { name: string; type: string }) => e.name === 'src' && e.type === 'dir'), true);
+    const onMain = await call('POST', `${W}/contents/new.txt`, { body: { content: b64('x') } });
+    assert.equal(onMain.status, 403);
+    const created = await call('POST', `${W}/contents/new.txt`, { body: { content: b64('x'), new_branch: 'files' } });
+    assert.equal(created.status, 201);
+    const wrong = await call('PUT', `${W}/contents/new.txt`, { body: { branch: 'files', content: b64('y'), sha: 'a'.repeat(40) } });
+    assert.equal(wrong.status, 422);
+    const updated = await call('PUT', `${W}/contents/new.txt`, { body: { branch: 'files', content: b64('y'), sha: created.body.content.sha } });
+    assert.equal(updated.status, 200);
+    const removed = await call('DELETE', `${W}/contents/new.txt`, { body: { branch: 'files', sha: updated.body.content.sha } });
+    assert.equal(removed.status, 200);
+    assert.equal(removed.body.content, null);
+    assert.equal((await call('GET', `${W}/contents/new.txt?ref=files`)).status, 404);
+  });
+
+  test('issues: list, create, edit, comments, labels', async () => {
+    const issues = await call('GET', `${W}/issues?type=issues`);
+    assert.deepEqual(issues.body.map((i: { number: number }) => i.number), [4, 3]);
+    const created = await call('POST', `${W}/issues`, { as: 'erin', body: { title: 'Flaky test', labels: [1] } });
+    assert.equal(created.status, 201);
+    const n = created.body.number;
+    assert.equal((await call('GET', `${W}/issues/${n}`)).body.labels[0].name, 'bug');
+    assert.equal((await call('PATCH', `${W}/issues/${n}`, { as: 'erin', body: { state: 'closed' } })).body.state, 'closed');
+    assert.equal((await call('POST', `${W}/issues/${n}/comments`, { as: 'bob', body: { body: 'seen' } })).status, 201);
+    assert.equal((await call('GET', `${W}/issues/${n}/comments`)).body[0].body, 'seen');
+    const label = await call('POST', `${W}/labels`, { as: 'erin', body: { name: 'triage', color: '#aabbcc' } });
+    assert.equal(label.status, 201);
+    const added = await call('POST', `${W}/issues/${n}/labels`, { as: 'erin', body: { labels: ['triage'] } });
+    assert.deepEqual(added.body.map((l: { name: string }) => l.name), ['bug', 'triage']);
+    assert.equal((await call('GET', `${W}/issues/${n}/labels`)).body.length, 2);
+    assert.equal((await call('GET', `${W}/labels`)).body.length, 4);
+  });
+
+  test('pulls: create, list, close and reopen; an empty or duplicate pull request is refused', async () => {
+    assert.equal((await call('POST', `${W}/pulls`, { body: { head: 'dev', base: 'main', title: 'nothing' } })).status, 422);
+    await call('POST', `${W}/branches`, { body: { new_branch_name: 'feature/b', old_branch_name: 'main' } });
+    await call('POST', `${W}/contents/b.txt`, { body: { content: b64('b'), branch: 'feature/b' } });
+    const pr = await call('POST', `${W}/pulls`, { as: 'bob', body: { head: 'feature/b', base: 'main', title: 'B' } });
+    assert.equal(pr.status, 201);
+    assert.equal((await call('POST', `${W}/pulls`, { as: 'bob', body: { head: 'feature/b', base: 'main', title: 'B' } })).status, 409);
+    const open = await call('GET', `${W}/pulls?state=open`);
+    assert.ok(open.body.some((p: { number: number }) => p.number === pr.body.number));
+    const closed = await call('PATCH', `${W}/pulls/${pr.body.number}`, { as: 'bob', body: { state: 'closed', title: 'B (closed)' } });
+    assert.equal(closed.status, 201);
+    assert.equal(closed.body.state, 'closed');
+    assert.equal((await call('PATCH', `${W}/pulls/2`, { as: 'carol', body: { state: 'open' } })).status, 409);
+  });
+
+  test('repositories: search, per user and organization lists, creation', async () => {
+    const search = await call('GET', '/repos/search?q=gad', { as: 'alice' });
+    assert.equal(search.body.ok, true);
+    assert.deepEqual(search.body.data.map((r: { full_name: string }) => r.full_name), ['acme/gadgets']);
+    assert.deepEqual((await call('GET', '/users/erin/repos', { as: 'alice' })).body, []);
+    assert.equal((await call('GET', '/users/erin/repos', { as: 'erin' })).body.length, 1);
+    assert.equal((await call('GET', '/orgs/acme/repos')).body.length, 2);
+    assert.equal((await call('GET', '/user/repos', { as: 'erin' })).body.length, 3);
+    const mine = await call('POST', '/user/repos', { as: 'bob', body: { name: 'scratch', auto_init: true, private: true } });
+    assert.equal(mine.status, 201);
+    assert.equal(mine.body.full_name, 'bob/scratch');
+    assert.equal((await call('POST', '/user/repos', { as: 'bob', body: { name: 'scratch' } })).status, 409);
+    assert.equal((await call('POST', '/orgs/acme/repos', { as: 'alice', body: { name: 'x' } })).status, 403);
+    assert.equal((await call('POST', '/orgs/acme/repos', { as: 'admin', body: { name: 'tools' } })).status, 201);
+  });
+
+  test('webhooks: admins only; the authorization header is echoed back as Gitea does', async () => {
+    const body = { type: 'gitea', config: { url: 'http://127.0.0.1:9/hook', content_type: 'json' }, authorization_header: 'Bearer s3cret', active: true };
+    assert.equal((await call('POST', `${W}/hooks`, { as: 'alice', body })).status, 403);
+    const hook = await call('POST', `${W}/hooks`, { as: 'admin', body });
+    assert.equal(hook.status, 201);
+    assert.equal(hook.body.authorization_header, 'Bearer s3cret');
+    assert.equal((await call('GET', `${W}/hooks`, { as: 'admin' })).body.length, 1);
+    assert.equal((await call('GET', `${W}/hooks/${hook.body.id}`, { as: 'admin' })).body.config.url, 'http://127.0.0.1:9/hook');
+    assert.equal((await call('PATCH', `${W}/hooks/${hook.body.id}`, { as: 'admin', body: { active: false } })).body.active, false);
+    assert.equal((await call('DELETE', `${W}/hooks/${hook.body.id}`, { as: 'admin' })).status, 204);
+  });
+});
+
+describe('paging and unserved operations', () => {
+  test('limit is capped at 50, the default page is 30, with X-Total-Count and Link', async () => {
+    for (let i = 0; i < 60; i++) await call('POST', '/repos/acme/gadgets/labels', { body: { name: `l${i}`, color: '00aabb' } });
+    const capped = await call('GET', '/repos/acme/gadgets/labels?limit=100');
+    assert.equal(capped.body.length, 50);
+    assert.equal(capped.headers.get('x-total-count'), '60');
+    const link = capped.headers.get('link') ?? '';
+    assert.match(link, /<[^>]*\?limit=50&page=2>; rel="next"/);
+    assert.match(link, /rel="last"/);
+    assert.equal((await call('GET', '/repos/acme/gadgets/labels')).body.length, 30);
+    const second = await call('GET', '/repos/acme/gadgets/labels?page=2&limit=50');
+    assert.equal(second.body.length, 10);
+    assert.match(second.headers.get('link') ?? '', /rel="first".*rel="prev"/);
+  });
+
+  test('an unserved Gitea operation is 501 naming it; a path outside the API is 404', async () => {
+    const releases = await call('GET', `${W}/releases`);
+    assert.equal(releases.status, 501);
+    assert.match(releases.body.message, /GET \/repos\/\{owner\}\/\{repo\}\/releases/);
+    assert.equal((await call('GET', '/no/such/thing')).status, 404);
+  });
+});
+
+test('every served route answered and every answer matched the spec', () => {
+  assert.deepEqual(problems, []);
+  const missing = sandboxRoutes.map((r) => r.operationId).filter((id) => !servedSeen.has(id));
+  assert.deepEqual(missing, []);
+});
