@@ -165,6 +165,13 @@ describe('fact gatherers', () => {
     assert.equal(nameless.ok, false);
   });
 
+  test('protection rules hidden from a non-admin (403) leave the branch flag to judge; other failures deny', async () => {
+    assert.deepEqual(await readProtectionRules(mergedRepo({ [`${R}/branch_protections`]: { status: 403, data: null } }), 'acme', 'app'), { ok: true, value: null });
+    for (const answer of [{ status: 404, data: null }, { status: 500, data: null }, 'throw'] as const) {
+      assert.equal((await readProtectionRules(mergedRepo({ [`${R}/branch_protections`]: answer }), 'acme', 'app')).ok, false);
+    }
+  });
+
   test('a compare is target SHA...head SHA and needs total_commits', async () => {
     assert.deepEqual(await readCompare(mergedRepo(), 'acme', 'app', 'm5', 'h2'), { ok: true, value: { base: 'm5', head: 'h2', aheadBy: 0 } });
     const bad = await readCompare(mergedRepo({ [`${R}/compare/m5...h2`]: ok({ commits: [] }) }), 'acme', 'app', 'm5', 'h2');

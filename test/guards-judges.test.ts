@@ -197,6 +197,13 @@ describe('cleanup guard: every combination of its conditions', () => {
     assert.deepEqual(failedCodes(judgeCleanup(request, facts, patterns)), ['branch_protected']);
   });
 
+  test('with the rule list hidden (non-admin), the branch flag alone decides', () => {
+    const hidden = { ...goodFacts(), protections: ok(null) };
+    assert.deepEqual(failedCodes(judgeCleanup(request, hidden, patterns)), []);
+    const flagged = { ...hidden, branch: ok({ name: 'feature/x', sha: 'h2', protected: true }) };
+    assert.deepEqual(failedCodes(judgeCleanup(request, flagged, patterns)), ['branch_protected']);
+  });
+
   test('an open pull request whose head repository is unknown counts as using the branch', () => {
     const facts = { ...goodFacts(), openPulls: ok([{ number: 11, headRef: 'feature/x', headRepo: null }]) };
     assert.deepEqual(failedCodes(judgeCleanup(request, facts, patterns)), ['branch_in_use']);

@@ -42,7 +42,7 @@ function field(value: unknown, ...keys: string[]): unknown {
 }
 
 /** `/repos/{owner}/{repo}` plus encoded extra segments, or null when a value cannot be a path segment. */
-function repoPath(owner: string, repo: string, ...rest: Array<string | { branch: string }>): string | null {
+export function repoPath(owner: string, repo: string, ...rest: Array<string | { branch: string }>): string | null {
   const parts = [encodePathValue('owner', owner, false), encodePathValue('repo', repo, false)];
   const tail = rest.map((part) => (typeof part === 'string' ? part : encodePathValue('branch', part.branch, true)));
   const encoded: string[] = [];
@@ -54,12 +54,19 @@ function repoPath(owner: string, repo: string, ...rest: Array<string | { branch:
   return `/repos/${encoded.join('/')}`;
 }
 
-/** One GET that must answer 200. */
-async function read(reader: FactReader, what: string, path: string | null, query?: Record<string, string | number>): Promise<Fact<unknown>> {
+/** One GET that must answer 200 (or 403, read as null, where the caller has a fallback for it). */
+async function read(
+  reader: FactReader,
+  what: string,
+  path: string | null,
+  query?: Record<string, string | number>,
+  options: { forbiddenAsNull?: boolean } = {},
+): Promise<Fact<unknown>> {
   if (path === null) return missing(`${what} was not read: a name in its path is not valid.`);
   try {
     const result = await reader.get(path, query);
     if (result.status === 200) return present(result.data);
+    if (result.status === 403 && options.forbiddenAsNull) return present(null);
     return missing(`${what} could not be read (HTTP ${result.status}${result.status === 404 ? ', not found' : ''}).`);
   } catch {
     return missing(`${what} could not be read (Gitea did not answer).`);
@@ -138,11 +145,15 @@ export async function readBranch(reader: FactReader, owner: string, repo: string
   return present({ name, sha, protected: isProtected });
 }
 
-/** The rule names (patterns) of the repository's branch protections. */
-export async function readProtectionRules(reader: FactReader, owner: string, repo: string): Promise<Fact<string[]>> {
+/**
+ * The rule names (patterns) of the repository's branch protections. Gitea lists them to repository
+ * admins only: a 403 gives null, and the guard then relies on the branch's own `protected` flag, which
+ * Gitea computes from the same rules. Any other failure is a missing fact.
+ */
+export async function readProtectionRules(reader: FactReader, owner: string, repo: string): Promise<Fact<string[] | null>> {
   const what = `The branch protections of ${owner}/${repo}`;
-  const answer = await read(reader, what, repoPath(owner, repo, 'branch_protections'));
-  if (!answer.ok) return answer;
+  const answer = await read(reader, what, repoPath(owner, repo, 'branch_protections'), undefined, { forbiddenAsNull: true });
+  if (!answer.ok || answer.value === null) return answer as Fact<null>;
   if (!Array.isArray(answer.value)) return missing(`${what} are not a list.`);
   return parseEach(what, present(answer.value), (rule) => text(field(rule, 'rule_name')) ?? text(field(rule, 'branch_name')));
 }

@@ -23,8 +23,8 @@ export interface CleanupFacts {
   compare: Fact<CompareFacts>;
   /** The branch to delete. */
   branch: Fact<BranchFacts>;
-  /** Names/patterns of Gitea's branch protection rules of the repository. */
-  protections: Fact<string[]>;
+  /** Names/patterns of Gitea's branch protection rules; null when Gitea shows them to admins only. */
+  protections: Fact<string[] | null>;
   openPulls: Fact<OpenPullHead[]>;
 }
 
@@ -62,13 +62,15 @@ function sameRepo(headRepo: string | null, fullName: string): boolean {
   return headRepo !== null && headRepo.toLowerCase() === fullName.toLowerCase();
 }
 
-function giteaProtection(branch: BranchFacts, rules: string[]): GuardCheck {
-  const matching = rules.filter((rule) => micromatch.isMatch(branch.name, rule));
+// Gitea sets the branch's flag from its own rule matching; the rule list, when visible, is matched too.
+function giteaProtection(branch: BranchFacts, rules: string[] | null): GuardCheck {
+  const matching = (rules ?? []).filter((rule) => micromatch.isMatch(branch.name, rule));
   if (branch.protected || matching.length > 0) {
     const by = matching.length > 0 ? `rule(s) ${matching.join(', ')}` : 'its protected flag';
     return check('branch_protected', false, `Gitea protects branch ${branch.name} (${by}).`);
   }
-  return check('branch_protected', true, `Gitea does not protect branch ${branch.name}.`);
+  const judgedBy = rules === null ? "its protected flag (the rule list is visible to repository admins only)" : 'its protected flag and the protection rules';
+  return check('branch_protected', true, `Gitea does not protect branch ${branch.name}, judged by ${judgedBy}.`);
 }
 
 function patternCheck(code: string, name: string, patterns: string[], setting: string): GuardCheck {
