@@ -20,7 +20,7 @@ export interface GuardVerdict {
 /** A fact read live from Gitea: its value, or why it could not be read. */
 export type Fact<T> = { ok: true; value: T } | { ok: false; detail: string };
 
-export const FACT_UNAVAILABLE = 'fact_unavailable';
+const FACT_UNAVAILABLE = 'fact_unavailable';
 
 // Self-review and self-merge lead every refusal: they are the conditions no setting can lift.
 const LEADING_CODES = ['self_review', 'self_merge'];
@@ -51,14 +51,11 @@ export function check(code: string, passed: boolean, detail: string): GuardCheck
   return { code, passed, detail };
 }
 
+/** The failed checks, self-review and self-merge first, otherwise in the guards' order. */
 export function failedChecks(verdict: GuardVerdict): GuardCheck[] {
   const failed = verdict.checks.filter((c) => !c.passed);
   const rank = (c: GuardCheck): number => (LEADING_CODES.includes(c.code) ? LEADING_CODES.indexOf(c.code) : LEADING_CODES.length);
   return failed.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map(({ c }) => c);
-}
-
-export function passes(verdict: GuardVerdict): boolean {
-  return verdict.checks.every((c) => c.passed);
 }
 
 /** Joins verdicts of several guards that ran for one call, keeping each guard's order. */
