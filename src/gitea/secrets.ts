@@ -81,7 +81,12 @@ export interface SecretPattern {
   valueGroup?: string;
 }
 
-const TOKEN_LABEL = String.raw`(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret[_-]?key|client[_-]?secret|private[_-]?token|token|password|passwd|secret)`;
+/** Labels match in any case (API_KEY=, Password:), while the credential shapes stay case-exact. */
+function anyCase(source: string): string {
+  return source.replace(/[a-z]/g, (letter) => `[${letter}${letter.toUpperCase()}]`);
+}
+
+const TOKEN_LABEL = anyCase(String.raw`(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret[_-]?key|client[_-]?secret|private[_-]?token|token|password|passwd|secret)`);
 const VALUE_CHARS = String.raw`[^\s"',;&<>]`;
 
 /**
@@ -98,7 +103,7 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   { kind: 'stripe_key', source: String.raw`\b(?:sk|rk)_live_[0-9A-Za-z]{16,}` },
   {
     kind: 'authorization_header',
-    source: String.raw`\bauthorization["']?\s*[:=]\s*["']?(?:token|bearer|basic)\s+(?<authValue>${VALUE_CHARS}{4,})`,
+    source: String.raw`\b${anyCase('authorization')}["']?\s*[:=]\s*["']?${anyCase('(?:token|bearer|basic)')}\s+(?<authValue>${VALUE_CHARS}{4,})`,
     valueGroup: 'authValue',
   },
   {

@@ -1,0 +1,165 @@
+// Secrets never reach the model: exact redaction with fingerprints, pattern masking and blocking,
+// and credential-issuing operations that deliver their fresh credential whole.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { execute } from '../src/gitea/executor.js';
+import type { ErrorPayload, SuccessPayload } from '../src/gitea/envelope.js';
+import { fingerprint, redactText } from '../src/gitea/redact.js';
+import { CREDENTIAL_ISSUING_OPERATIONS } from '../src/gitea/secrets.js';
+import { defaultSpecPath } from '../src/config/paths.js';
+import { entry, json, startServer, TOKEN, type TestServer } from './gitea-fixtures.js';
+
+let server: TestServer;
+before(async () => {
+  server = await startServer();
+});
+after(() => server.close());
+
+const context = () => ({ identity: server.identity, login: 'alice' });
+const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlLXZhbHVl';
+const PRIVATE_KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----';
+const COMMIT_SHA = 'a94a8fe5ccb19ba61c4c0873d391e987982fbbd3';
+
+const getIssue = entry({ path: '/repos/{owner}/{repo}/issues/{index}', pathParams: ['owner', 'repo', 'index'] });
+const issueArgs = { owner: 'o', repo: 'r', index: 1 };
+
+function answer(status: number, data: unknown): void {
+  server.handle((_req, res) => json(res, status, data));
+}
+
+describe('exact redaction', () => {
+  test('a webhook authorization_header echoed back is redacted with its fingerprint', async () => {
+    const secretHeader = 'Bearer s3cr3t-hook-value';
+    answer(201, { id: 4, type: 'gitea', authorization_header: secretHeader, config: { url: 'https://ci.example/hook' } });
+    const createHook = entry({ method: 'POST', operationId: 'repoCreateHook', path: '/repos/{owner}/{repo}/hooks', pathParams: ['owner', 'repo'], body: true });
+    const result = await execute(createHook, { owner: 'o', repo: 'r', body: { type: 'gitea', authorization_header: secretHeader, config: { url: 'https://ci.example/hook' } } }, context());
+    const payload = result.payload as SuccessPayload;
+    assert.equal((payload.data as { authorization_header: string }).authorization_header, `[REDACTED ${fingerprint(secretHeader)}]`);
+    assert.equal(JSON.stringify(payload).includes('s3cr3t-hook-value'), false);
+  });
+
+  const cases = [
+    { what: "the identity's token in a value", data: { note: `token was ${TOKEN}` }, secret: TOKEN, options: {} },
+    { what: "the identity's token as a key", data: { [TOKEN]: 1 }, secret: TOKEN, options: {} },
+    { what: 'a server secret (mode off)', data: { x: 'value my-oauth-client-secret here' }, secret: 'my-oauth-client-secret', options: { serverSecrets: ['my-oauth-client-secret'], secretDetectionMode: 'off' as const } },
+  ];
+  for (const c of cases) {
+    test(`redacts ${c.what}`, async () => {
+      answer(200, c.data);
+      const payload = (await execute(getIssue, issueArgs, context(), c.options)).payload;
+      const text = JSON.stringify(payload);
+      assert.equal(text.includes(c.secret), false);
+      assert.ok(text.includes(`[REDACTED ${fingerprint(c.secret)}]`));
+    });
+  }
+
+  test('secrets nested in the request body are redacted from the result, short ones are not', async () => {
+    const migrate = entry({ method: 'POST', path: '/repos/migrate', body: true });
+    answer(201, { clone_url: 'https://u:mirror-pass-123@example/x.git', note: 'abc stays', other: 'deep-secret-value' });
+    const body = { auth_password: 'mirror-pass-123', nested: [{ options: { token: 'deep-secret-value' } }], password: 'abc' };
+    const payload = (await execute(migrate, { body }, context(), { secretDetectionMode: 'off' })).payload as SuccessPayload;
+    const data = payload.data as Record<string, string>;
+    assert.equal(data.clone_url, `https://u:[REDACTED ${fingerprint('mirror-pass-123')}]@example/x.git`);
+    assert.equal(data.other, `[REDACTED ${fingerprint('deep-secret-value')}]`);
+    assert.equal(data.note, 'abc stays');
+  });
+
+  test("an Actions secret's data is redacted at any length", async () => {
+    const putSecret = entry({ method: 'PUT', operationId: 'updateRepoSecret', path: '/repos/{owner}/{repo}/actions/secrets/{secretname}', pathParams: ['owner', 'repo', 'secretname'], body: true });
+    answer(400, { message: 'cannot store value xy9 for secret' });
+    const payload = (await execute(putSecret, { owner: 'o', repo: 'r', secretname: 'S', body: { data: 'xy9' } }, context())).payload as ErrorPayload;
+    assert.equal(payload.error.message, `cannot store value [REDACTED ${fingerprint('xy9')}] for secret`);
+  });
+});
+
+describe('pattern masking', () => {
+  const issueBody = `Deploy with ${JWT}\nand key:\n${PRIVATE_KEY}\nfixed in ${COMMIT_SHA}`;
+
+  test('mask mode keeps four characters and a fingerprint of a JWT and a private key, and leaves commit SHAs', async () => {
+    answer(200, { number: 1, body: issueBody, merge_commit_sha: COMMIT_SHA });
+    const payload = (await execute(getIssue, issueArgs, context())).payload as SuccessPayload;
+    const data = payload.data as { body: string; merge_commit_sha: string };
+    assert.equal(data.body.includes(JWT), false);
+    assert.equal(data.body.includes('b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ'), false);
+    assert.ok(data.body.includes(`eyJh…[MASKED ${fingerprint(JWT)}]`));
+    assert.ok(data.body.includes(`----…[MASKED ${fingerprint(PRIVATE_KEY)}]`));
+    assert.ok(data.body.includes(`fixed in ${COMMIT_SHA}`));
+    assert.equal(data.merge_commit_sha, COMMIT_SHA);
+  });
+
+  test('block mode withholds the whole result and names only the kinds found', async () => {
+    answer(201, { number: 1, body: issueBody });
+    const createIssue = entry({ method: 'POST', path: '/repos/{owner}/{repo}/issues', pathParams: ['owner', 'repo'], body: true });
+    const result = await execute(createIssue, { owner: 'o', repo: 'r', body: { title: 't' } }, context(), { secretDetectionMode: 'block' });
+    const payload = result.payload as ErrorPayload;
+    assert.equal(result.isError, true);
+    assert.equal(payload.error.kind, 'secret_blocked');
+    assert.equal(payload.error.status, 201);
+    assert.match(payload.error.message, /jwt, private_key/);
+    assert.match(payload.error.message, /carried out/);
+    assert.equal(JSON.stringify(payload).includes('eyJzdWIi'), false);
+  });
+
+  const shapes = [
+    { kind: 'aws_access_key', text: 'key AKIAIOSFODNN7EXAMPLE here', secret: 'AKIAIOSFODNN7EXAMPLE' },
+    { kind: 'github_token', text: `use ghp_${'a1B2'.repeat(9)} now`, secret: `ghp_${'a1B2'.repeat(9)}` },
+    { kind: 'slack_token', text: 'xoxb-123456789012-abcdefghij', secret: 'xoxb-123456789012-abcdefghij' },
+    { kind: 'google_api_key', text: `AIza${'Sy0_'.repeat(8)}abc`, secret: `AIza${'Sy0_'.repeat(8)}abc` },
+    { kind: 'stripe_key', text: 'sk_live_4eC39HqLyjWDarjtT1zdp7dc', secret: 'sk_live_4eC39HqLyjWDarjtT1zdp7dc' },
+    { kind: 'gitea token after a label', text: `token: ${COMMIT_SHA}`, secret: COMMIT_SHA },
+    { kind: 'assignment', text: 'api_key=Zx81hd72kq0pW', secret: 'Zx81hd72kq0pW' },
+    { kind: 'upper-case assignment', text: 'export API_KEY=Zx81hd72kq0pW', secret: 'Zx81hd72kq0pW' },
+    { kind: 'authorization header', text: 'Authorization: Bearer abc.def-123', secret: 'abc.def-123' },
+  ];
+  for (const shape of shapes) {
+    test(`masks ${shape.kind}`, () => {
+      const masked = redactText(shape.text, []);
+      assert.equal(masked.includes(shape.secret), false, masked);
+      assert.ok(masked.includes(`${shape.secret.slice(0, 4)}…[MASKED ${fingerprint(shape.secret)}]`), masked);
+    });
+  }
+
+  const harmless = ['commit a94a8fe5ccb19ba61c4c0873d391e987982fbbd3 landed', 'password: required', 'token: ${{ secrets.GITEA_TOKEN }}', 'the sha1 is deadbeef'];
+  for (const text of harmless) {
+    test(`leaves "${text}" alone`, () => {
+      assert.equal(redactText(text, []), text);
+    });
+  }
+
+  test('values under secret-named keys are masked in listings', async () => {
+    answer(200, [{ id: 1, authorization_header: 'Bearer other-hook-secret' }]);
+    const payload = (await execute(entry({ path: '/repos/o/r/hooks' }), {}, context())).payload as SuccessPayload;
+    assert.equal(JSON.stringify(payload).includes('other-hook-secret'), false);
+  });
+
+  test('error messages are masked like results', async () => {
+    answer(422, { message: `invalid ${JWT}` });
+    const payload = (await execute(getIssue, issueArgs, context())).payload as ErrorPayload;
+    assert.equal(payload.error.message, `invalid eyJh…[MASKED ${fingerprint(JWT)}]`);
+  });
+});
+
+describe('credential-issuing operations', () => {
+  test('userCreateToken delivers the fresh token whole, even in block mode', async () => {
+    const fresh = 'f'.repeat(8) + COMMIT_SHA.slice(8);
+    answer(201, { id: 5, name: 'ci', sha1: fresh, token_last_eight: fresh.slice(-8), scopes: ['read:repository'] });
+    const createToken = entry({ method: 'POST', operationId: 'userCreateToken', path: '/users/{username}/tokens', pathParams: ['username'], body: true });
+    const result = await execute(createToken, { username: 'alice', body: { name: 'ci', scopes: ['read:repository'] } }, context(), { secretDetectionMode: 'block' });
+    assert.equal(result.isError, false);
+    assert.equal(((result.payload as SuccessPayload).data as { sha1: string }).sha1, fresh);
+  });
+
+  test("a runner registration token is delivered, but the caller's own token is still redacted", async () => {
+    answer(201, { token: 'AAbbCCddEEffGG1122334455', note: TOKEN });
+    const createRunnerToken = entry({ method: 'POST', operationId: 'repoCreateRunnerRegistrationToken', path: '/repos/{owner}/{repo}/actions/runners/registration-token', pathParams: ['owner', 'repo'] });
+    const payload = (await execute(createRunnerToken, { owner: 'o', repo: 'r' }, context())).payload as SuccessPayload;
+    assert.deepEqual(payload.data, { token: 'AAbbCCddEEffGG1122334455', note: `[REDACTED ${fingerprint(TOKEN)}]` });
+  });
+
+  test('every listed operation exists in the pinned Gitea spec', () => {
+    const spec = JSON.parse(readFileSync(defaultSpecPath(), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+    const ids = new Set(Object.values(spec.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId)));
+    for (const id of CREDENTIAL_ISSUING_OPERATIONS) assert.ok(ids.has(id), id);
+  });
+});
