@@ -1,5 +1,76 @@
-// Placeholder until its issue lands; replaced by the real command.
-export async function run(_argv: string[]): Promise<number> {
-  process.stderr.write('gitea-warden serve: not built yet\n');
+// `gitea-warden serve`: one MCP namespace (one profile, one Gitea identity) over stdio (default)
+// or streamable HTTP. Configuration problems exit 2 with one line; logs go to stderr only.
+import { parseArgs } from 'node:util';
+import { loadNamespace } from '../server/namespace.js';
+import { createMcpServer } from '../server/mcp-server.js';
+import { readSettings, SETTINGS, SettingsError, settingsHelp, type Settings } from '../server/settings.js';
+import { serveStdio } from '../transports/stdio.js';
+import { DEFAULT_MAX_BODY_BYTES, startHttpTransport } from '../transports/http.js';
+import { createLogger, type Logger } from '../transports/logger.js';
+import { StartupError } from '../transports/startup.js';
+import type { Session } from '../server/session.js';
+
+export async function run(argv: string[]): Promise<number> {
+  let flags: Record<string, string | undefined>;
+  try {
+    const parsed = parseArgs({ args: argv, options: flagOptions(), strict: true });
+    if (parsed.values.help) {
+      process.stdout.write(settingsHelp());
+      return 0;
+    }
+    flags = Object.fromEntries(Object.entries(parsed.values).filter(([name]) => name !== 'help')) as Record<string, string | undefined>;
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : 'bad arguments');
+  }
+  try {
+    const settings = readSettings(flags, process.env);
+    const logger = createLogger(settings.logLevel as Parameters<typeof createLogger>[0]);
+    const session = await loadNamespace(settings, process.env, logger);
+    await serve(session, settings, logger);
+    return 0;
+  } catch (error) {
+    if (error instanceof SettingsError || error instanceof StartupError) return fail(error.message);
+    throw error;
+  }
+}
+
+async function serve(session: Session, settings: Settings, logger: Logger): Promise<void> {
+  if (settings.transport === 'stdio') {
+    await serveStdio(createMcpServer(session));
+    await new Promise<void>((resolve) => process.stdin.once('end', resolve));
+    await session.audit.close();
+    return;
+  }
+  const bearerToken = process.env.MCP_BEARER_TOKEN || undefined;
+  const handle = await startHttpTransport(
+    {
+      host: settings.host,
+      port: settings.port,
+      path: settings.mcpPath,
+      ...(bearerToken ? { bearerToken } : {}),
+      ...(settings.publicBaseUrl ? { publicBaseUrl: settings.publicBaseUrl } : {}),
+      allowedHosts: settings.allowedHosts,
+      rateLimitPerMinute: settings.rateLimitPerMinute,
+      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+      info: { name: 'gitea-warden', version: session.version, profile: session.profile.name ?? session.profile.file },
+    },
+    () => createMcpServer(session),
+    logger,
+  );
+  await new Promise<void>((resolve) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
+  });
+  await handle.close();
+  await session.audit.close();
+}
+
+function flagOptions() {
+  const options: Record<string, { type: 'string' } | { type: 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
+  for (const spec of SETTINGS) options[spec.flag] = { type: 'string' };
+  return options;
+}
+
+function fail(message: string): number {
+  process.stderr.write(`gitea-warden serve: ${message}\n`);
   return 2;
 }

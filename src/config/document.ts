@@ -91,6 +91,13 @@ export function validateDocument(doc: LoadedDocument, schema: object): DocumentF
   });
 }
 
+/** Validates any value against a schema: each error as a JSON pointer and a message, never the value. */
+export function validationErrors(schema: object, data: unknown): Array<{ path: string; message: string }> {
+  const validate = schemaValidator(schema);
+  if (validate(data)) return [];
+  return (validate.errors ?? []).map((error) => ({ path: toPointer(pathOf(error)), message: describeError(error) }));
+}
+
 function pathOf(error: ErrorObject): PathSegment[] {
   const segments = error.instancePath
     .split('/')

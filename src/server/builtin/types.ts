@@ -1,0 +1,38 @@
+// The contract of a built-in tool (whoami, server_status, api_request, ...): one file per tool in
+// this directory, registered in builtin/index.ts. The pipeline audits every call; a handler either
+// answers itself or hands a Gitea call back so it runs through the same steps as a generated tool.
+import type { CatalogEntry, JsonSchema } from '../../catalog/types.js';
+import type { Session } from '../session.js';
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** What the audit result event records about a built-in call. */
+export interface BuiltinAudit {
+  operation: string | null;
+  decision: 'allow' | 'deny' | null;
+  reason: string | null;
+  target?: { owner: string | null; repo: string | null; index: number | null } | null;
+  httpStatus?: number | null;
+}
+
+export type BuiltinOutcome =
+  /** Answered by the tool itself; `payload` becomes the result's JSON. */
+  | { kind: 'answer'; payload: Record<string, unknown>; isError: boolean; audit: BuiltinAudit }
+  /** A Gitea operation to run through the pipeline's validation, mapping, decision, guards and executor. */
+  | { kind: 'gitea_call'; entry: CatalogEntry; args: Record<string, unknown> };
+
+export interface BuiltinTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  annotations: ToolAnnotations;
+  /** Canonical operations the profile must all allow for the tool to be listed; empty: always listed. */
+  operations: readonly string[];
+  handler(args: Record<string, unknown>, session: Session): Promise<BuiltinOutcome>;
+}

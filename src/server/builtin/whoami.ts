@@ -1,0 +1,26 @@
+// gitea_whoami: who this namespace acts as. The verified login, never the token.
+import type { BuiltinTool } from './types.js';
+
+export const whoamiTool: BuiltinTool = {
+  name: 'gitea_whoami',
+  title: 'Who am I',
+  description: "The Gitea identity of this namespace: the login verified with GET /user, the active profile, its role and audit label, and whether verification passed. Mutating tools are refused while it has not.",
+  inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  operations: [],
+  async handler(_args, session) {
+    const status = session.identity.current();
+    const payload = {
+      login: status.state === 'unverified' ? null : status.login,
+      expected_login: session.profile.data.authenticated_username ?? null,
+      verification: status.state,
+      verified: status.state === 'verified',
+      ...(status.state === 'unverified' ? { detail: status.detail } : {}),
+      profile: session.profile.name,
+      role: session.profile.role,
+      audit_label: session.profile.data.audit_label ?? null,
+      gitea_url: session.gitea.baseUrl,
+    };
+    return { kind: 'answer', payload, isError: false, audit: { operation: null, decision: null, reason: 'whoami' } };
+  },
+};

@@ -1,0 +1,76 @@
+// The two audit events of one tool call: a write-ahead event before anything reaches Gitea, and a
+// result event, linked by call_id. Every call writes both, failed and invalid calls included.
+import { randomUUID } from 'node:crypto';
+import { argumentNames, type AuditStatus, type AuditTarget } from '../audit/event.js';
+import type { Effect } from '../policy/decision.js';
+import type { Session } from './session.js';
+
+/** What the result event says about the call's outcome. */
+export interface CallRecord {
+  operation: string | null;
+  decision: Effect | null;
+  reason: string | null;
+  target: AuditTarget | null;
+  status: AuditStatus;
+  httpStatus: number | null;
+}
+
+export class CallAudit {
+  readonly callId = randomUUID();
+  private writeAheadDone = false;
+  private readonly names: string[];
+
+  constructor(
+    private readonly session: Session,
+    private readonly tool: string,
+    args: unknown,
+  ) {
+    this.names = isObject(args) ? argumentNames(args) : [];
+  }
+
+  /** Writes the write-ahead event once; false when it could not be made durable (refuse the call). */
+  async writeAhead(operation: string | null, target: AuditTarget | null): Promise<boolean> {
+    if (this.writeAheadDone) return true;
+    this.writeAheadDone = await this.append({ operation, decision: null, reason: null, target, status: 'pending', httpStatus: null }, 'write_ahead');
+    return this.writeAheadDone;
+  }
+
+  /** Writes the result event (and the write-ahead event first, for calls refused before it). */
+  async result(record: CallRecord): Promise<void> {
+    if (!(await this.writeAhead(record.operation, record.target))) return;
+    await this.append(record, 'result');
+  }
+
+  private append(record: CallRecord, phase: 'write_ahead' | 'result'): Promise<boolean> {
+    const { profile } = this.session;
+    return this.session.audit.append({
+      phase,
+      call_id: this.callId,
+      profile: profile.name ?? profile.file,
+      audit_label: profile.data.audit_label ?? null,
+      login: this.session.identity.login(),
+      tool: this.tool,
+      operation: record.operation,
+      decision: record.decision,
+      reason: record.reason,
+      target: record.target,
+      status: record.status,
+      http_status: record.httpStatus,
+      argument_names: this.names,
+    });
+  }
+}
+
+/** owner / repo / index named by a call's arguments, for the audit event. */
+export function targetOf(args: unknown): AuditTarget | null {
+  if (!isObject(args)) return null;
+  const text = (value: unknown) => (typeof value === 'string' ? value : null);
+  const owner = text(args.owner);
+  const repo = text(args.repo);
+  const index = typeof args.index === 'number' ? args.index : typeof args.pr_number === 'number' ? args.pr_number : null;
+  return owner === null && repo === null && index === null ? null : { owner, repo, index };
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

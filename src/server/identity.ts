@@ -1,0 +1,62 @@
+// Who the token really is: GET /user compared with the profile's authenticated_username. Until the
+// check passed (and whenever it failed) mutating calls fail closed; reads may proceed.
+import type { FactReader } from '../gitea/types.js';
+import { sameLogin } from '../policy/guards/facts.js';
+
+export type IdentityStatus =
+  /** GET /user answered with the profile's login. */
+  | { state: 'verified'; login: string }
+  /** GET /user answered with another login: terminal until the profile changes. */
+  | { state: 'mismatch'; login: string; expected: string | null }
+  /** Not checked yet, no token, or Gitea did not answer: checked again before the next mutating call. */
+  | { state: 'unverified'; detail: string };
+
+export class IdentityVerifier {
+  private status: IdentityStatus = { state: 'unverified', detail: 'The Gitea identity has not been checked yet.' };
+
+  constructor(
+    private readonly reader: FactReader | null,
+    private expected: string | null,
+  ) {}
+
+  current(): IdentityStatus {
+    return this.status;
+  }
+
+  /** The verified login, or null. */
+  login(): string | null {
+    return this.status.state === 'verified' ? this.status.login : null;
+  }
+
+  /** A new profile claims another login: forget the cached answer; verify() must run again. */
+  reset(expected: string | null): void {
+    this.expected = expected;
+    this.status = { state: 'unverified', detail: 'The profile changed; the Gitea identity is checked again.' };
+  }
+
+  /** Checks again unless already verified or mismatched. */
+  async ensure(): Promise<IdentityStatus> {
+    return this.status.state === 'unverified' ? this.verify() : this.status;
+  }
+
+  async verify(): Promise<IdentityStatus> {
+    this.status = await this.check();
+    return this.status;
+  }
+
+  private async check(): Promise<IdentityStatus> {
+    if (this.reader === null) return { state: 'unverified', detail: 'No Gitea token is configured for this profile.' };
+    let answer;
+    try {
+      answer = await this.reader.get('/user');
+    } catch {
+      return { state: 'unverified', detail: 'Gitea did not answer GET /user.' };
+    }
+    const login = (answer.data as { login?: unknown } | null)?.login;
+    if (answer.status !== 200 || typeof login !== 'string' || login === '') {
+      return { state: 'unverified', detail: `GET /user answered HTTP ${answer.status} without a login; check the token.` };
+    }
+    if (!sameLogin(login, this.expected)) return { state: 'mismatch', login, expected: this.expected };
+    return { state: 'verified', login };
+  }
+}

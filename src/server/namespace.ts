@@ -1,0 +1,152 @@
+// Loads everything one namespace needs ONCE at start (settings, policy set, profile, catalog, guards,
+// tasks, token, audit log), builds the tool registry and verifies the identity. Any problem with the
+// configuration is a StartupError (exit 2); a missing token or an unwritable audit log is not: the
+// server starts and fails closed per call, and says so in the logs.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadCatalog } from '../catalog/load.js';
+import { buildRouteTable } from '../catalog/routes.js';
+import { loadGuardsConfig } from '../config/guards.js';
+import { packageRoot, policiesDir, profilesDir } from '../config/paths.js';
+import { loadPolicySet, type PolicySet } from '../config/policies.js';
+import { loadProfile, referenceHolders } from '../config/profiles.js';
+import { loadTaskCatalog } from '../config/tasks.js';
+import { defaultAuditPath } from '../audit/path.js';
+import { GiteaHttpClient } from '../gitea/http.js';
+import type { GiteaIdentity } from '../gitea/types.js';
+import { effectiveOperations, type CompiledProfile } from '../policy/profile.js';
+import { StartupError } from '../transports/startup.js';
+import type { Logger } from '../transports/logger.js';
+import { AuditSink } from './audit-sink.js';
+import { fileSha256 } from './file-hash.js';
+import { builtinTools } from './builtin/index.js';
+import type { BuiltinTool } from './builtin/types.js';
+import { IdentityVerifier } from './identity.js';
+import { decideContextFor } from './policy-context.js';
+import type { Session, WatchedFile } from './session.js';
+import type { Settings } from './settings.js';
+import { buildToolRegistry, ToolRegistryError, type ToolRegistry } from './tool-registry.js';
+
+export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, logger: Logger): Promise<Session> {
+  const policy = startupStep(() => loadPolicySet());
+  const profile = startupStep(() => loadProfile(profileReference(settings), policy));
+  const entries = loadCatalog().entries;
+  const builtins = builtinTools();
+  const registry = startupStep(() => registryFor(settings, policy, profile, entries, builtins));
+  const gitea = giteaIdentityFor(settings, profile, env);
+  const client = gitea.token === '' ? null : new GiteaHttpClient(gitea, { timeoutMs: settings.timeoutMs });
+  const auditPath = settings.auditLog ?? defaultAuditPath(env);
+  const session: Session = {
+    version: packageVersion(),
+    settings,
+    logger,
+    policy,
+    decideContext: decideContextFor(policy, holdersOrNone(policy)),
+    guards: startupStep(() => loadGuardsConfig()),
+    tasks: startupStep(() => loadTaskCatalog()),
+    entries,
+    routes: buildRouteTable(entries),
+    builtins,
+    audit: await AuditSink.open(auditPath),
+    executorOptions: executorOptionsFor(settings, env),
+    watchedFiles: watchedFiles(profile),
+    profile,
+    registry,
+    gitea,
+    client,
+    identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
+  };
+  if (session.audit.openFailure) logger.error({ audit: auditPath }, `audit log unavailable, every tool call will be refused: ${session.audit.openFailure}`);
+  if (!client) logger.warn({ profile: profile.name }, `no Gitea token: set ${profile.data.token_source_name ?? 'GITEA_TOKEN'}; identity unverified, reads will fail at Gitea and mutations are refused`);
+  await verifyIdentity(session);
+  logger.info({ profile: profile.name, tools: registry.tools.length, audit: auditPath }, 'namespace ready');
+  return session;
+}
+
+/** Runs GET /user and logs the outcome (logins only, never the token). */
+export async function verifyIdentity(session: Session): Promise<void> {
+  const status = await session.identity.verify();
+  if (status.state === 'verified') session.logger.info({ login: status.login }, 'Gitea identity verified');
+  else if (status.state === 'mismatch') session.logger.error({ login: status.login, expected: status.expected }, 'Gitea identity mismatch: mutating calls are refused');
+  else session.logger.warn({ detail: status.detail }, 'Gitea identity unverified: mutating calls are refused until it is');
+}
+
+/** GITEA_MCP_CONFIG#name, a profile file, or a reference profile name (profiles/<name>.yaml). */
+export function profileReference(settings: Pick<Settings, 'profile' | 'config'>): string {
+  if (settings.config) return `${settings.config}#${settings.profile}`;
+  if (/[\\/]|\.(ya?ml|json)$/.test(settings.profile) || existsSync(settings.profile)) return settings.profile;
+  return join(profilesDir, `${settings.profile}.yaml`);
+}
+
+export function registryFor(
+  settings: Pick<Settings, 'toolsets' | 'readOnly' | 'disabledTools' | 'listDeniedTools'>,
+  policy: PolicySet,
+  profile: CompiledProfile,
+  entries: Parameters<typeof buildToolRegistry>[0]['entries'],
+  builtins: readonly BuiltinTool[],
+): ToolRegistry {
+  return buildToolRegistry(
+    { entries, builtins, operationMap: policy.operationMap, effective: effectiveOperations(profile, policy.vocabulary) },
+    {
+      toolsets: toolsetsFor(settings.toolsets, profile),
+      readOnly: settings.readOnly,
+      disabledTools: settings.disabledTools,
+      listDenied: settings.listDeniedTools,
+    },
+  );
+}
+
+/** TOOLSETS wins ('all' means every domain); else the profile's toolsets; else every domain. */
+function toolsetsFor(requested: string[] | null, profile: CompiledProfile): string[] | null {
+  if (requested !== null && requested.length > 0) return requested.includes('all') ? null : requested;
+  return profile.data.toolsets ?? null;
+}
+
+export function giteaIdentityFor(settings: Settings, profile: CompiledProfile, env: NodeJS.ProcessEnv): GiteaIdentity {
+  const named = profile.data.token_source_name;
+  const token = (named ? env[named] : undefined) ?? env.GITEA_TOKEN ?? '';
+  return { baseUrl: settings.giteaUrl, token, ...(profile.data.authenticated_username ? { expectedLogin: profile.data.authenticated_username } : {}) };
+}
+
+function executorOptionsFor(settings: Settings, env: NodeJS.ProcessEnv): Session['executorOptions'] {
+  const extra = (env.EXTRA_SECRETS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const serverSecrets = [env.MCP_BEARER_TOKEN, env.OAUTH_CLIENT_SECRET, ...extra].filter((s): s is string => Boolean(s));
+  return {
+    maxItems: settings.maxItems,
+    maxChars: settings.maxChars,
+    maxBinaryBytes: settings.maxBinaryBytes,
+    timeoutMs: settings.timeoutMs,
+    secretDetectionMode: settings.secretDetectionMode,
+    serverSecrets,
+  };
+}
+
+/** The profile file and every policies/*.yaml, hashed, so server_status can tell when a restart is due. */
+export function watchedFiles(profile: CompiledProfile): WatchedFile[] {
+  const policyFiles = readdirSync(policiesDir).filter((name) => name.endsWith('.yaml')).sort().map((name) => join(policiesDir, name));
+  return [profile.file, ...policyFiles].map((path) => ({ path, sha256: fileSha256(path) }));
+}
+
+function packageVersion(): string {
+  const data = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version?: unknown };
+  return typeof data.version === 'string' ? data.version : '0.0.0';
+}
+
+function holdersOrNone(policy: PolicySet) {
+  try {
+    return referenceHolders(policy);
+  } catch {
+    return undefined; // hints are a convenience; an unusable reference set only drops them
+  }
+}
+
+/** A configuration problem found while loading becomes a StartupError (exit 2) with its message. */
+function startupStep<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (error) {
+    if (error instanceof StartupError) throw error;
+    const message = error instanceof Error ? error.message : 'configuration unusable';
+    throw new StartupError(error instanceof ToolRegistryError ? message : `cannot start: ${message}`);
+  }
+}

@@ -1,0 +1,49 @@
+// One namespace's state while it serves: what was loaded at start (policies, profile, catalog,
+// guards, tasks), the tool registry built from it, the verified identity and the audit log.
+// Built once by namespace.ts; every tool call reads it, only a profile switch replaces parts.
+import type { PolicySet } from '../config/policies.js';
+import type { CatalogEntry } from '../catalog/types.js';
+import type { RouteTable } from '../catalog/routes.js';
+import type { ExecutorOptions } from '../gitea/options.js';
+import type { GiteaIdentity } from '../gitea/types.js';
+import type { GiteaHttpClient } from '../gitea/http.js';
+import type { DecideContext } from '../policy/decide.js';
+import type { CompiledProfile } from '../policy/profile.js';
+import type { GuardsConfig } from '../policy/guards/settings.js';
+import type { TaskCatalog } from '../policy/tasks.js';
+import type { Logger } from '../transports/logger.js';
+import type { Settings } from './settings.js';
+import type { AuditSink } from './audit-sink.js';
+import type { IdentityVerifier } from './identity.js';
+import type { BuiltinTool } from './builtin/types.js';
+import type { ToolRegistry } from './tool-registry.js';
+
+/** A file whose content the running server depends on, with its hash at start. */
+export interface WatchedFile {
+  path: string;
+  sha256: string;
+}
+
+export interface Session {
+  readonly version: string;
+  readonly settings: Settings;
+  readonly logger: Logger;
+  readonly policy: PolicySet;
+  readonly decideContext: DecideContext;
+  readonly guards: GuardsConfig;
+  readonly tasks: TaskCatalog;
+  readonly entries: readonly CatalogEntry[];
+  readonly routes: RouteTable;
+  readonly builtins: readonly BuiltinTool[];
+  readonly audit: AuditSink;
+  readonly executorOptions: Partial<ExecutorOptions>;
+  /** The profile file and policies/*.yaml as they were when the server started. */
+  readonly watchedFiles: readonly WatchedFile[];
+  profile: CompiledProfile;
+  registry: ToolRegistry;
+  /** Base URL and token of the profile's Gitea identity; the token is never shown. */
+  gitea: GiteaIdentity;
+  /** Null when no token is configured: reads then fail at Gitea, mutations fail closed. */
+  client: GiteaHttpClient | null;
+  identity: IdentityVerifier;
+}
