@@ -1,7 +1,7 @@
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run as check } from '../src/cli/check.js';
@@ -68,6 +68,17 @@ describe('gitea-warden check', () => {
     assert.equal((await capture(check, [temp])).code, 2);
   });
 
+  test('guards.yaml and tasks.yaml are linted with the other policies, at file:line', async () => {
+    const dir = join(temp, 'policies-copy');
+    cpSync('policies', dir, { recursive: true });
+    writeFileSync(join(dir, 'guards.yaml'), `${readFileSync(join(dir, 'guards.yaml'), 'utf8')}\nstray_setting: true\n`);
+    writeFileSync(join(dir, 'tasks.yaml'), `${readFileSync(join(dir, 'tasks.yaml'), 'utf8')}\n<<<<<<< HEAD\n`);
+    const result = await capture(check, [dir]);
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /guards\.yaml:\d+: error schema: \/stray_setting: unknown field/);
+    assert.match(result.stdout, /tasks\.yaml:\d+: error merge_conflict/);
+  });
+
   test('a multi-identity config is checked and its identities load by key, name or alias', async () => {
     assert.equal((await capture(check, [join(fixtures, 'config-good.yaml')])).code, 0);
     for (const name of ['reconciler', 'dev-reconciler', 'prgs-reconciler']) {
@@ -104,7 +115,8 @@ describe('gitea-warden decide --batch', () => {
       ['deny', 'invalid_profile'],
     ]);
     assert.deepEqual(answers[2].operations, ['gitea.pr.merge', 'gitea.pr.force_merge']);
-    assert.deepEqual(answers[0].determining, { file: 'profiles/gitea-reconciler.yaml', line: 10, rule: 'allowed_operations: gitea.pr.close' });
+    const closeLine = readFileSync('profiles/gitea-reconciler.yaml', 'utf8').split('\n').findIndex((l) => l.trim() === '- gitea.pr.close') + 1;
+    assert.deepEqual(answers[0].determining, { file: 'profiles/gitea-reconciler.yaml', line: closeLine, rule: 'allowed_operations: gitea.pr.close' });
   });
 });
 

@@ -71,13 +71,21 @@ const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats(ajv);
 const compiled = new Map<object, ValidateFunction>();
 
-/** Compiles once per schema object. */
+/**
+ * Compiles once per schema object. A schema read again from another directory (a copy of policies/)
+ * carries the same `$id`: the same text reuses the compiled one, a changed text replaces it.
+ */
 export function schemaValidator(schema: object): ValidateFunction {
   let validate = compiled.get(schema);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    compiled.set(schema, validate);
+  if (validate) return validate;
+  const id = (schema as { $id?: unknown }).$id;
+  if (typeof id === 'string') {
+    const existing = ajv.getSchema(id);
+    if (existing && JSON.stringify(existing.schema) === JSON.stringify(schema)) validate = existing;
+    else if (existing) ajv.removeSchema(id);
   }
+  validate ??= ajv.compile(schema);
+  compiled.set(schema, validate);
   return validate;
 }
 

@@ -46,9 +46,16 @@ export function loadPolicySet(dir: string = policiesDir): PolicySet {
   return set;
 }
 
+/** Policy files read by their own loaders (src/config/guards.ts, tasks.ts); `check` lints them too. */
+const SEPARATELY_LOADED_FILES = ['guards', 'tasks'] as const;
+
 /** Every finding about the policy files, for `gitea-warden check`. */
 export function checkPolicies(dir: string = policiesDir): Finding[] {
-  return readPolicies(dir).findings;
+  const separate = SEPARATELY_LOADED_FILES.flatMap((name) => {
+    const read = readChecked(join(dir, `${name}.yaml`));
+    return read.doc ? [...read.findings, ...schemaFindings(read.doc, loadSchema(name, dir))] : read.findings;
+  });
+  return [...readPolicies(dir).findings, ...separate];
 }
 
 function readPolicies(dir: string): { set: PolicySet | null; findings: Finding[] } {
