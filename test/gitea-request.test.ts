@@ -4,6 +4,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execute } from '../src/gitea/executor.js';
 import type { ErrorPayload, SuccessPayload } from '../src/gitea/envelope.js';
+import { catalogByOperationId } from '../src/catalog/load.js';
 import { entry, json, startServer, TOKEN, type TestServer } from './gitea-fixtures.js';
 
 let server: TestServer;
@@ -54,6 +55,25 @@ describe('path encoding', () => {
       assert.equal(payload.error.status, null);
       assert.equal(server.requests.length, 0);
       for (const value of Object.values(c.args)) if (String(value).length > 2) assert.equal(payload.error.message.includes(String(value)), false);
+    });
+  }
+});
+
+describe('path encoding with the generated catalog', () => {
+  const catalog = catalogByOperationId();
+  const cases = [
+    { operationId: 'repoGetBranch', args: { owner: 'o', repo: 'r', branch: 'feature/x' }, url: '/api/v1/repos/o/r/branches/feature/x' },
+    { operationId: 'repoGetReleaseByTag', args: { owner: 'o', repo: 'r', tag: 'rel/1.0' }, url: '/api/v1/repos/o/r/releases/tags/rel%2F1.0' },
+    { operationId: 'repoGetTag', args: { owner: 'o', repo: 'r', tag: 'rel/1.0' }, url: '/api/v1/repos/o/r/tags/rel/1.0' },
+    { operationId: 'repoGetRawFile', args: { owner: 'o', repo: 'r', filepath: 'a dir/naïve 文件.txt', ref: 'main' }, url: '/api/v1/repos/o/r/raw/a%20dir/na%C3%AFve%20%E6%96%87%E4%BB%B6.txt?ref=main' },
+  ];
+  for (const c of cases) {
+    test(`${c.operationId} requests ${c.url}`, async () => {
+      server.handle((_req, res) => json(res, 200, {}));
+      const catalogEntry = catalog.get(c.operationId);
+      assert.ok(catalogEntry, c.operationId);
+      await execute(catalogEntry, c.args, context());
+      assert.equal(server.requests[0]?.url, c.url);
     });
   }
 });

@@ -13,6 +13,7 @@ after(() => server.close());
 
 const context = () => ({ identity: server.identity, login: 'alice' });
 const issues = entry({ path: '/repos/{owner}/{repo}/issues', pathParams: ['owner', 'repo'], query: ['page', 'limit'], paginated: true });
+const getOne = entry({ path: '/repos/o/r/issues/1' });
 const issueList = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ number: from + i, title: `Issue ${from + i}` }));
 
 function success(result: Awaited<ReturnType<typeof execute>>): SuccessPayload {
@@ -167,7 +168,16 @@ describe('output bounds', () => {
     });
     const payload = success(await execute(entry({ path: '/x.diff', produces: ['text/plain'] }), {}, context(), { maxChars: 5000 }));
     assert.ok(JSON.stringify(payload).length <= 5000);
-    assert.ok(payload.truncated);
+    assert.match(payload.truncated ?? '', /text was cut after \d+ of 200000 characters/);
+  });
+
+  test('one long string is shortened only as far as needed', async () => {
+    server.handle((_req, res) => json(res, 200, { number: 1, body: 'y'.repeat(30000) }));
+    const payload = success(await execute(getOne, {}, context(), { maxChars: 10000 }));
+    const body = (payload.data as { body: string }).body;
+    assert.ok(JSON.stringify(payload).length <= 10000);
+    assert.ok(body.length > 8000, `kept ${body.length} characters`);
+    assert.match(body, /more chars\]$/);
   });
 
   test('results within the bounds carry no truncation note', async () => {

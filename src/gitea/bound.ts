@@ -10,6 +10,8 @@ export interface Cuts {
   listShown: number | null;
   listTotal: number | null;
   stringsShortenedTo: number | null;
+  /** A text body cut to fit: characters shown of the total. */
+  textCut: { shown: number; total: number } | null;
   dataCutToText: boolean;
   binaryOmitted: boolean;
 }
@@ -19,7 +21,8 @@ export interface Bounded {
   cuts: Cuts;
 }
 
-const STRING_STEPS = [4000, 1000, 200] as const;
+/** Strings are never shortened below this; past it, list items are dropped instead. */
+const MIN_STRING_LIMIT = 200;
 const MAX_WALK_DEPTH = 128;
 /** Room kept for the `truncated` note itself. */
 const NOTE_RESERVE = 600;
@@ -29,7 +32,7 @@ const NOTE_RESERVE = 600;
  * Binary content is kept whole or omitted: half a base64 body is of no use.
  */
 export function boundData(data: unknown, maxItems: number, maxChars: number, overhead: number): Bounded {
-  const cuts: Cuts = { arrays: [], listShown: null, listTotal: null, stringsShortenedTo: null, dataCutToText: false, binaryOmitted: false };
+  const cuts: Cuts = { arrays: [], listShown: null, listTotal: null, stringsShortenedTo: null, textCut: null, dataCutToText: false, binaryOmitted: false };
   const budget = Math.max(0, maxChars - overhead - NOTE_RESERVE);
   if (isBinary(data)) return { data: boundBinary(data, budget, cuts), cuts };
   let bounded = cutArrays(data, maxItems, '$', cuts, 0);
@@ -39,15 +42,31 @@ export function boundData(data: unknown, maxItems: number, maxChars: number, ove
     cuts.listTotal = pageItems(data)?.length ?? null;
   }
   if (size(bounded) <= budget) return { data: bounded, cuts };
-  for (const limit of STRING_STEPS) {
-    bounded = shortenStrings(bounded, limit, 0);
-    cuts.stringsShortenedTo = limit;
-    if (size(bounded) <= budget) return { data: bounded, cuts };
+  if (typeof bounded === 'string') {
+    const text = fitText(bounded, budget);
+    cuts.textCut = { shown: text.length - 1, total: bounded.length };
+    return { data: text, cuts };
   }
+  const limit = longestFittingStringLimit(bounded, budget);
+  bounded = shortenStrings(bounded, limit, 0);
+  cuts.stringsShortenedTo = limit;
+  if (size(bounded) <= budget) return { data: bounded, cuts };
   const dropped = dropListItems(bounded, budget, cuts);
   if (dropped !== null) return { data: dropped, cuts };
   cuts.dataCutToText = true;
-  return { data: `${(typeof bounded === 'string' ? bounded : JSON.stringify(bounded)).slice(0, budget)}…`, cuts };
+  return { data: fitText(JSON.stringify(bounded), budget), cuts };
+}
+
+/** The longest prefix (plus `…`) whose JSON form fits: escapes make serialized text longer than the raw. */
+function fitText(text: string, budget: number): string {
+  let low = 0;
+  let high = Math.min(text.length, budget);
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (size(`${text.slice(0, middle)}…`) <= budget) low = middle;
+    else high = middle - 1;
+  }
+  return `${text.slice(0, low)}…`;
 }
 
 function size(value: unknown): number {
@@ -73,6 +92,18 @@ function cutArrays(value: unknown, maxItems: number, path: string, cuts: Cuts, d
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => [key, cutArrays(item, maxItems, `${path}.${key}`, cuts, depth + 1)]),
   );
+}
+
+/** The largest per-string length at which the data fits (binary search), but at least MIN_STRING_LIMIT. */
+function longestFittingStringLimit(data: unknown, budget: number): number {
+  let low = MIN_STRING_LIMIT;
+  let high = Math.max(MIN_STRING_LIMIT, budget);
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (size(shortenStrings(data, middle, 0)) <= budget) low = middle;
+    else high = middle - 1;
+  }
+  return low;
 }
 
 function shortenStrings(value: unknown, limit: number, depth: number): unknown {
@@ -110,6 +141,7 @@ export function truncationNote(cuts: Cuts, pagination: Pagination | null, maxIte
   const nested = cuts.arrays.filter((cut) => cut.path !== '$' && cut.path !== '$.data');
   if (nested.length > 0) parts.push(`nested arrays cut to ${maxItems} items at ${nested.slice(0, 3).map((cut) => cut.path).join(', ')}${nested.length > 3 ? ', …' : ''}`);
   if (cuts.stringsShortenedTo !== null) parts.push(`strings longer than ${cuts.stringsShortenedTo} characters were shortened`);
+  if (cuts.textCut) parts.push(`the text was cut after ${cuts.textCut.shown} of ${cuts.textCut.total} characters to fit ${maxChars} characters`);
   if (cuts.dataCutToText) parts.push(`the data was cut to fit ${maxChars} characters and is shown as partial JSON text`);
   if (cuts.binaryOmitted) parts.push(`the binary content is larger than the response budget of ${maxChars} characters (MAX_TOOL_RESPONSE_CHARS) and was omitted`);
   if (parts.length === 0) return null;

@@ -44,6 +44,9 @@ const HINT_BY_KIND: Partial<Record<ErrorKind, string>> = {
   validation: 'Gitea rejected the arguments; correct the fields named in the message.',
   rate_limited: 'Gitea is rate limiting; wait before retrying.',
   upstream_error: 'Gitea failed to handle the request; retrying later may help.',
+  timeout: 'Gitea was too slow; retry later, or ask for less (a lower limit, a narrower filter).',
+  network_error: 'Gitea could not be reached; check that it is running and the base URL is right.',
+  payload_too_large: 'Ask for less: a lower limit, a narrower filter, or a smaller file.',
   redirect_refused: 'Redirects are not followed; check the Gitea base URL (scheme, host, sub-path).',
 };
 

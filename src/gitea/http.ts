@@ -12,8 +12,6 @@ export interface HttpRequest {
   query?: URLSearchParams;
   headers?: Record<string, string>;
   body?: RequestBody | null;
-  /** Read at most this many body bytes (defaults to the client's maxResponseBytes). */
-  maxBytes?: number;
 }
 
 export interface HttpResponse {
@@ -70,9 +68,10 @@ export class GiteaHttpClient implements FactReader {
         credentials: 'omit',
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      const limit = request.maxBytes ?? this.maxResponseBytes;
-      const body = await readCapped(response, limit);
-      if (body === null) return { ok: false, kind: 'payload_too_large', message: `Gitea's answer is larger than ${limit} bytes` };
+      const body = await readCapped(response, this.maxResponseBytes);
+      if (body === null) {
+        return { ok: false, kind: 'payload_too_large', message: `Gitea's answer is larger than ${this.maxResponseBytes} bytes` };
+      }
       return { ok: true, status: response.status, headers: response.headers, body };
     } catch (error) {
       return this.failure(error);
