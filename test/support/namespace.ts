@@ -1,0 +1,124 @@
+// Spawns `gitea-warden serve` processes (one namespace each) and connects the official MCP SDK client
+// over stdio or streamable HTTP. Shared by the server, demo and guards end-to-end tests.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+
+export const repoRoot = resolve(import.meta.dirname, '..', '..');
+export const SERVE_ARGS = ['--import', 'tsx', 'src/cli/main.ts', 'serve'];
+
+/** Which sandbox user each reference profile's token env var belongs to. */
+const PROFILE_USERS: Record<string, { env: string; login: string }> = {
+  'gitea-author': { env: 'GITEA_AUTHOR_TOKEN', login: 'alice' },
+  'gitea-reviewer': { env: 'GITEA_REVIEWER_TOKEN', login: 'bob' },
+  'gitea-merger': { env: 'GITEA_MERGER_TOKEN', login: 'carol' },
+  'gitea-reconciler': { env: 'GITEA_RECONCILER_TOKEN', login: 'dave' },
+  'gitea-issue-manager': { env: 'GITEA_ISSUE_MANAGER_TOKEN', login: 'erin' },
+  'gitea-owner': { env: 'GITEA_OWNER_TOKEN', login: 'admin' },
+};
+
+/** A temporary directory removed by `dispose`. */
+export function tempDir(prefix = 'warden-'): { path: string; dispose: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, dispose: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+export interface NamespaceEnvOptions {
+  /** Sandbox user whose token to use; default: the profile's own user. */
+  tokenOf?: string;
+  auditLog: string;
+  extra?: Record<string, string>;
+}
+
+/** The environment of one namespace process against the sandbox (PATH and HOME kept, nothing else inherited). */
+export function namespaceEnv(sandbox: Sandbox, profile: string, options: NamespaceEnvOptions): Record<string, string> {
+  const user = PROFILE_USERS[profile];
+  const login = options.tokenOf ?? user?.login;
+  const token = login ? sandbox.users[login]?.token : undefined;
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? tmpdir(),
+    GITEA_URL: sandbox.url,
+    GITEA_MCP_PROFILE: profile,
+    AUDIT_LOG: options.auditLog,
+    LOG_LEVEL: 'warn',
+    ...(user && token ? { [user.env]: token } : {}),
+    ...options.extra,
+  };
+}
+
+export interface Connected {
+  client: Client;
+  close(): Promise<void>;
+}
+
+/** A namespace over stdio: the SDK client spawns `serve` itself. */
+export async function connectStdio(env: Record<string, string>): Promise<Connected> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: SERVE_ARGS, env, cwd: repoRoot, stderr: 'pipe' });
+  const client = new Client({ name: 'warden-test', version: '0.0.0' });
+  await client.connect(transport);
+  return { client, close: () => client.close() };
+}
+
+export interface HttpNamespace {
+  url: string;
+  child: ChildProcess;
+  /** Everything the process wrote to stderr so far. */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/** Spawns `serve` with MCP_TRANSPORT=http on a free port; resolves with the MCP URL once it listens. */
+export function spawnHttpNamespace(env: Record<string, string>): Promise<HttpNamespace> {
+  const child = spawn(process.execPath, SERVE_ARGS, { env: { ...env, MCP_TRANSPORT: 'http', MCP_PORT: '0', LOG_LEVEL: 'info' }, cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const close = () => stopChild(child);
+  return new Promise((resolvePromise, reject) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString('utf8');
+      const url = /"url":"(http:[^"]+)"/.exec(stderr)?.[1];
+      if (url) resolvePromise({ url, child, stderr: () => stderr, close });
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code} before listening: ${stderr}`)));
+  });
+}
+
+/** Runs `serve` to completion (for start-up refusals); resolves with the exit code and stderr. */
+export function runServe(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [...SERVE_ARGS, ...args], { env, cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return new Promise((resolvePromise) => child.once('exit', (code) => resolvePromise({ code, stderr })));
+}
+
+export async function connectHttp(url: string, bearerToken?: string): Promise<Connected> {
+  const headers: Record<string, string> = bearerToken ? { authorization: `Bearer ${bearerToken}` } : {};
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  const client = new Client({ name: 'warden-test', version: '0.0.0' });
+  await client.connect(transport);
+  return { client, close: () => client.close() };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolvePromise) => {
+    child.once('exit', () => resolvePromise());
+    child.kill('SIGTERM');
+  });
+}
+
+/** The JSON payload of a tool result (its structuredContent). */
+export function payloadOf(result: unknown): Record<string, any> {
+  return (result as CallToolResult).structuredContent as Record<string, any>;
+}
+
+/** Names listed by tools/list. */
+export async function toolNames(client: Client): Promise<string[]> {
+  return (await client.listTools()).tools.map((tool) => tool.name);
+}
