@@ -148,6 +148,14 @@ describe('request bodies', () => {
     assert.equal(server.requests.length, 0);
   });
 
+  test('form fields of an urlencoded operation are sent urlencoded', async () => {
+    server.handle((_req, res) => json(res, 200, {}));
+    const formEntry = entry({ method: 'POST', path: '/x', form: ['title', 'draft'], consumes: ['application/x-www-form-urlencoded'] });
+    await execute(formEntry, { title: 'a b&c', draft: true }, context());
+    assert.match(String(server.requests[0]?.headers['content-type']), /^application\/x-www-form-urlencoded/);
+    assert.equal(server.requests[0]?.body.toString(), 'title=a+b%26c&draft=true');
+  });
+
   test('a file field that is not base64 is refused', async () => {
     const result = await execute(upload, { owner: 'o', repo: 'r', id: 3, attachment: 'not base64!' }, context());
     assert.equal((result.payload as ErrorPayload).error.kind, 'bad_request');

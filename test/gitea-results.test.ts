@@ -70,6 +70,23 @@ describe('data decoding', () => {
     assert.match(payload.error.message, /64 bytes/);
   });
 
+  test("the caller's token inside a binary body is redacted", async () => {
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end(Buffer.concat([Buffer.from([0, 1, 2]), Buffer.from(`TOKEN=${TOKEN}`), Buffer.from([255])]));
+    });
+    const payload = success(await execute(raw, { owner: 'o', repo: 'r', filepath: 'blob.bin' }, context()));
+    const content = Buffer.from((payload.data as { content_base64: string }).content_base64, 'base64');
+    assert.equal(content.includes(TOKEN), false);
+    assert.ok(content.includes('[REDACTED sha256:'));
+  });
+
+  test('an answer larger than maxResponseBytes is a payload_too_large error', async () => {
+    server.handle((_req, res) => json(res, 200, issueList(1, 2000)));
+    const payload = failure(await execute(issues, { owner: 'o', repo: 'r' }, context(), { maxResponseBytes: 10_000 }));
+    assert.equal(payload.error.kind, 'payload_too_large');
+  });
+
   test('JSON nested deeper than 100 levels is returned as text', async () => {
     const deep = `${'['.repeat(150)}1${']'.repeat(150)}`;
     server.handle((_req, res) => {
