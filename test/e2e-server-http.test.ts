@@ -1,0 +1,76 @@
+// End to end over streamable HTTP: bearer auth, Host check, rate limit, the non-loopback refusal,
+// and a tool call through the SDK client.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { connectHttp, namespaceEnv, payloadOf, runServe, spawnHttpNamespace, tempDir, toolNames, type HttpNamespace } from './support/namespace.js';
+
+const BEARER = 'test-bearer-token-0123456789abcdef';
+let sandbox: Sandbox;
+let server: HttpNamespace;
+const dir = tempDir('warden-e2e-http-');
+
+before(async () => {
+  sandbox = await startSandbox();
+  const env = namespaceEnv(sandbox, 'gitea-reviewer', { auditLog: join(dir.path, 'audit.jsonl'), extra: { MCP_BEARER_TOKEN: BEARER, RATE_LIMIT_PER_MINUTE: '20' } });
+  server = await spawnHttpNamespace(env);
+});
+
+after(async () => {
+  await server?.close();
+  await sandbox.close();
+  dir.dispose();
+});
+
+/** A raw POST with full control of the headers (fetch cannot set Host). */
+function post(url: string, headers: Record<string, string>): Promise<number> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+test('the SDK client with the bearer token lists and calls tools', async () => {
+  const { client, close } = await connectHttp(server.url, BEARER);
+  try {
+    const names = await toolNames(client);
+    assert.ok(names.includes('gitea_pulls_create_review'));
+    assert.ok(!names.includes('gitea_pulls_merge'));
+    const whoami = payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} }));
+    assert.deepEqual({ login: whoami.login, profile: whoami.profile }, { login: 'bob', profile: 'gitea-reviewer' });
+  } finally {
+    await close();
+  }
+  assert.ok(!server.stderr().includes(BEARER), 'the bearer token never reaches the log');
+  assert.ok(!server.stderr().includes(sandbox.users.bob?.token ?? 'none'), 'the Gitea token never reaches the log');
+});
+
+test('without a token: 401; with a foreign Host: 403; past the rate limit: 429', async () => {
+  assert.equal(await post(server.url, {}), 401);
+  assert.equal(await post(server.url, { authorization: `Bearer ${BEARER}`, host: 'evil.example:80' }), 403);
+  const statuses: number[] = [];
+  for (let i = 0; i < 25; i++) statuses.push(await post(server.url, { authorization: `Bearer ${BEARER}` }));
+  assert.ok(statuses.includes(429), `statuses: ${statuses.join(',')}`);
+});
+
+test('a non-loopback bind without a bearer token exits 2 before listening', async () => {
+  const env = { ...namespaceEnv(sandbox, 'gitea-reviewer', { auditLog: join(dir.path, 'refused.jsonl') }), MCP_TRANSPORT: 'http', MCP_HOST: '0.0.0.0', MCP_PORT: '0' };
+  const { code, stderr } = await runServe(env);
+  assert.equal(code, 2);
+  assert.match(stderr, /MCP_BEARER_TOKEN/);
+  assert.doesNotMatch(stderr, /listening/);
+});
+
+test('an unknown DISABLED_TOOLS name stops start-up with exit 2', async () => {
+  const env = { ...namespaceEnv(sandbox, 'gitea-reviewer', { auditLog: join(dir.path, 'refused.jsonl') }), DISABLED_TOOLS: 'gitea_no_such_tool' };
+  const { code, stderr } = await runServe(env);
+  assert.equal(code, 2);
+  assert.match(stderr, /gitea_no_such_tool/);
+});
