@@ -151,7 +151,7 @@ describe('gitea-warden diff', () => {
     const after = write('new.json', ['gitea.read', 'gitea.branch.push', 'gitea.wiki.*']);
     const result = await capture(diff, ['--format', 'json', before, after]);
     assert.equal(result.code, 1);
-    assert.deepEqual(JSON.parse(result.stdout), { gained: ['gitea.wiki.delete', 'gitea.wiki.edit'], lost: [] });
+    assert.deepEqual(JSON.parse(result.stdout), { gained: ['gitea.wiki.delete', 'gitea.wiki.edit'], lost: [], scopes: { gained: [], lost: [] } });
     assert.equal((await capture(diff, ['--allow-gain', before, after])).code, 0);
   });
 
@@ -160,7 +160,7 @@ describe('gitea-warden diff', () => {
     const after = write('b.json', ['gitea.read', 'gitea.branch.push'], ['push']);
     const result = await capture(diff, ['--format', 'json', before, after]);
     assert.equal(result.code, 0);
-    assert.deepEqual(JSON.parse(result.stdout), { gained: [], lost: ['gitea.branch.push'] });
+    assert.deepEqual(JSON.parse(result.stdout), { gained: [], lost: ['gitea.branch.push'], scopes: { gained: [], lost: [] } });
   });
 });
 

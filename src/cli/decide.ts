@@ -7,14 +7,16 @@ import { compileInlineProfile, loadProfile } from '../config/profiles.js';
 import type { Decision } from '../policy/decision.js';
 import { decide, decideCall, deny, type DecideContext } from '../policy/decide.js';
 import type { CompiledProfile } from '../policy/profile.js';
-import { errorMessage, fail, forOutput, holdersFrom, policyOptions, policySetFrom } from './policy-context.js';
+import { decideContextFrom, errorMessage, fail, forOutput, policyOptions, policySetFrom } from './policy-context.js';
 
 const HELP = `usage: gitea-warden decide --profile P (--operation NAME | --operation-id ID [--args JSON]) [--service S]
        gitea-warden decide --batch < requests.jsonl
 
 A request line: {"profile": "<path>" | {inline profile}, "operation": "<name as written>"}
             or: {"profile": ..., "operation_id": "<Gitea operationId>", "arguments": {...}}
-            optional "service" (default gitea).
+            optional "service" (default gitea), "targets" ({"repositories","branches","paths"}: lists).
+Scopes and conditions read the call's arguments; an "operation" request on a scoped profile must
+state its targets ({} for none).
 Each answer: {"decision", "operation", "operations", "reason", "determining", "hint", "failed"}.
 Exit (single request): 0 allow, 1 deny, 2 unusable input. --batch exits 0 after answering every line.
 Options: --policies DIR, --reference-profiles DIR (for hints naming which namespace holds an operation).
@@ -26,6 +28,7 @@ export interface BatchRequest {
   operation_id?: unknown;
   arguments?: unknown;
   service?: unknown;
+  targets?: unknown;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -57,7 +60,7 @@ export async function run(argv: string[]): Promise<number> {
   } catch (error) {
     return fail('decide', errorMessage(error));
   }
-  const decider = new BatchDecider(policy, { vocabulary: policy.vocabulary, holders: holdersFrom(policy, values) });
+  const decider = new BatchDecider(policy, decideContextFrom(policy, values));
   if (values.batch) {
     await decideLines(process.stdin, (line) => process.stdout.write(`${line}\n`), decider);
     return 0;
@@ -100,8 +103,9 @@ export class BatchDecider {
     } catch (error) {
       return deny(null, [], 'invalid_profile', { file: typeof request.profile === 'string' ? request.profile : '<inline>', line: null, rule: errorMessage(error) }, 'fix the profile (gitea-warden check shows every problem)');
     }
-    if (hasOperation) return decide(profile, { operations: [request.operation as string], ...(service ? { service } : {}) }, this.context);
-    return decideCall(profile, { operationId: request.operation_id as string, arguments: request.arguments ?? {} }, this.policy.operationMap, this.context);
+    const targets = isRecord(request.targets) ? { targets: request.targets } : {};
+    if (hasOperation) return decide(profile, { operations: [request.operation as string], ...(service ? { service } : {}), ...targets }, this.context);
+    return decideCall(profile, { operationId: request.operation_id as string, arguments: request.arguments ?? {}, ...targets }, this.policy.operationMap, this.context);
   }
 
   private profileFor(reference: unknown, service: string | undefined): CompiledProfile {
@@ -141,6 +145,10 @@ function answer(line: string, decider: BatchDecider): Decision {
     return invalid('a request is an object with "profile" and "operation" or "operation_id"');
   }
   return decider.decide(request as BatchRequest);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function invalid(message: string): Decision {

@@ -7,7 +7,8 @@ import { errorMessage, fail, policyOptions, policySetFrom } from './policy-conte
 const HELP = `usage: gitea-warden diff OLD NEW [--allow-gain] [--format text|json]
 
 Compares what two versions of a profile may actually do (after normalization, wildcard expansion
-and forbidden entries). Exit 1 when access is gained unless --allow-gain; 0 otherwise; 2 unusable input.
+and forbidden entries) and where (resource scopes: a new or lifted repository, branch or path allow
+is a gain; a removed allow or a new deny is a loss). Exit 1 when access is gained unless --allow-gain; 0 otherwise; 2 unusable input.
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -32,8 +33,10 @@ export async function run(argv: string[]): Promise<number> {
   }
   if (values.format === 'json') process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else {
-    const lines = [...result.gained.map((name) => `+ ${name}`), ...result.lost.map((name) => `- ${name}`)];
-    process.stdout.write(lines.length === 0 ? 'no change in access\n' : `${lines.join('\n')}\n${result.gained.length} gained, ${result.lost.length} lost\n`);
+    const gained = [...result.gained, ...result.scopes.gained];
+    const lost = [...result.lost, ...result.scopes.lost];
+    const lines = [...gained.map((change) => `+ ${change}`), ...lost.map((change) => `- ${change}`)];
+    process.stdout.write(lines.length === 0 ? 'no change in access\n' : `${lines.join('\n')}\n${gained.length} gained, ${lost.length} lost\n`);
   }
-  return result.gained.length > 0 && !values['allow-gain'] ? 1 : 0;
+  return result.gained.length + result.scopes.gained.length > 0 && !values['allow-gain'] ? 1 : 0;
 }

@@ -4,12 +4,14 @@ import { catalogByName } from '../catalog/load.js';
 import { loadProfile } from '../config/profiles.js';
 import type { Decision } from '../policy/decision.js';
 import { decide, decideCall } from '../policy/decide.js';
-import { displayPath, errorMessage, fail, forOutput, holdersFrom, policyOptions, policySetFrom } from './policy-context.js';
+import { decideContextFrom, displayPath, errorMessage, fail, forOutput, policyOptions, policySetFrom } from './policy-context.js';
 
 const HELP = `usage: gitea-warden explain --profile P (--operation NAME | --tool TOOL [--args JSON]) [--service S]
 
 Shows the verdict, the canonical operation(s), the entry that decided it (file:line) and, for a
-denial, what to do about it. --tool takes a catalog tool name (gitea-warden tools lists them).
+denial, what to do about it. --tool takes a catalog tool name (gitea-warden tools lists them);
+with --args, resource scopes and argument conditions are checked and the one that decided is named.
+--operation alone asks about the operation in general: scopes are not evaluated.
 Exit 0 allow, 1 deny, 2 unusable input.
 `;
 
@@ -32,10 +34,10 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const policy = policySetFrom(values);
     const profile = loadProfile(values.profile, policy, values.service);
-    const context = { vocabulary: policy.vocabulary, holders: holdersFrom(policy, values) };
+    const context = decideContextFrom(policy, values);
     if (values.operation !== undefined) {
       subject = `operation ${values.operation}`;
-      decision = decide(profile, { operations: [values.operation] }, context);
+      decision = decide(profile, { operations: [values.operation], targets: {} }, context);
     } else {
       const entry = catalogByName().get(values.tool as string);
       if (!entry) return fail('explain', `no catalog tool named '${values.tool}'`);
@@ -58,7 +60,7 @@ export function render(decision: Decision, subject: string, profileFile: string,
     `  operations:  ${decision.operations.length > 0 ? decision.operations.join(', ') : '(none: could not be normalized or mapped)'}`,
     `  reason:      ${decision.reason}`,
     `  decided by:  ${where}  ${decision.determining.rule}`,
-    ...decision.failed.map((failed) => `  failed:      ${failed.code}: ${failed.message}`),
+    ...decision.failed.map((failed) => `  failed:      ${failed.code}: ${failed.message}${failed.entry ? ` [${failed.entry.file}${failed.entry.line ? `:${failed.entry.line}` : ''} ${failed.entry.rule}]` : ''}`),
     ...(decision.hint ? [`  hint:        ${decision.hint}`] : []),
   ];
   return `${lines.join('\n')}\n`;

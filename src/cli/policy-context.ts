@@ -6,6 +6,8 @@ import { referenceHolders } from '../config/profiles.js';
 import { policiesDir, profilesDir } from '../config/paths.js';
 import type { HolderIndex } from '../policy/hints.js';
 import type { Decision } from '../policy/decision.js';
+import type { DecideContext } from '../policy/decide.js';
+import { policyChecks } from '../policy/checks.js';
 
 export const policyOptions = {
   policies: { type: 'string' },
@@ -25,6 +27,12 @@ export function holdersFrom(policy: PolicySet, values: { 'reference-profiles'?: 
   }
 }
 
+/** The decide() context of the policy commands: vocabulary, hint holders, scopes and conditions. */
+export function decideContextFrom(policy: PolicySet, values: { 'reference-profiles'?: string | undefined }): DecideContext {
+  const holders = holdersFrom(policy, values);
+  return { vocabulary: policy.vocabulary, ...(holders ? { holders } : {}), checks: policyChecks(policy) };
+}
+
 export function displayPath(file: string): string {
   if (file.startsWith('<')) return file;
   const shown = relative(process.cwd(), file);
@@ -34,7 +42,8 @@ export function displayPath(file: string): string {
 /** The decision as emitted by decide: paths relative, the shape unchanged. */
 export function forOutput(decision: Decision): Decision {
   const hint = decision.hint?.split(decision.determining.file).join(displayPath(decision.determining.file));
-  return { ...decision, determining: { ...decision.determining, file: displayPath(decision.determining.file) }, ...(hint !== undefined ? { hint } : {}) };
+  const failed = decision.failed.map((f) => (f.entry ? { ...f, entry: { ...f.entry, file: displayPath(f.entry.file) } } : f));
+  return { ...decision, determining: { ...decision.determining, file: displayPath(decision.determining.file) }, failed, ...(hint !== undefined ? { hint } : {}) };
 }
 
 export function fail(command: string, message: string): number {

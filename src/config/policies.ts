@@ -8,8 +8,9 @@ import { policiesDir } from './paths.js';
 import { conflictMarkerFindings, type Finding, type RoleInvariants } from '../policy/findings.js';
 import type { KnownValues, MapRule, OperationMap, OperationMapping } from '../policy/operation-map.js';
 import type { RiskClass, Vocabulary, VocabularyEntry } from '../policy/vocabulary.js';
+import { buildTargetPolicies, targetFindings, type TargetPolicies } from './targets.js';
 
-export interface PolicySet {
+export interface PolicySet extends TargetPolicies {
   dir: string;
   vocabulary: Vocabulary;
   operationMap: OperationMap;
@@ -18,7 +19,7 @@ export interface PolicySet {
   legacyCategories: ReadonlyMap<string, string>;
 }
 
-const POLICY_FILES = ['vocabulary', 'aliases', 'operations', 'roles'] as const;
+const POLICY_FILES = ['vocabulary', 'aliases', 'operations', 'roles', 'targets', 'conditions', 'guards'] as const;
 type PolicyName = (typeof POLICY_FILES)[number];
 
 const schemaCache = new Map<string, object>();
@@ -71,6 +72,7 @@ function readPolicies(dir: string): { set: PolicySet | null; findings: Finding[]
   if (docs.size !== POLICY_FILES.length) return { set: null, findings };
   const set = buildPolicySet(dir, docs as Map<PolicyName, LoadedDocument>);
   findings.push(...crossReferenceFindings(set, docs as Map<PolicyName, LoadedDocument>));
+  findings.push(...targetFindings(set, docs.get('targets') as LoadedDocument, docs.get('conditions') as LoadedDocument, new Set(set.vocabulary.operations.keys())));
   return { set, findings };
 }
 
@@ -129,6 +131,7 @@ function buildPolicySet(dir: string, docs: Map<PolicyName, LoadedDocument>): Pol
       credentialRoles: new Set(roles.credential_roles),
     },
     legacyCategories: new Map(Object.entries(aliases.migration ?? {})),
+    ...buildTargetPolicies(docs.get('targets') as LoadedDocument, docs.get('conditions') as LoadedDocument, docs.get('guards') as LoadedDocument),
   };
 }
 

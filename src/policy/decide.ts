@@ -13,7 +13,13 @@ export interface DecisionRequest {
   operations: string[];
   /** Service checked; gitea unless stated. */
   service?: string;
-  /** Resources the call touches (repository, branch, paths), for scope checks. */
+  /** The Gitea call being decided, when there is one: scopes and conditions read its arguments. */
+  call?: { operationId: string; arguments: unknown };
+  /**
+   * Resources the call touches beyond what its arguments name, as `Targets` (e.g. a merge's base
+   * branch, from live facts); other keys are ignored. Without a call, `{}` states that the request
+   * touches no repository, branch or file.
+   */
   targets?: Readonly<Record<string, unknown>>;
 }
 
@@ -46,7 +52,8 @@ export function decide(profile: CompiledProfile, request: DecisionRequest, conte
   if (listDecision.decision === 'deny') return listDecision;
   const failed = (context.checks ?? []).flatMap((check) => check(profile, request, canonical));
   if (failed.length === 0) return listDecision;
-  return { ...listDecision, decision: 'deny', reason: 'condition_failed', failed, hint: failed.map((f) => f.message).join(' ') };
+  const determining = failed.find((f) => f.entry)?.entry ?? listDecision.determining;
+  return { ...listDecision, decision: 'deny', reason: 'condition_failed', determining, failed, hint: failed.map((f) => f.message).join('; ') };
 }
 
 /** A Gitea call (operationId + tool arguments): map it to canonical operations, then decide them all. */
@@ -58,7 +65,8 @@ export function decideCall(
 ): Decision {
   const mapped = mapCall(map, call.operationId, call.arguments);
   if (!mapped.ok) return deny(null, [], mapped.reason, { file: map.file, line: mapped.line, rule: mapped.message }, mapped.hint);
-  return decide(profile, { operations: mapped.operations, service: profile.service, ...(call.targets ? { targets: call.targets } : {}) }, context);
+  const request: DecisionRequest = { operations: mapped.operations, service: profile.service, call: { operationId: call.operationId, arguments: call.arguments } };
+  return decide(profile, call.targets ? { ...request, targets: call.targets } : request, context);
 }
 
 /** The list decision over canonical operations: every one must be allowed and none forbidden. */

@@ -18,6 +18,8 @@ export interface FailedCondition {
   code: string;
   /** One sentence for a person. Never a secret, never a raw argument value beyond names and refs. */
   message: string;
+  /** The profile or policy entry the condition comes from (file:line), when known. */
+  entry?: DeterminingEntry;
 }
 
 export interface Decision {

@@ -3,6 +3,7 @@
 // could be a credential.
 import type { CompiledProfile, ListEntry } from './profile.js';
 import { CAPABILITY_FLAGS, CAPABILITY_OPERATIONS, effectiveOperations } from './profile.js';
+import { scopeFindings } from './scope-findings.js';
 import type { Vocabulary } from './vocabulary.js';
 
 export type Severity = 'error' | 'warning';
@@ -79,6 +80,7 @@ export function profileFindings(profile: CompiledProfile, vocabulary: Vocabulary
     ...emptyAllowedFindings(profile),
     ...capabilityFindings(profile, vocabulary),
     ...roleFindings(profile, vocabulary, invariants),
+    ...scopeFindings(profile),
   ];
 }
 

@@ -2,6 +2,7 @@
 // keeping where each entry was written (file, line) so every decision can point at it. Deciding
 // afterwards does no parsing.
 import { normalizeName, type Normalized } from './normalize.js';
+import { compileScopes, type CompiledScopes, type ScopeData } from './scopes.js';
 import type { Vocabulary } from './vocabulary.js';
 
 export const ROLES = ['issue-manager', 'author', 'reviewer', 'merger', 'owner', 'reconciler'] as const;
@@ -25,9 +26,9 @@ export interface ProfileData {
   can_mutate_issues?: boolean;
   can_author_impl_prs?: boolean;
   toolsets?: string[];
-  repositories?: string[];
-  branches?: string[];
-  paths?: string[];
+  repositories?: ScopeData['repositories'];
+  branches?: ScopeData['branches'];
+  paths?: ScopeData['paths'];
 }
 
 export type ListName = 'allowed_operations' | 'forbidden_operations';
@@ -57,6 +58,8 @@ export interface CompiledProfile {
   /** Allowed entries that did not normalize: they grant nothing. */
   brokenAllowed: ListEntry[];
   entries: ListEntry[];
+  /** Resource scopes (repositories, branches, paths), patterns compiled. */
+  scopes: CompiledScopes;
   /** Line of the allowed_operations key (or of the profile) for default denials. */
   allowedListLine: number | null;
   /** Line of any field of the profile, as recorded at load time (null for inline profiles). */
@@ -97,6 +100,7 @@ export function compileProfile(source: ProfileSource, vocabulary: Vocabulary, se
     brokenForbidden: broken.filter((entry) => entry.list === 'forbidden_operations'),
     brokenAllowed: broken.filter((entry) => entry.list === 'allowed_operations'),
     entries,
+    scopes: compileScopes(source.data, vocabulary, service, lineOf),
     allowedListLine: lineOf(['allowed_operations']),
     lineOf,
   };

@@ -1,0 +1,110 @@
+// The resources a call touches, read from its validated arguments through the JSONPath expressions
+// declared per operation in policies/targets.yaml. Never from free text: a target the expressions
+// cannot read is recorded as unreadable, and any scope that needs it denies.
+import { JSONPath } from 'jsonpath-plus';
+
+export type TargetKind = 'repository' | 'branch' | 'paths';
+
+/** Where a repository name lives in the arguments: its owner and its name. */
+export interface RepositorySource {
+  owner: string;
+  name: string;
+}
+
+/** `opaque`: the call touches this kind of resource but does not name it in its arguments. */
+export type Opaque = 'opaque';
+
+export interface TargetSpec {
+  /** Every repository the call touches; empty: none (user, org, admin, search). */
+  repositories: readonly RepositorySource[] | Opaque;
+  /** JSONPaths tried in order; the first that finds a value names the branch. */
+  branch?: readonly string[] | Opaque;
+  /** JSONPaths whose values together are every file path the call reads or writes. */
+  paths?: readonly string[] | Opaque;
+  /** policies/targets.yaml line of the entry (null for a default). */
+  line: number | null;
+}
+
+export interface TargetMap {
+  file: string;
+  byOperationId: ReadonlyMap<string, TargetSpec>;
+}
+
+export interface Targets {
+  repositories?: string[];
+  branches?: string[];
+  paths?: string[];
+  /** Kinds the call touches whose values could not be read. */
+  unreadable?: TargetKind[];
+}
+
+/** Every value the JSONPath finds (script evaluation off: a filter expression throws, and finds nothing). */
+export function readPath(args: unknown, path: string): unknown[] {
+  if (args === null || typeof args !== 'object') return [];
+  try {
+    return JSONPath({ path, json: args as object, eval: false, wrap: true }) as unknown[];
+  } catch {
+    return [];
+  }
+}
+
+export function readTargets(spec: TargetSpec | undefined, args: unknown): Targets {
+  if (!spec) return {};
+  const targets: Targets = {};
+  const unreadable: TargetKind[] = [];
+  if (spec.repositories === 'opaque') unreadable.push('repository');
+  else if (spec.repositories.length > 0) {
+    const names = spec.repositories.map((source) => repositoryName(args, source));
+    if (names.every((name): name is string => name !== null)) targets.repositories = names;
+    else unreadable.push('repository');
+  }
+  if (spec.branch !== undefined) {
+    const branch = spec.branch === 'opaque' ? undefined : spec.branch.map((path) => single(args, path)).find((value) => value !== null);
+    if (branch) targets.branches = [branch];
+    else unreadable.push('branch');
+  }
+  if (spec.paths !== undefined) {
+    const values = spec.paths === 'opaque' ? [] : spec.paths.flatMap((path) => readPath(args, path));
+    if (values.length > 0 && values.every((value): value is string => typeof value === 'string')) targets.paths = values;
+    else unreadable.push('paths');
+  }
+  return unreadable.length > 0 ? { ...targets, unreadable } : targets;
+}
+
+/** Targets read from arguments, with those a caller supplied from live facts (e.g. a merge's base branch). */
+export function withSupplied(read: Targets, supplied: Targets | undefined): Targets {
+  if (!supplied) return read;
+  const merged: Targets = { ...read };
+  for (const [key, kind] of [['repositories', 'repository'], ['branches', 'branch'], ['paths', 'paths']] as const) {
+    const values = supplied[key];
+    if (values === undefined) continue;
+    merged[key] = [...new Set([...(read[key] ?? []), ...values])];
+    merged.unreadable = (merged.unreadable ?? []).filter((entry) => entry !== kind);
+  }
+  if (merged.unreadable?.length === 0) delete merged.unreadable;
+  return merged;
+}
+
+/** The Targets fields of a caller-supplied record (string lists only); anything else is ignored. */
+export function suppliedTargets(record: Readonly<Record<string, unknown>> | undefined): Targets | undefined {
+  if (!record) return undefined;
+  const strings = (value: unknown): string[] | undefined =>
+    Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : undefined;
+  const targets: Targets = {};
+  for (const key of ['repositories', 'branches', 'paths'] as const) {
+    const values = strings(record[key]);
+    if (values) targets[key] = values;
+  }
+  return targets;
+}
+
+function repositoryName(args: unknown, source: RepositorySource): string | null {
+  const owner = single(args, source.owner);
+  const name = single(args, source.name);
+  return owner === null || name === null ? null : `${owner}/${name}`;
+}
+
+function single(args: unknown, path: string): string | null {
+  const [value, ...more] = readPath(args, path);
+  return typeof value === 'string' && more.length === 0 ? value : null;
+}
