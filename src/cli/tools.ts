@@ -1,14 +1,19 @@
-// `gitea-warden tools [--json]`: lists the catalog. Selection (which entries) and rendering (how)
-// are separate so further filters, such as a profile, slot into selectEntries.
+// `gitea-warden tools [--json]`: lists the catalog. `--profile P`: what that namespace's tools/list
+// sends (tool count, bytes, estimated tokens). `--report-md`: docs/namespaces.md for every reference profile.
 import { parseArgs } from 'node:util';
 import { annotationWords, groupByDomain } from '../catalog/generate.js';
 import { loadCatalog } from '../catalog/load.js';
 import type { CatalogEntry } from '../catalog/types.js';
+import { namespaceListing, renderNamespacesDoc } from '../server/namespace-report.js';
 
-const USAGE = `usage: gitea-warden tools [--json]
+const USAGE = `usage: gitea-warden tools [--json] [--profile P [--config FILE]] [--report-md]
 
 Lists the catalog's tools: name, operationId, method, path and annotations, grouped by domain.
-  --json  one JSON array instead of the table
+  --json         one JSON array instead of the table
+  --profile P    what namespace P lists by default: its tools, how many, the bytes of tools/list and
+                 an estimated token count (bytes / 4); P is a reference profile name or a profile file
+  --config FILE  the multi-identity config P is defined in
+  --report-md    the docs/namespaces.md table for every reference profile
 `;
 
 interface ToolsOptions {
@@ -18,10 +23,24 @@ interface ToolsOptions {
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { json: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      json: { type: 'boolean', default: false },
+      profile: { type: 'string' },
+      config: { type: 'string' },
+      'report-md': { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     process.stdout.write(USAGE);
+    return 0;
+  }
+  if (values['report-md']) {
+    process.stdout.write(renderNamespacesDoc());
+    return 0;
+  }
+  if (values.profile !== undefined) {
+    process.stdout.write(renderListing(values.profile, values.config ?? null, values.json ?? false));
     return 0;
   }
   const options: ToolsOptions = { json: values.json ?? false };
@@ -51,4 +70,12 @@ function renderTable(entries: readonly CatalogEntry[]): string {
   }
   lines.push(`${entries.length} tools`);
   return `${lines.join('\n')}\n`;
+}
+
+function renderListing(profile: string, config: string | null, json: boolean): string {
+  const listing = namespaceListing(profile, config);
+  const summary = { profile: listing.profile, tools: listing.tools.length, bytes: listing.bytes, estimated_tokens: listing.estimatedTokens };
+  if (json) return `${JSON.stringify({ ...summary, names: listing.tools.map((t) => t.name) }, null, 2)}\n`;
+  const names = listing.tools.map((t) => `  ${t.name}${t.annotations.readOnlyHint ? '' : '  [writes]'}`);
+  return `${names.join('\n')}\n\n${summary.tools} tools, ${summary.bytes} bytes of tools/list (~${summary.estimated_tokens} tokens) for ${summary.profile}\n`;
 }

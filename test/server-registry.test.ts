@@ -1,0 +1,70 @@
+// The tool registry: filters (TOOLSETS, READ_ONLY, DISABLED_TOOLS) and profile visibility.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadCatalog } from '../src/catalog/load.js';
+import { loadPolicySet } from '../src/config/policies.js';
+import { loadProfile } from '../src/config/profiles.js';
+import { builtinTools } from '../src/server/builtin/index.js';
+import { profileReference, registryFor } from '../src/server/namespace.js';
+import { possiblePrimaries, ToolRegistryError } from '../src/server/tool-registry.js';
+
+const policy = loadPolicySet();
+const entries = loadCatalog().entries;
+interface Filters {
+  toolsets: string[] | null;
+  readOnly: boolean;
+  disabledTools: string[];
+  listDeniedTools: boolean;
+}
+const defaults: Filters = { toolsets: null, readOnly: false, disabledTools: [], listDeniedTools: false };
+
+function names(profile: string, settings: Partial<Filters> = {}): string[] {
+  const compiled = loadProfile(profileReference({ profile, config: null }), policy);
+  return registryFor({ ...defaults, ...settings }, policy, compiled, entries, builtinTools()).definitions().map((t) => t.name);
+}
+
+describe('profile visibility', () => {
+  const table: Array<[string, string, boolean]> = [
+    ['gitea-reviewer', 'gitea_pulls_create_review', true],
+    ['gitea-reviewer', 'gitea_pulls_merge', false],
+    ['gitea-merger', 'gitea_pulls_merge', true],
+    ['gitea-merger', 'gitea_pulls_create_review', false],
+    ['gitea-author', 'gitea_pulls_edit', true],
+    ['gitea-owner', 'gitea_branches_delete', true],
+    ['gitea-reviewer', 'gitea_branches_delete', false],
+  ];
+  for (const [profile, tool, listed] of table) {
+    test(`${profile} ${listed ? 'lists' : 'does not list'} ${tool}`, () => assert.equal(names(profile).includes(tool), listed));
+  }
+
+  test('a mapping lists under any of its possible primaries', () => {
+    assert.deepEqual(possiblePrimaries(policy.operationMap, 'repoCreatePullReview').sort(), ['gitea.pr.approve', 'gitea.pr.request_changes', 'gitea.pr.review']);
+    assert.deepEqual(possiblePrimaries(policy.operationMap, 'noSuchOperation'), []);
+  });
+});
+
+describe('filters', () => {
+  test('TOOLSETS=all serves every domain the profile can use; the profile toolsets are the default', () => {
+    const all = names('gitea-author', { toolsets: ['all'] });
+    assert.ok(all.length > names('gitea-author').length);
+    assert.ok(all.includes('gitea_users_get_current'));
+    assert.ok(!names('gitea-author').includes('gitea_users_get_current'));
+  });
+
+  test('READ_ONLY drops every writing tool, built-ins included', () => {
+    const list = names('gitea-author', { readOnly: true });
+    assert.ok(!list.includes('gitea_comments_create'));
+    assert.ok(!list.includes('gitea_api_request'));
+    assert.ok(list.includes('gitea_whoami'));
+  });
+
+  test('DISABLED_TOOLS removes tools; an unknown name or domain is an error', () => {
+    assert.ok(!names('gitea-author', { disabledTools: ['gitea_api_request'] }).includes('gitea_api_request'));
+    assert.throws(() => names('gitea-author', { disabledTools: ['gitea_nope'] }), ToolRegistryError);
+    assert.throws(() => names('gitea-author', { toolsets: ['nope'] }), ToolRegistryError);
+  });
+
+  test('LIST_DENIED_TOOLS lists what the profile can never use', () => {
+    assert.ok(names('gitea-author', { listDeniedTools: true }).includes('gitea_pulls_merge'));
+  });
+});
