@@ -3,6 +3,9 @@
 export { Server } from '@modelcontextprotocol/sdk/server/index.js';
 export { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 export { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+// The client side, for the demo's namespaces (src/cli/demo.ts) and tests.
+export { Client } from '@modelcontextprotocol/sdk/client/index.js';
+export { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 export {
   CallToolRequestSchema,
   ListToolsRequestSchema,

@@ -1,0 +1,81 @@
+// One demo namespace: a `gitea-warden serve` child process (stdio) for one profile and one sandbox
+// user, and the MCP client connected to it. Each tool call comes back as plain data: the parsed
+// JSON payload, whether the server flagged it as an error, or the protocol error it raised.
+import { join } from 'node:path';
+import { readDocument } from '../config/document.js';
+import { packageRoot, profilesDir } from '../config/paths.js';
+import { isRecord } from '../gitea/errors.js';
+import { Client, StdioClientTransport } from '../server/sdk.js';
+
+export interface NamespaceSpec {
+  /** Profile name in profiles/, e.g. gitea-author. */
+  profile: string;
+  giteaUrl: string;
+  /** The variable the profile reads its token from (see profileIdentity). */
+  tokenVariable: string;
+  token: string;
+  auditLog: string;
+}
+
+export type CallOutcome =
+  | { kind: 'result'; isError: boolean; payload: Record<string, unknown> }
+  /** The server answered with a JSON-RPC error (e.g. a tool this namespace does not serve). */
+  | { kind: 'protocol_error'; message: string };
+
+export interface Namespace {
+  readonly profile: string;
+  call(tool: string, args?: Record<string, unknown>): Promise<CallOutcome>;
+  close(): Promise<void>;
+}
+
+const mainScript = join(packageRoot, 'src', 'cli', 'main.ts');
+
+/** Who a reference profile acts as: its user (authenticated_username) and its token variable (else GITEA_TOKEN). */
+export function profileIdentity(profile: string): { login: string | null; tokenVariable: string } {
+  const data = readDocument(join(profilesDir, `${profile}.yaml`)).data;
+  const fields = isRecord(data) ? data : {};
+  return {
+    login: typeof fields.authenticated_username === 'string' ? fields.authenticated_username : null,
+    tokenVariable: typeof fields.token_source_name === 'string' ? fields.token_source_name : 'GITEA_TOKEN',
+  };
+}
+
+export async function startNamespace(spec: NamespaceSpec): Promise<Namespace> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', 'tsx', mainScript, 'serve'],
+    cwd: packageRoot,
+    env: childEnvironment(spec),
+    // The servers' logs would interleave with the story; a failed start still shows as a failed connect.
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'gitea-warden-demo', version: '1' });
+  await client.connect(transport);
+  return {
+    profile: spec.profile,
+    call: (tool, args = {}) => callTool(client, tool, args),
+    close: () => client.close(),
+  };
+}
+
+/** The namespace's settings. The SDK adds only the basic variables (PATH, HOME, ...), so no other secret of ours reaches the child. */
+function childEnvironment(spec: NamespaceSpec): Record<string, string> {
+  return {
+    GITEA_URL: spec.giteaUrl,
+    GITEA_MCP_PROFILE: spec.profile,
+    [spec.tokenVariable]: spec.token,
+    AUDIT_LOG: spec.auditLog,
+    LOG_LEVEL: 'warn',
+  };
+}
+
+async function callTool(client: Client, tool: string, args: Record<string, unknown>): Promise<CallOutcome> {
+  try {
+    const result = await client.callTool({ name: tool, arguments: args });
+    // gitea-warden puts each result's JSON in structuredContent (src/server/tool-result.ts).
+    const payload = isRecord(result.structuredContent) ? result.structuredContent : {};
+    return { kind: 'result', isError: result.isError === true, payload };
+  } catch (error) {
+    return { kind: 'protocol_error', message: error instanceof Error ? error.message : 'protocol error' };
+  }
+}
