@@ -1,0 +1,40 @@
+// gitea-warden's own policy layer: decideCall over the compiled profile (operation map, lists), then,
+// for a merge, the merge guard judged over the gathered facts.
+import { decideCall, type DecideContext } from '../../src/policy/decide.js';
+import { callGuardsFor, judgeCall, type CallFacts } from '../../src/policy/guards/call-guards.js';
+import type { MergeSettings } from '../../src/policy/guards/settings.js';
+import { applyGuardVerdict } from '../../src/policy/guards/verdict.js';
+import type { HolderIndex } from '../../src/policy/hints.js';
+import type { BenchRequest, MergeFactsInput, Workload } from '../workload.js';
+import type { Engine } from './engine.js';
+
+const HEAD = '0123456789abcdef0123456789abcdef01234567';
+const MERGE_SETTINGS: MergeSettings = { require_head_sha: true, require_independent_approval: true };
+
+export function createWardenEngine(workload: Workload, holders?: HolderIndex): Engine {
+  const context: DecideContext = { vocabulary: workload.vocabulary, ...(holders ? { holders } : {}) };
+  return {
+    name: 'gitea-warden',
+    prepare({ profile, call, facts }: BenchRequest) {
+      const target = { operationId: call.operationId, arguments: call.arguments };
+      const callFacts = facts ? mergeFacts(facts) : null;
+      return () => {
+        const decision = decideCall(profile, target, workload.operationMap, context);
+        if (decision.decision === 'deny' || !callFacts) return decision.decision === 'allow';
+        const guards = callGuardsFor(decision.operations);
+        if (guards.length === 0) return true;
+        return applyGuardVerdict(decision, judgeCall(guards, callFacts, MERGE_SETTINGS)).decision === 'allow';
+      };
+    },
+  };
+}
+
+/** Facts in which only the author varies: the PR is open, the caller names its head, and someone else approved that head. */
+function mergeFacts({ login, author }: MergeFactsInput): CallFacts {
+  return {
+    identity: { ok: true, value: login },
+    pull: { ok: true, value: { number: 7, author, state: 'open', merged: false, headSha: HEAD, headRef: 'feature', headRepo: 'acme/widgets', baseRef: 'main' } },
+    reviews: { ok: true, value: [{ reviewer: 'independent-reviewer', state: 'APPROVED', commitId: HEAD, stale: false, dismissed: false }] },
+    expectedHeadSha: HEAD,
+  };
+}

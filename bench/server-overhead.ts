@@ -1,0 +1,138 @@
+// Item 3 of the benchmark: what the MCP server adds to one Gitea call. The same read (get a
+// repository) and the same write (comment on an issue) through tools/call over stdio and over
+// streamable HTTP to the sandbox, against the same request sent straight to the sandbox with fetch.
+// One namespace process per transport (profile gitea-author); concurrency 16 is 16 HTTP clients on
+// one server, 16 requests in flight on the one stdio client, 16 concurrent fetch loops.
+import { catalogByOperationId } from '../src/catalog/load.js';
+import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { connectHttp, connectStdio, namespaceEnv, spawnHttpNamespace, tempDir, type Connected } from '../test/support/namespace.js';
+import { nowMicroseconds, overRounds, progress, quantile, round, type Spread } from './stats.js';
+
+const PROFILE = 'gitea-author';
+const OWNER = 'acme';
+const REPO = 'widgets';
+const ISSUE = 3;
+export const CONCURRENCY = [1, 16] as const;
+
+export type CallKind = 'read' | 'write';
+export type Path = 'direct fetch' | 'stdio' | 'streamable HTTP';
+
+export interface OverheadPoint {
+  kind: CallKind;
+  path: Path;
+  concurrency: number;
+  calls: number;
+  p50Milliseconds: Spread;
+  p99Milliseconds: Spread;
+  callsPerSecond: Spread;
+  errors: number;
+}
+
+export interface OverheadFigures {
+  profile: string;
+  read: string;
+  write: string;
+  points: OverheadPoint[];
+  /** Per kind and concurrency: median p50/p99 of the transport minus that of direct fetch. */
+  added: { kind: CallKind; path: Path; concurrency: number; p50Milliseconds: number; p99Milliseconds: number }[];
+}
+
+/** One call: resolves true on success, false on an error answer. */
+type Caller = () => Promise<boolean>;
+
+export async function benchServerOverhead(rounds: number, callsPerClient: number): Promise<OverheadFigures> {
+  const sandbox = await startSandbox();
+  const audit = tempDir('warden-bench-serve-');
+  const env = namespaceEnv(sandbox, PROFILE, { auditLog: `${audit.path}/audit.jsonl`, extra: { RATE_LIMIT_PER_MINUTE: '10000000' } });
+  const stdio = await connectStdio({ ...env, AUDIT_LOG: `${audit.path}/stdio.jsonl` });
+  const http = await spawnHttpNamespace({ ...env, AUDIT_LOG: `${audit.path}/http.jsonl` });
+  const httpClients: Connected[] = [];
+  try {
+    for (let i = 0; i < Math.max(...CONCURRENCY); i++) httpClients.push(await connectHttp(http.url));
+    const points: OverheadPoint[] = [];
+    for (const kind of ['read', 'write'] as const) {
+      for (const concurrency of CONCURRENCY) {
+        const paths: [Path, (client: number) => Caller][] = [
+          ['direct fetch', () => directCaller(sandbox, kind)],
+          ['stdio', () => toolCaller(stdio, kind)],
+          ['streamable HTTP', (client) => toolCaller(httpClients[client] as Connected, kind)],
+        ];
+        for (const [path, callerFor] of paths) {
+          progress(`server overhead: ${kind} via ${path}, ${concurrency} concurrent`);
+          points.push(await measure(kind, path, concurrency, callsPerClient, rounds, callerFor));
+        }
+      }
+    }
+    const read = catalogByOperationId().get('repoGet')?.name ?? 'repoGet';
+    const write = catalogByOperationId().get('issueCreateComment')?.name ?? 'issueCreateComment';
+    return { profile: PROFILE, read, write, points, added: addedLatency(points) };
+  } finally {
+    for (const client of httpClients) await client.close();
+    await stdio.close();
+    await http.close();
+    await sandbox.close();
+    audit.dispose();
+  }
+}
+
+async function measure(kind: CallKind, path: Path, concurrency: number, callsPerClient: number, rounds: number, callerFor: (client: number) => Caller): Promise<OverheadPoint> {
+  const callers = Array.from({ length: concurrency }, (_, client) => callerFor(client));
+  let errors = 0;
+  await Promise.all(callers.map((call) => call())); // warm-up
+  const figures = await overRounds(rounds, async () => {
+    const latencies: number[] = [];
+    const start = nowMicroseconds();
+    await Promise.all(
+      callers.map(async (call) => {
+        for (let i = 0; i < callsPerClient; i++) {
+          const before = nowMicroseconds();
+          const ok = await call().catch(() => false);
+          latencies.push((nowMicroseconds() - before) / 1000);
+          if (!ok) errors++;
+        }
+      }),
+    );
+    const seconds = (nowMicroseconds() - start) / 1e6;
+    return { p50Milliseconds: quantile(latencies, 0.5), p99Milliseconds: quantile(latencies, 0.99), callsPerSecond: latencies.length / seconds };
+  });
+  return { kind, path, concurrency, calls: callsPerClient * concurrency * rounds, ...figures, errors };
+}
+
+function directCaller(sandbox: Sandbox, kind: CallKind): Caller {
+  const token = sandbox.users.alice?.token ?? '';
+  const headers = { Authorization: `token ${token}`, 'Content-Type': 'application/json' };
+  const base = `${sandbox.url}/api/v1/repos/${OWNER}/${REPO}`;
+  return async () => {
+    const response =
+      kind === 'read'
+        ? await fetch(base, { headers })
+        : await fetch(`${base}/issues/${ISSUE}/comments`, { method: 'POST', headers, body: JSON.stringify({ body: 'benchmark comment' }) });
+    await response.arrayBuffer();
+    return response.ok;
+  };
+}
+
+function toolCaller(connected: Connected, kind: CallKind): Caller {
+  const byId = catalogByOperationId();
+  const name = byId.get(kind === 'read' ? 'repoGet' : 'issueCreateComment')?.name as string;
+  const args = kind === 'read' ? { owner: OWNER, repo: REPO } : { owner: OWNER, repo: REPO, index: ISSUE, body: { body: 'benchmark comment' } };
+  return async () => {
+    const result = await connected.client.callTool({ name, arguments: args });
+    return result.isError !== true;
+  };
+}
+
+function addedLatency(points: OverheadPoint[]): OverheadFigures['added'] {
+  return points
+    .filter((p) => p.path !== 'direct fetch')
+    .map((p) => {
+      const direct = points.find((d) => d.path === 'direct fetch' && d.kind === p.kind && d.concurrency === p.concurrency) as OverheadPoint;
+      return {
+        kind: p.kind,
+        path: p.path,
+        concurrency: p.concurrency,
+        p50Milliseconds: round(p.p50Milliseconds.median - direct.p50Milliseconds.median),
+        p99Milliseconds: round(p.p99Milliseconds.median - direct.p99Milliseconds.median),
+      };
+    });
+}
