@@ -10,6 +10,8 @@ export interface Observed {
   verdict: Verdict;
   /** The reason code of a denial or the error kind; 'allowed' for an allow. */
   reason: string;
+  /** A denial by the policy layer (profile lists, scopes, conditions, guards), not a server or protocol refusal. */
+  byPolicy: boolean;
   httpStatus: number | null;
   /** Indented lines for a person: the determining entry, failed checks, guard checks, the hint. */
   details: string[];
@@ -17,7 +19,7 @@ export interface Observed {
   payload: Record<string, unknown>;
 }
 
-/** What the story expects: an allow, or a denial with this reason (null: any policy denial). */
+/** What the story expects: an allow, or a denial with this reason (null: any denial by the policy layer). */
 export type Expected = { verdict: 'allow' } | { verdict: 'deny'; reason: string | null };
 
 // Arguments that failed the schema or a crash are faults of the call, not decisions.
@@ -29,6 +31,7 @@ export function observe(outcome: CallOutcome): Observed {
     return {
       verdict: 'deny',
       reason: unknownTool ? 'unknown_tool' : 'protocol_error',
+      byPolicy: false,
       httpStatus: null,
       details: [unknownTool ? 'not served here: this namespace does not list the tool at all' : outcome.message],
       payload: {},
@@ -36,19 +39,21 @@ export function observe(outcome: CallOutcome): Observed {
   }
   const { payload } = outcome;
   const status = typeof payload.status === 'number' ? payload.status : null;
-  if (!outcome.isError) return { verdict: 'allow', reason: 'allowed', httpStatus: status, details: checkLines(payload), payload };
+  if (!outcome.isError) return { verdict: 'allow', reason: 'allowed', byPolicy: false, httpStatus: status, details: checkLines(payload), payload };
   const error = isRecord(payload.error) ? payload.error : {};
   const kind = text(error.kind) ?? 'error';
   const fromGitea = payload.request !== null && typeof error.status === 'number';
   if (fromGitea || ERROR_KINDS.has(kind)) {
-    return { verdict: 'error', reason: kind, httpStatus: typeof error.status === 'number' ? error.status : null, details: lines(text(error.message)), payload };
+    return { verdict: 'error', reason: kind, byPolicy: false, httpStatus: typeof error.status === 'number' ? error.status : null, details: lines(text(error.message)), payload };
   }
-  return { verdict: 'deny', reason: text(error.reason) ?? kind, httpStatus: null, details: refusalLines(error), payload };
+  return { verdict: 'deny', reason: text(error.reason) ?? kind, byPolicy: kind === 'policy_denied', httpStatus: null, details: refusalLines(error), payload };
 }
 
 /** null when the observation is what the story expected, else what differs, in words. */
 export function mismatch(expected: Expected, observed: Observed): string | null {
-  const differs = expected.verdict !== observed.verdict || (expected.verdict === 'deny' && expected.reason !== null && expected.reason !== observed.reason);
+  const differs =
+    expected.verdict !== observed.verdict ||
+    (expected.verdict === 'deny' && (expected.reason === null ? !observed.byPolicy : expected.reason !== observed.reason));
   return differs ? `expected ${describeExpected(expected)}, got ${describeObserved(observed)}` : null;
 }
 

@@ -23,7 +23,7 @@ export interface AuditCheck {
 type Paint = (text: string) => string;
 
 const NAMESPACE_WIDTH = 11;
-const CALL_WIDTH = 40;
+const CALL_WIDTH = 49;
 
 export class Printer {
   private readonly bold: Paint;

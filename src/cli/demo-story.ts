@@ -144,12 +144,14 @@ async function reconcilerCleansUp(stage: Stage, pr: PullRequest): Promise<void> 
     expect: { verdict: 'allow' },
   });
   stage.say(`Deleting a branch directly (${OTHER_MERGED_BRANCH}, head of the merged PR #2) is not the reconciler's to do:`);
-  await stage.attempt({ role: 'reconciler', tool: 'gitea_branches_delete', args: { ...where, branch: OTHER_MERGED_BRANCH }, expect: { verdict: 'deny', reason: null } });
+  await stage.attempt(raw('reconciler', 'DELETE', `/repos/${OWNER}/${REPO}/branches/${OTHER_MERGED_BRANCH}`, undefined, null));
 }
 
-function raw(role: Role, method: string, path: string, body: Record<string, unknown>, reason: string): Attempt {
+/** A raw request (gitea_api_request) the story expects the policy layer to refuse; reason null: any policy reason. */
+function raw(role: Role, method: string, path: string, body: Record<string, unknown> | undefined, reason: string | null): Attempt {
   const tail = path.split('/').slice(-3).join('/');
-  return { role, tool: 'gitea_api_request', label: `gitea_api_request ${method} …/${tail}`, args: { method, path, body }, expect: { verdict: 'deny', reason } };
+  const args = body === undefined ? { method, path } : { method, path, body };
+  return { role, tool: 'gitea_api_request', label: `gitea_api_request ${method} …/${tail}`, args, expect: { verdict: 'deny', reason } };
 }
 
 /** A value deep in the result payload, or undefined. */
