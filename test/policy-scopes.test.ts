@@ -1,0 +1,140 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildRouteTable, matchRoute } from '../src/catalog/routes.js';
+import { loadCatalog } from '../src/catalog/load.js';
+import { loadProfile } from '../src/config/profiles.js';
+import { decideCall, type DecideContext } from '../src/policy/decide.js';
+import { policyChecks } from '../src/policy/checks.js';
+import { scopeFindings } from '../src/policy/scope-findings.js';
+import { describeScopes, filterRepositoryListing } from '../src/policy/scope-views.js';
+import { diffProfiles } from '../src/policy/diff.js';
+import type { ProfileData } from '../src/policy/profile.js';
+import { inline, policy } from './policy-helpers.js';
+
+const context: DecideContext = { vocabulary: policy.vocabulary, checks: policyChecks(policy) };
+const widgets = loadProfile('profiles/examples/gitea-author-widgets.yaml', policy);
+const author = loadProfile('profiles/gitea-author.yaml', policy);
+const owner = inline({ allowed_operations: ['gitea.*'] });
+const call = (profile = widgets, operationId: string, args: unknown) => decideCall(profile, { operationId, arguments: args }, policy.operationMap, context);
+const codes = (decision: { failed: { code: string }[] }) => decision.failed.map((f) => f.code);
+const file = (path: string, extra: Record<string, unknown> = {}) => ({ owner: 'acme', repo: 'widgets', filepath: path, body: { content: 'eA==', branch: 'feature/x', ...extra } });
+
+describe('scopes: every route to a file', () => {
+  const cases: [string, ReturnType<typeof inline>, string, unknown, 'allow' | 'deny', string[]][] = [
+    ['in-scope commit on a feature branch', widgets, 'repoCreateFile', file('src/a.js'), 'allow', []],
+    ['other repository (generated tool)', widgets, 'repoCreateFile', { ...file('src/a.js'), repo: 'gadgets' }, 'deny', ['repository_out_of_scope']],
+    ['other repository, read', widgets, 'repoGetContents', { owner: 'acme', repo: 'gadgets', filepath: 'README.md' }, 'deny', ['repository_out_of_scope']],
+    ['repository case variant is the same repository', widgets, 'repoGetContents', { owner: 'ACME', repo: 'Widgets', filepath: 'README.md' }, 'allow', []],
+    ['repository by id cannot be scoped', widgets, 'repoGetByID', { id: 7 }, 'deny', ['target_unreadable']],
+    ['workflow file by the author', author, 'repoCreateFile', file('.gitea/workflows/ci.yml'), 'deny', ['path_not_allowed']],
+    ['github workflow file by a profile without paths (protected for all)', owner, 'repoCreateFile', file('.github/workflows/ci.yml'), 'deny', ['path_not_allowed']],
+    ['CODEOWNERS update', owner, 'repoUpdateFile', { ...file('CODEOWNERS'), body: { content: 'eA==', sha: 'abc', branch: 'feature/x' } }, 'deny', ['path_not_allowed']],
+    ['moving a workflow away (from_path)', author, 'repoUpdateFile', { ...file('old.yml'), body: { content: 'eA==', sha: 'a', branch: 'feature/x', from_path: '.gitea/workflows/ci.yml' } }, 'deny', ['path_not_allowed']],
+    ['multi-file change with one workflow file', author, 'repoChangeFiles', { owner: 'acme', repo: 'widgets', body: { branch: 'feature/x', files: [{ operation: 'create', path: 'src/a.js' }, { operation: 'create', path: '.forgejo/workflows/x.yml' }] } }, 'deny', ['path_not_allowed']],
+    ['multi-file change, all ordinary', author, 'repoChangeFiles', { owner: 'acme', repo: 'widgets', body: { branch: 'feature/x', files: [{ operation: 'create', path: 'src/a.js' }, { operation: 'update', path: 'docs/b.md' }] } }, 'allow', []],
+    ['path with ..', author, 'repoCreateFile', file('src/../.gitea/workflows/ci.yml'), 'deny', ['bad_target']],
+    ['path with a leading /', author, 'repoCreateFile', file('/etc/passwd'), 'deny', ['bad_target']],
+    ['diff patch: files not readable from arguments', author, 'repoApplyDiffPatch', { owner: 'acme', repo: 'widgets', body: { branch: 'feature/x', content: 'diff' } }, 'deny', ['target_unreadable']],
+    ['reading a workflow is fine', author, 'repoGetContents', { owner: 'acme', repo: 'widgets', filepath: '.gitea/workflows/ci.yml' }, 'allow', []],
+  ];
+  for (const [name, profile, operationId, args, expected, failed] of cases) {
+    test(name, () => {
+      const decision = call(profile, operationId, args);
+      assert.equal(decision.decision, expected, JSON.stringify(decision.failed));
+      assert.deepEqual([...new Set(codes(decision))], failed);
+    });
+  }
+
+  test('the raw tool resolves to the same operationId and arguments, and is denied the same way', () => {
+    const match = matchRoute(buildRouteTable(loadCatalog().entries), 'POST', '/repos/acme/gadgets/contents/.gitea/workflows/ci.yml');
+    assert.ok(match.ok);
+    const decision = call(widgets, match.entry.operationId, { ...match.pathParams, body: { content: 'eA==', branch: 'feature/x' } });
+    assert.equal(decision.decision, 'deny');
+    assert.deepEqual(codes(decision), ['repository_out_of_scope', 'path_not_allowed']);
+  });
+
+  test('an allow pattern inside the protected area names it; ** does not', () => {
+    const named = inline({ allowed_operations: ['gitea.*'], paths: { write: { allow: ['.gitea/workflows/ci.yml', 'src/**'] } } });
+    assert.equal(call(named, 'repoCreateFile', file('.gitea/workflows/ci.yml')).decision, 'allow');
+    const broad = inline({ allowed_operations: ['gitea.*'], paths: { write: { allow: ['**'] } } });
+    assert.deepEqual(codes(call(broad, 'repoCreateFile', file('.gitea/workflows/ci.yml'))), ['path_not_allowed']);
+  });
+});
+
+describe('scopes: branches', () => {
+  const cases: [string, ProfileData, string, unknown, 'allow' | 'deny', string[]][] = [
+    ['push to protected main, whatever the profile', { allowed_operations: ['gitea.*'] }, 'repoUpdateBranch', { owner: 'acme', repo: 'widgets', branch: 'main', body: { new_commit_id: 'abc' } }, 'deny', ['protected_branch']],
+    ['delete protected dev', { allowed_operations: ['gitea.*'] }, 'repoDeleteBranch', { owner: 'acme', repo: 'widgets', branch: 'dev' }, 'deny', ['protected_branch']],
+    ['commit to main through the contents API', { allowed_operations: ['gitea.*'] }, 'repoCreateFile', { ...file('a.txt'), body: { content: 'eA==', branch: 'main' } }, 'deny', ['protected_branch']],
+    ['commit without naming the branch', { allowed_operations: ['gitea.*'] }, 'repoCreateFile', { owner: 'acme', repo: 'widgets', filepath: 'a.txt', body: { content: 'eA==' } }, 'deny', ['target_unreadable']],
+    ['new_branch is the branch written', { allowed_operations: ['gitea.*'] }, 'repoCreateFile', { ...file('a.txt'), body: { content: 'eA==', branch: 'main', new_branch: 'feature/y' } }, 'allow', []],
+    ['push inside the branch scope', { allowed_operations: ['gitea.*'], branches: { 'gitea.branch.push': ['feature/*'] } }, 'repoUpdateBranch', { owner: 'acme', repo: 'widgets', branch: 'feature/a', body: { new_commit_id: 'abc' } }, 'allow', []],
+    ['push outside the branch scope', { allowed_operations: ['gitea.*'], branches: { 'gitea.branch.push': ['feature/*'] } }, 'repoUpdateBranch', { owner: 'acme', repo: 'widgets', branch: 'release/1', body: { new_commit_id: 'abc' } }, 'deny', ['branch_out_of_scope']],
+    ['malformed branch pattern denies', { allowed_operations: ['gitea.*'], branches: { 'gitea.branch.push': ['feature/[x'] } }, 'repoUpdateBranch', { owner: 'acme', repo: 'widgets', branch: 'feature/a', body: { new_commit_id: 'abc' } }, 'deny', ['malformed_pattern']],
+    ['unknown branches key denies branch calls', { allowed_operations: ['gitea.*'], branches: { 'gitea.branch.psuh': ['feature/*'] } }, 'repoCreateBranch', { owner: 'acme', repo: 'widgets', body: { new_branch_name: 'feature/a' } }, 'deny', ['malformed_pattern']],
+    ['merge with a branch scope: base not in arguments', { allowed_operations: ['gitea.*'], branches: { 'gitea.pr.merge': ['main'] } }, 'repoMergePullRequest', { owner: 'acme', repo: 'widgets', index: 1, body: { Do: 'merge' } }, 'deny', ['target_unreadable']],
+  ];
+  for (const [name, data, operationId, args, expected, failed] of cases) {
+    test(name, () => {
+      const decision = call(inline(data), operationId, args);
+      assert.equal(decision.decision, expected, JSON.stringify(decision.failed));
+      assert.deepEqual([...new Set(codes(decision))], failed);
+    });
+  }
+
+  test('a branch supplied from live facts satisfies the scope', () => {
+    const merger = inline({ allowed_operations: ['gitea.*'], branches: { 'gitea.pr.merge': ['main'] } });
+    const decision = decideCall(merger, { operationId: 'repoMergePullRequest', arguments: { owner: 'acme', repo: 'widgets', index: 1, body: { Do: 'merge' } }, targets: { branches: ['main'] } }, policy.operationMap, context);
+    assert.equal(decision.decision, 'allow');
+  });
+});
+
+describe('scopes: repositories', () => {
+  test('read and write lists apply by the risk of the operation', () => {
+    const split = inline({ allowed_operations: ['gitea.*'], repositories: { read: ['acme/*'], write: ['acme/widgets'] } });
+    assert.equal(call(split, 'repoGetContents', { owner: 'acme', repo: 'gadgets', filepath: 'README.md' }).decision, 'allow');
+    assert.deepEqual(codes(call(split, 'repoCreateFile', { ...file('a.txt'), repo: 'gadgets' })), ['repository_out_of_scope']);
+  });
+
+  test('operations without a repository are decided by the lists alone', () => {
+    assert.equal(call(widgets, 'userGetCurrent', {}).decision, 'allow');
+  });
+
+  test('a malformed repository pattern denies', () => {
+    const broken = inline({ allowed_operations: ['gitea.*'], repositories: ['acme/../x'] });
+    assert.deepEqual(codes(call(broken, 'repoGetContents', { owner: 'acme', repo: 'widgets', filepath: 'a' })), ['malformed_pattern']);
+  });
+
+  test('listings are filtered to the read scope (array and search shapes); unknown shapes are withheld', () => {
+    const listings = policy.repositoryListings;
+    const repos = [{ full_name: 'acme/widgets' }, { full_name: 'acme/gadgets' }, { name: 'no-full-name' }];
+    assert.deepEqual(filterRepositoryListing(widgets, 'orgListRepos', repos, listings), { ok: true, data: [{ full_name: 'acme/widgets' }], removed: 2 });
+    const search = filterRepositoryListing(widgets, 'repoSearch', { ok: true, data: repos }, listings);
+    assert.deepEqual(search, { ok: true, data: { ok: true, data: [{ full_name: 'acme/widgets' }] }, removed: 2 });
+    assert.equal(filterRepositoryListing(widgets, 'repoSearch', { weird: 1 }, listings).ok, false);
+    assert.deepEqual(filterRepositoryListing(author, 'repoSearch', repos, listings), { ok: true, data: repos, removed: 0 });
+  });
+
+  test('describeScopes shows what whoami reports', () => {
+    const description = describeScopes(widgets);
+    assert.deepEqual(description.repositories, { read: ['acme/widgets'], write: ['acme/widgets'] });
+    assert.deepEqual(description.branches['gitea.branch.push'], ['feature/*', 'fix/*']);
+    assert.equal(describeScopes(author).repositories.read, 'any');
+  });
+});
+
+describe('scope lint and diff', () => {
+  test('check: malformed, empty, always-true and shadowed patterns', () => {
+    const profile = inline({ allowed_operations: ['gitea.read'], repositories: { read: ['*/*', 'acme/widgets'], write: [] }, branches: { 'gitea.branch.push': ['feature/*', 'feature/a', 'x[y'] } });
+    const found = scopeFindings(profile).map((f) => `${f.severity}:${f.code}`).sort();
+    assert.deepEqual(found, ['error:malformed_pattern', 'warning:always_true_pattern', 'warning:empty_scope', 'warning:shadowed_pattern', 'warning:shadowed_pattern']);
+  });
+
+  test('diff: new repository pattern, removed path deny and widened branch list are gains', () => {
+    const before = inline({ allowed_operations: ['gitea.read'], repositories: ['acme/widgets'], branches: { 'gitea.branch.push': ['feature/*'] }, paths: { write: { deny: ['CODEOWNERS'] } } });
+    const after = inline({ allowed_operations: ['gitea.read'], repositories: ['acme/widgets', 'acme/gadgets'], branches: { 'gitea.branch.push': ['feature/*', 'main'] } });
+    const diff = diffProfiles(before, after, policy.vocabulary);
+    assert.deepEqual(diff.scopes.gained, ['branches.gitea.branch.push + main', 'paths.write.deny - CODEOWNERS', 'repositories.read + acme/gadgets', 'repositories.write + acme/gadgets']);
+    assert.deepEqual(diffProfiles(after, before, policy.vocabulary).scopes.gained, []);
+  });
+});
