@@ -24,7 +24,10 @@ export type CallOutcome =
 
 export interface Namespace {
   readonly profile: string;
+  /** Spawns the server and runs the MCP handshake. */
+  connect(): Promise<void>;
   call(tool: string, args?: Record<string, unknown>): Promise<CallOutcome>;
+  /** Stops the server process; safe before, during and after connect. */
   close(): Promise<void>;
 }
 
@@ -40,7 +43,8 @@ export function profileIdentity(profile: string): { login: string | null; tokenV
   };
 }
 
-export async function startNamespace(spec: NamespaceSpec): Promise<Namespace> {
+/** A namespace not yet started: hand its close() to the clean-up first, then connect(). */
+export function createNamespace(spec: NamespaceSpec): Namespace {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--import', 'tsx', mainScript, 'serve'],
@@ -50,11 +54,12 @@ export async function startNamespace(spec: NamespaceSpec): Promise<Namespace> {
     stderr: 'ignore',
   });
   const client = new Client({ name: 'gitea-warden-demo', version: '1' });
-  await client.connect(transport);
   return {
     profile: spec.profile,
+    connect: () => client.connect(transport),
     call: (tool, args = {}) => callTool(client, tool, args),
-    close: () => client.close(),
+    // The transport, not the client: it also stops a process whose handshake is still running.
+    close: () => transport.close(),
   };
 }
 

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { verifyAuditLog } from '../audit/verify.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
-import { profileIdentity, startNamespace, type Namespace } from './demo-namespace.js';
+import { createNamespace, profileIdentity, type Namespace } from './demo-namespace.js';
 import { describeExpected, describeObserved, mismatch, observe, type Observed } from './demo-outcome.js';
 import { Printer, type AuditCheck, type Row } from './demo-report.js';
 import { profileOf, ROLES, StoryStopped, tellStory, type Attempt, type Role, type Stage } from './demo-story.js';
@@ -132,8 +132,9 @@ async function startNamespaces(sandbox: Sandbox, auditDir: string, cleanup: Clea
       const { login, tokenVariable } = profileIdentity(profile);
       const token = login === null ? undefined : sandbox.users[login]?.token;
       if (login === null || token === undefined) throw new StoryStopped(`profile ${profile} names no sandbox user (authenticated_username)`);
-      const namespace = await startNamespace({ profile, giteaUrl: sandbox.url, tokenVariable, token, auditLog: auditFile(auditDir, role) });
+      const namespace = createNamespace({ profile, giteaUrl: sandbox.url, tokenVariable, token, auditLog: auditFile(auditDir, role) });
       cleanup.add(() => namespace.close());
+      await namespace.connect();
       return { role, login, namespace };
     }),
   );
@@ -174,7 +175,7 @@ function verifyAuditLogs(dir: string): AuditCheck[] {
   });
 }
 
-/** Closes what the demo started (namespaces, then the sandbox), once, in reverse order. */
+/** Closes what the demo started (namespaces and the sandbox), once, all at the same time. */
 class Cleanup {
   private readonly steps: Array<() => Promise<void>> = [];
   private running: Promise<void> | null = null;
@@ -184,9 +185,7 @@ class Cleanup {
   }
 
   run(): Promise<void> {
-    this.running ??= (async () => {
-      for (const step of this.steps.reverse()) await step().catch(() => undefined);
-    })();
+    this.running ??= Promise.allSettled(this.steps.map((step) => step())).then(() => undefined);
     return this.running;
   }
 }
