@@ -40,7 +40,8 @@ export interface OverheadFigures {
 /** One call: resolves true on success, false on an error answer. */
 type Caller = () => Promise<boolean>;
 
-export async function benchServerOverhead(rounds: number, callsPerClient: number): Promise<OverheadFigures> {
+/** Each round makes about `callsPerRound` calls, split across the concurrent clients. */
+export async function benchServerOverhead(rounds: number, callsPerRound: number): Promise<OverheadFigures> {
   const sandbox = await startSandbox();
   const audit = tempDir('warden-bench-serve-');
   const env = namespaceEnv(sandbox, PROFILE, { auditLog: `${audit.path}/audit.jsonl`, extra: { RATE_LIMIT_PER_MINUTE: '10000000' } });
@@ -59,7 +60,7 @@ export async function benchServerOverhead(rounds: number, callsPerClient: number
         ];
         for (const [path, callerFor] of paths) {
           progress(`server overhead: ${kind} via ${path}, ${concurrency} concurrent`);
-          points.push(await measure(kind, path, concurrency, callsPerClient, rounds, callerFor));
+          points.push(await measure(kind, path, concurrency, Math.ceil(callsPerRound / concurrency), rounds, callerFor));
         }
       }
     }

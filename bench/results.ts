@@ -1,0 +1,45 @@
+// The shape of bench/results.json: everything one `npm run bench` measured, on which machine.
+import type { AuditAppendFigures } from './audit-append.js';
+import type { DecisionFigures } from './decision-engines.js';
+import type { ScalingPoint } from './scaling.js';
+import type { OverheadFigures } from './server-overhead.js';
+import type { ListingFigures, StartupFigures } from './startup.js';
+import type { Spread } from './stats.js';
+
+export interface Machine {
+  cpu: string;
+  cores: number;
+  memoryGigabytes: number;
+  os: string;
+  node: string;
+}
+
+export interface RedactionFigures {
+  inputBytes: number;
+  issues: number;
+  exactOnlyMBps: Spread;
+  maskMBps: Spread;
+  textMaskMBps: Spread;
+}
+
+export interface AuditFigures {
+  events: number;
+  fsync: AuditAppendFigures['fsync'];
+  sequentialPerSecond: Spread;
+  concurrentPerSecond: Spread;
+}
+
+export interface BenchResults {
+  date: string;
+  machine: Machine;
+  rounds: number;
+  decisions: DecisionFigures;
+  scaling: ScalingPoint[];
+  /** null when the server could not be measured; `skipped` says why. */
+  overhead: OverheadFigures | null;
+  startup: StartupFigures | null;
+  skipped: string[];
+  listings: ListingFigures[];
+  redaction: RedactionFigures;
+  audit: AuditFigures;
+}

@@ -1,0 +1,98 @@
+// `npm run bench`: every benchmark of issue 8 in one run on one machine, progress on stderr. Writes
+// bench/results.json and docs/benchmarks.md. Exits 1, before timing anything, when the decision
+// engines disagree on any request.
+import { writeFileSync } from 'node:fs';
+import { cpus, platform, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { packageRoot } from '../src/config/paths.js';
+import { loadPolicySet } from '../src/config/policies.js';
+import { referenceHolders } from '../src/config/profiles.js';
+import { benchAuditAppend } from './audit-append.js';
+import { benchDecisionEngines, DisagreementError } from './decision-engines.js';
+import { benchRedaction } from './redaction.js';
+import { renderReport } from './report.js';
+import type { AuditFigures, BenchResults, Machine, RedactionFigures } from './results.js';
+import { benchScaling } from './scaling.js';
+import { benchServerOverhead } from './server-overhead.js';
+import { benchListings, benchStartup } from './startup.js';
+import { overRounds, progress } from './stats.js';
+import { buildWorkload } from './workload.js';
+
+const ROUNDS = 5;
+const SERVER_CALLS_PER_ROUND = 100;
+const AUDIT_EVENTS = 200;
+
+export const resultsFile = join(packageRoot, 'bench', 'results.json');
+export const reportFile = join(packageRoot, 'docs', 'benchmarks.md');
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  const skipped: string[] = [];
+  progress('decisions: building the workload and the three engines');
+  const policy = loadPolicySet();
+  let decisions;
+  try {
+    decisions = await benchDecisionEngines(buildWorkload(), ROUNDS, referenceHolders(policy));
+  } catch (error) {
+    if (!(error instanceof DisagreementError)) throw error;
+    for (const d of error.report.disagreements) process.stderr.write(`disagreement: ${JSON.stringify(d)}\n`);
+    process.stderr.write(`[bench] ${error.message}; nothing timed\n`);
+    return 1;
+  }
+  const scaling = await benchScaling(ROUNDS);
+  const overhead = await optional('server overhead', skipped, () => benchServerOverhead(ROUNDS, SERVER_CALLS_PER_ROUND));
+  const startup = await optional('start-up', skipped, () => benchStartup(ROUNDS));
+  progress('tools/list sizes');
+  const listings = benchListings();
+  const redaction = await redactionFigures();
+  const audit = await auditFigures();
+  const results: BenchResults = { date: new Date().toISOString(), machine: machine(), rounds: ROUNDS, decisions, scaling, overhead, startup, skipped, listings, redaction, audit };
+  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(reportFile, renderReport(results));
+  progress(`wrote bench/results.json and docs/benchmarks.md in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  return 0;
+}
+
+/** A server measurement that cannot run (e.g. serve fails to start) is reported as skipped, not fatal. */
+async function optional<T>(name: string, skipped: string[], run: () => Promise<T>): Promise<T | null> {
+  try {
+    return await run();
+  } catch (error) {
+    skipped.push(`${name}: ${(error as Error).message.split('\n')[0]}`);
+    progress(`${name} skipped: ${(error as Error).message}`);
+    return null;
+  }
+}
+
+async function redactionFigures(): Promise<RedactionFigures> {
+  progress(`redaction: ${ROUNDS} rounds on a 5 MB result`);
+  let shape = { inputBytes: 0, issues: 0 };
+  const figures = await overRounds(ROUNDS, () => {
+    const { inputBytes, issues, exactOnlyMBps, maskMBps, textMaskMBps } = benchRedaction(1);
+    shape = { inputBytes, issues };
+    return { exactOnlyMBps, maskMBps, textMaskMBps };
+  });
+  return { ...shape, ...figures };
+}
+
+async function auditFigures(): Promise<AuditFigures> {
+  progress(`audit log: ${ROUNDS} rounds of ${AUDIT_EVENTS} appends`);
+  const figures = await overRounds(ROUNDS, async () => {
+    const [sequential, concurrent] = await benchAuditAppend(AUDIT_EVENTS);
+    return { sequentialPerSecond: sequential?.appendsPerSecond ?? 0, concurrentPerSecond: concurrent?.appendsPerSecond ?? 0 };
+  });
+  return { events: AUDIT_EVENTS, fsync: 'per event', ...figures };
+}
+
+function machine(): Machine {
+  const cores = cpus();
+  return {
+    cpu: cores[0]?.model.trim() ?? 'unknown',
+    cores: cores.length,
+    memoryGigabytes: Number((totalmem() / 1024 ** 3).toFixed(1)),
+    os: `${platform()} ${release()}`,
+    node: process.version,
+  };
+}
+
+process.exitCode = await main();
