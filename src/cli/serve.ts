@@ -36,8 +36,8 @@ export async function run(argv: string[]): Promise<number> {
 
 async function serve(session: Session, settings: Settings, logger: Logger): Promise<void> {
   if (settings.transport === 'stdio') {
-    await serveStdio(createMcpServer(session));
-    await new Promise<void>((resolve) => process.stdin.once('end', resolve));
+    const connection = await serveStdio(createMcpServer(session));
+    await connection.closed;
     await session.audit.close();
     return;
   }

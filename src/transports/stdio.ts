@@ -9,6 +9,8 @@ export interface StdioStreams {
 }
 
 export interface StdioHandle {
+  /** Settles when the connection has closed (stdin ended, or close() was called). */
+  closed: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -16,9 +18,12 @@ export interface StdioHandle {
 export async function serveStdio(server: Server, streams: StdioStreams = { stdin: process.stdin, stdout: process.stdout }): Promise<StdioHandle> {
   if (streams.stdout === process.stdout) keepStdoutForProtocol();
   const transport = new StdioServerTransport(streams.stdin, streams.stdout);
+  const closed = new Promise<void>((resolve) => {
+    server.onclose = resolve;
+  });
   await server.connect(transport);
   streams.stdin.once('end', () => void server.close());
-  return { close: () => server.close() };
+  return { closed, close: () => server.close() };
 }
 
 /** A dependency's console.log on stdout would corrupt the JSON-RPC stream; send it to stderr. */
