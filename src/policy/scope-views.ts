@@ -26,7 +26,7 @@ export function describeScopes(profile: { scopes: CompiledScopes }): ScopeDescri
   };
 }
 
-export type FilteredListing = { ok: true; data: unknown; removed: number } | { ok: false; message: string };
+export type FilteredListing = { ok: true; data: unknown; removed: number } | { ok: false; code: 'malformed_pattern' | 'unfilterable_result'; message: string };
 
 /**
  * A listing result with only the repositories in the profile's read scope. Handles an array of
@@ -36,7 +36,7 @@ export type FilteredListing = { ok: true; data: unknown; removed: number } | { o
 export function filterRepositoryListing(profile: { scopes: CompiledScopes }, operationId: string, data: unknown, listings: ReadonlySet<string>): FilteredListing {
   const scope = profile.scopes.repositories.read;
   if (!listings.has(operationId) || !scope) return { ok: true, data, removed: 0 };
-  if (scope.broken.length > 0) return { ok: false, message: `${scope.field} holds a malformed pattern; listings are withheld until it is fixed` };
+  if (scope.broken.length > 0) return { ok: false, code: 'malformed_pattern', message: `${scope.field} holds a malformed pattern; listings are withheld until it is fixed` };
   const keep = (items: unknown[]): unknown[] => items.filter((item) => inScope(scope, item));
   if (Array.isArray(data)) {
     const kept = keep(data);
@@ -47,7 +47,7 @@ export function filterRepositoryListing(profile: { scopes: CompiledScopes }, ope
     const kept = keep(items);
     return { ok: true, data: { ...data, data: kept }, removed: items.length - kept.length };
   }
-  return { ok: false, message: `the result of ${operationId} is not a repository listing this server can filter; it is withheld` };
+  return { ok: false, code: 'unfilterable_result', message: `the result of ${operationId} is not a repository listing this server can filter; it is withheld` };
 }
 
 function inScope(scope: PatternList, item: unknown): boolean {

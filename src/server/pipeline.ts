@@ -16,6 +16,7 @@ import { mergeSettingsFor } from '../policy/guards/settings.js';
 import { applyGuardVerdict } from '../policy/guards/verdict.js';
 import { mapCall } from '../policy/operation-map.js';
 import { CallAudit, isObject, targetOf, type CallRecord } from './call-audit.js';
+import { applyResultScope } from './result-scope.js';
 import { ErrorCode, McpError, type CallToolResult } from './sdk.js';
 import type { Session } from './session.js';
 import { refusal, toolResult } from './tool-result.js';
@@ -84,7 +85,9 @@ async function runGiteaCall(session: Session, entry: CatalogEntry, args: Record<
   if (identityRefusal) return identityRefusal;
   decision = await applyGuards(session, decision, args);
   if (decision.decision === 'deny') return denied(decision, target);
-  const executed = await execute(entry, args, { identity: session.gitea, login: session.identity.login() }, session.executorOptions);
+  const scoped = applyResultScope(session, entry.operationId, await execute(entry, args, { identity: session.gitea, login: session.identity.login() }, session.executorOptions));
+  if (scoped.withheld) return { result: scoped.result, record: { operation: decision.operation, decision: 'deny', reason: scoped.reason, target, status: 'denied', httpStatus: scoped.httpStatus } };
+  const { executed } = scoped;
   const httpStatus = executed.isError ? executed.payload.error.status : executed.payload.status;
   const record: CallRecord = { operation: decision.operation, decision: 'allow', reason: decision.reason, target, status: executed.isError ? 'error' : 'ok', httpStatus };
   return { result: toolResult(executed.payload, executed.isError), record };

@@ -1,10 +1,11 @@
 // gitea_whoami: who this namespace acts as. The verified login, never the token.
+import { describeScopes } from '../../policy/scope-views.js';
 import type { BuiltinTool } from './types.js';
 
 export const whoamiTool: BuiltinTool = {
   name: 'gitea_whoami',
   title: 'Who am I',
-  description: "The Gitea identity of this namespace: the login verified with GET /user, the active profile, its role and audit label, and whether verification passed. Mutating tools are refused while it has not.",
+  description: "The Gitea identity of this namespace: the login verified with GET /user, the active profile, its role and audit label, the repositories, branches and file paths it is scoped to, and whether verification passed. Mutating tools are refused while it has not.",
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   operations: [],
@@ -19,6 +20,7 @@ export const whoamiTool: BuiltinTool = {
       profile: session.profile.name,
       role: session.profile.role,
       audit_label: session.profile.data.audit_label ?? null,
+      scopes: describeScopes(session.profile),
       gitea_url: session.gitea.baseUrl,
     };
     return { kind: 'answer', payload, isError: false, audit: { operation: null, decision: null, reason: 'whoami' } };

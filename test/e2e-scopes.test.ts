@@ -1,0 +1,122 @@
+// Resource scopes end to end: real `serve` namespaces over stdio, the MCP SDK client and the sandbox
+// Gitea. A denied call must never reach the sandbox; listings must never show an out-of-scope repository.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { connectStdio, namespaceEnv, payloadOf, repoRoot, tempDir, type Connected } from './support/namespace.js';
+
+const WIDGETS_PROFILE = join(repoRoot, 'profiles', 'examples', 'gitea-author-widgets.yaml');
+const WORKFLOW = '.gitea/workflows/ci.yml';
+
+let sandbox: Sandbox;
+let dir: ReturnType<typeof tempDir>;
+let author: Connected;
+let widgets: Connected;
+
+before(async () => {
+  sandbox = await startSandbox();
+  dir = tempDir('warden-scopes-');
+  const alice = sandbox.users.alice?.token ?? '';
+  [author, widgets] = await Promise.all([
+    connectStdio(namespaceEnv(sandbox, 'gitea-author', { auditLog: join(dir.path, 'author.jsonl') })),
+    connectStdio(namespaceEnv(sandbox, WIDGETS_PROFILE, { auditLog: join(dir.path, 'widgets.jsonl'), extra: { GITEA_AUTHOR_TOKEN: alice, TOOLSETS: 'all' } })),
+  ]);
+});
+after(async () => {
+  await Promise.all([author?.close(), widgets?.close()]);
+  await sandbox?.close();
+  dir?.dispose();
+});
+
+function base64(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64');
+}
+
+/** Calls a tool and returns its payload with the sandbox requests the call caused. */
+async function call(ns: Connected, name: string, args: Record<string, unknown>) {
+  const before = sandbox.requests.length;
+  const result = await ns.client.callTool({ name, arguments: args });
+  return { isError: result.isError === true, payload: payloadOf(result), requests: sandbox.requests.slice(before) };
+}
+
+/** A policy denial whose failed conditions include `code`, with no request sent to Gitea. */
+async function assertDenied(ns: Connected, name: string, args: Record<string, unknown>, code: string) {
+  const { isError, payload, requests } = await call(ns, name, args);
+  assert.equal(isError, true, `${name} should be refused`);
+  assert.equal(payload.error?.kind, 'policy_denied');
+  assert.equal(payload.error?.reason, 'condition_failed');
+  assert.ok(payload.error.failed.some((f: { code: string }) => f.code === code), JSON.stringify(payload.error.failed));
+  assert.deepEqual(requests, [], `${name} reached the sandbox`);
+}
+
+describe('the reference author never writes a workflow file', () => {
+  const onFeature = { branch: 'feature/login', message: 'ci' };
+  const attempts: Array<[string, string, Record<string, unknown>]> = [
+    ['create through the generated tool', 'gitea_contents_create_file', { owner: 'acme', repo: 'widgets', filepath: WORKFLOW, body: { ...onFeature, content: base64('on: push\n') } }],
+    ['change through the multi-file tool', 'gitea_contents_change_files', {
+      owner: 'acme', repo: 'widgets',
+      body: { ...onFeature, files: [{ operation: 'create', path: 'docs/ok.md', content: base64('ok\n') }, { operation: 'create', path: WORKFLOW, content: base64('on: push\n') }] },
+    }],
+    ['create through gitea_api_request', 'gitea_api_request', { method: 'POST', path: `/repos/acme/widgets/contents/${WORKFLOW}`, body: { ...onFeature, content: base64('on: push\n') } }],
+  ];
+  for (const [what, tool, args] of attempts) {
+    test(`${what}: path_not_allowed, nothing sent`, () => assertDenied(author, tool, args, 'path_not_allowed'));
+  }
+
+  test('an ordinary file on a feature branch is written', async () => {
+    const { isError, payload } = await call(author, 'gitea_contents_create_file', {
+      owner: 'acme', repo: 'widgets', filepath: 'docs/scopes.md', body: { branch: 'feature/login', message: 'docs', content: base64('# scopes\n') },
+    });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.equal(payload.status, 201);
+  });
+
+  test('a contents write to the protected main branch: protected_branch, nothing sent', () =>
+    assertDenied(author, 'gitea_contents_create_file', { owner: 'acme', repo: 'widgets', filepath: 'docs/main.md', body: { branch: 'main', message: 'x', content: base64('x\n') } }, 'protected_branch'));
+});
+
+describe('a profile scoped to acme/widgets', () => {
+  const outside: Array<[string, string, Record<string, unknown>]> = [
+    ['reads acme/gadgets through the generated tool', 'gitea_repos_get', { owner: 'acme', repo: 'gadgets' }],
+    ['reads a gadgets file', 'gitea_contents_get', { owner: 'acme', repo: 'gadgets', filepath: 'README.md' }],
+    ['reads acme/gadgets through gitea_api_request', 'gitea_api_request', { method: 'GET', path: '/repos/acme/gadgets' }],
+    ['writes to acme/gadgets', 'gitea_contents_create_file', { owner: 'acme', repo: 'gadgets', filepath: 'x.md', body: { new_branch: 'feature/x', message: 'x', content: base64('x\n') } }],
+    ['writes to acme/gadgets through gitea_api_request', 'gitea_api_request', { method: 'POST', path: '/repos/acme/gadgets/contents/x.md', body: { new_branch: 'feature/x', message: 'x', content: base64('x\n') } }],
+  ];
+  for (const [what, tool, args] of outside) {
+    test(`${what}: repository_out_of_scope, nothing sent`, () => assertDenied(widgets, tool, args, 'repository_out_of_scope'));
+  }
+
+  test('reads acme/widgets', async () => {
+    const { isError, payload } = await call(widgets, 'gitea_repos_get', { owner: 'acme', repo: 'widgets' });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.equal(payload.data.full_name, 'acme/widgets');
+  });
+
+  test('repository search shows only acme/widgets and says how many were removed', async () => {
+    const { isError, payload } = await call(widgets, 'gitea_repos_search', { limit: 50 });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.deepEqual(payload.data.data.map((r: { full_name: string }) => r.full_name), ['acme/widgets']);
+    assert.match(payload.scope_filtered, /^\d+ repositories outside this profile's scope were removed$/);
+    // The unscoped author sees more than one repository in the same search.
+    const unscoped = await call(author, 'gitea_repos_search', { limit: 50 });
+    assert.ok(unscoped.payload.data.data.length > 1);
+    assert.equal(unscoped.payload.scope_filtered, undefined);
+  });
+
+  test("the user's repository list holds nothing outside acme/widgets", async () => {
+    for (const [tool, args] of [['gitea_repos_current_list', {}], ['gitea_api_request', { method: 'GET', path: '/orgs/acme/repos' }]] as const) {
+      const { isError, payload } = await call(widgets, tool, args);
+      assert.equal(isError, false, JSON.stringify(payload));
+      assert.ok((payload.data as Array<{ full_name: string }>).every((r) => r.full_name === 'acme/widgets'), `${tool}: ${JSON.stringify(payload.data)}`);
+    }
+  });
+
+  test('gitea_whoami shows the active scopes', async () => {
+    const { payload } = await call(widgets, 'gitea_whoami', {});
+    assert.deepEqual(payload.scopes.repositories, { read: ['acme/widgets'], write: ['acme/widgets'] });
+    assert.deepEqual(payload.scopes.branches['gitea.branch.push'], ['feature/*', 'fix/*']);
+    assert.ok(payload.scopes.paths.write.deny.includes('.gitea/workflows/**'));
+  });
+});
