@@ -58,7 +58,8 @@ describe('tools/list per profile', () => {
       ['author', 'gitea_comments_create', true],
       ['reconciler', 'gitea_pulls_merge', false],
       ['reconciler', 'gitea_pulls_create', false],
-      ['reconciler', 'gitea_branches_delete', true],
+      ['reconciler', 'gitea_branches_delete', false],
+      ['reconciler', 'gitea_cleanup_merged_pr_branch', true],
     ];
     for (const [who, tool, listed] of table) assert.equal(lists[who].includes(tool), listed, `${who} lists ${tool}: expected ${listed}`);
     for (const [who, names] of Object.entries(lists)) {

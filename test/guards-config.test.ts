@@ -12,6 +12,7 @@ cleanup: { protected_branches: [main], preserved_refs: ['evidence/**'] }
 facts: { page_size: 50, max_pages: 20 }
 profiles:
   gitea-merger: { merge: { require_independent_approval: false } }
+guarded_only: { gitea.branch.delete: { tool: gitea_cleanup_merged_pr_branch } }
 `;
 
 describe('guards.yaml loader', () => {

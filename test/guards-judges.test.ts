@@ -106,6 +106,7 @@ describe('merge guard: every combination of its conditions', () => {
     const config: GuardsConfig = {
       merge: STRICT,
       cleanup: { protected_branches: [], preserved_refs: [] },
+      guarded_only: {},
       facts: { page_size: 50, max_pages: 2 },
       profiles: { solo: { merge: { require_head_sha: false, require_independent_approval: false } } },
     };

@@ -1,6 +1,7 @@
 // The tool registry: filters (TOOLSETS, READ_ONLY, DISABLED_TOOLS) and profile visibility.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { loadGuardsConfig } from '../src/config/guards.js';
 import { loadCatalog } from '../src/catalog/load.js';
 import { loadPolicySet } from '../src/config/policies.js';
 import { loadProfile } from '../src/config/profiles.js';
@@ -20,7 +21,7 @@ const defaults: Filters = { toolsets: null, readOnly: false, disabledTools: [], 
 
 function names(profile: string, settings: Partial<Filters> = {}): string[] {
   const compiled = loadProfile(profileReference({ profile, config: null }), policy);
-  return registryFor({ ...defaults, ...settings }, policy, compiled, entries, builtinTools()).definitions().map((t) => t.name);
+  return registryFor({ ...defaults, ...settings }, policy, compiled, entries, builtinTools(), loadGuardsConfig()).definitions().map((t) => t.name);
 }
 
 describe('profile visibility', () => {
@@ -30,7 +31,14 @@ describe('profile visibility', () => {
     ['gitea-merger', 'gitea_pulls_merge', true],
     ['gitea-merger', 'gitea_pulls_create_review', false],
     ['gitea-author', 'gitea_pulls_edit', true],
-    ['gitea-owner', 'gitea_branches_delete', true],
+    // guarded_only (policies/guards.yaml): no profile lists the raw branch delete, the owner included.
+    ['gitea-owner', 'gitea_branches_delete', false],
+    ['gitea-reconciler', 'gitea_branches_delete', false],
+    ['gitea-reconciler', 'gitea_cleanup_merged_pr_branch', true],
+    ['gitea-reconciler', 'gitea_reconcile_already_landed_pr', true],
+    ['gitea-owner', 'gitea_cleanup_merged_pr_branch', false],
+    ['gitea-author', 'gitea_reconcile_already_landed_pr', false],
+    ['gitea-author', 'gitea_resolve_task_capability', true],
     ['gitea-reviewer', 'gitea_branches_delete', false],
   ];
   for (const [profile, tool, listed] of table) {

@@ -5,7 +5,7 @@
 // Limit: cutting whole events off the end leaves a shorter chain that still verifies; only a
 // copy of the last hash kept elsewhere (an anchor) can show that.
 import { createHash } from 'node:crypto';
-import type { AuditEvent, ChainedAuditEvent } from './event.js';
+import type { AuditEvent, AuditEvidence, ChainedAuditEvent } from './event.js';
 
 /** `prev` of the first event: there is no previous line. */
 export const GENESIS_PREV = '0'.repeat(64);
@@ -51,10 +51,17 @@ export function sealEvent(event: AuditEvent, time: string, seq: number, prev: st
     status: event.status,
     http_status: event.http_status,
     argument_names: [...event.argument_names],
+    ...(event.evidence ? { evidence: scalarsOf(event.evidence) } : {}),
     prev,
   };
   const sealed: ChainedAuditEvent = { ...unsealed, hash: contentHash(unsealed) };
   return { event: sealed, line: JSON.stringify(sealed) };
+}
+
+/** A copy holding only scalar values, so nothing nested rides along. */
+function scalarsOf(evidence: AuditEvidence): AuditEvidence {
+  const scalar = (value: unknown) => value === null || ['string', 'number', 'boolean'].includes(typeof value);
+  return Object.fromEntries(Object.entries(evidence).filter(([, value]) => scalar(value)));
 }
 
 export type LineCheck = { ok: true; seq: number; prev: string } | { ok: false; reason: string };

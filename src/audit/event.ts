@@ -36,10 +36,14 @@ export interface AuditEvent {
   http_status: number | null;
   /** Sorted argument names from argumentNames(); never values. */
   argument_names: string[];
+  /** Guarded tools only: the facts they judged (SHAs, refs, numbers, check codes); never a secret. */
+  evidence?: AuditEvidence;
 }
 
+export type AuditEvidence = Record<string, string | number | boolean | null>;
+
 /** An event as stored: content plus its place in the chain. */
-export interface ChainedAuditEvent extends Required<AuditEvent> {
+export interface ChainedAuditEvent extends Required<Omit<AuditEvent, 'evidence'>>, Pick<AuditEvent, 'evidence'> {
   /** 1-based; equals the line number in the file. */
   seq: number;
   /** SHA-256 (hex) of the previous line's exact text, or GENESIS_PREV for the first event. */

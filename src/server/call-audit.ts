@@ -1,7 +1,7 @@
 // The two audit events of one tool call: a write-ahead event before anything reaches Gitea, and a
 // result event, linked by call_id. Every call writes both, failed and invalid calls included.
 import { randomUUID } from 'node:crypto';
-import { argumentNames, type AuditStatus, type AuditTarget } from '../audit/event.js';
+import { argumentNames, type AuditEvidence, type AuditStatus, type AuditTarget } from '../audit/event.js';
 import type { Effect } from '../policy/decision.js';
 import type { Session } from './session.js';
 
@@ -13,6 +13,8 @@ export interface CallRecord {
   target: AuditTarget | null;
   status: AuditStatus;
   httpStatus: number | null;
+  /** Guarded tools: the judged facts (no secrets). */
+  evidence?: AuditEvidence;
 }
 
 export class CallAudit {
@@ -57,6 +59,7 @@ export class CallAudit {
       status: record.status,
       http_status: record.httpStatus,
       argument_names: this.names,
+      ...(record.evidence && phase === 'result' ? { evidence: record.evidence } : {}),
     });
   }
 }

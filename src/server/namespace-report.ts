@@ -3,6 +3,7 @@
 // and docs/namespaces.md.
 import { basename, join } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
+import { loadGuardsConfig } from '../config/guards.js';
 import { loadPolicySet } from '../config/policies.js';
 import { packageRoot } from '../config/paths.js';
 import { loadProfile, profileFilesIn } from '../config/profiles.js';
@@ -25,7 +26,7 @@ export interface NamespaceListing {
 export function namespaceListing(profile: string, config: string | null = null): NamespaceListing {
   const policy = loadPolicySet();
   const compiled = loadProfile(profileReference({ profile, config }), policy);
-  const registry = registryFor({ toolsets: null, readOnly: false, disabledTools: [], listDeniedTools: false }, policy, compiled, loadCatalog().entries, builtinTools());
+  const registry = registryFor({ toolsets: null, readOnly: false, disabledTools: [], listDeniedTools: false }, policy, compiled, loadCatalog().entries, builtinTools(), loadGuardsConfig());
   const tools = registry.definitions();
   const bytes = Buffer.byteLength(JSON.stringify({ tools }), 'utf8');
   return { profile: compiled.name ?? profile, tools, bytes, estimatedTokens: Math.round(bytes / 4) };

@@ -14,6 +14,8 @@ import { loadTaskCatalog } from '../config/tasks.js';
 import { defaultAuditPath } from '../audit/path.js';
 import { GiteaHttpClient } from '../gitea/http.js';
 import type { GiteaIdentity } from '../gitea/types.js';
+import { guardedOperations } from '../policy/guards/guarded-only.js';
+import type { GuardsConfig } from '../policy/guards/settings.js';
 import { effectiveOperations, type CompiledProfile } from '../policy/profile.js';
 import { StartupError } from '../transports/startup.js';
 import type { Logger } from '../transports/logger.js';
@@ -32,7 +34,8 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
   const profile = startupStep(() => loadProfile(profileReference(settings), policy));
   const entries = loadCatalog().entries;
   const builtins = builtinTools();
-  const registry = startupStep(() => registryFor(settings, policy, profile, entries, builtins));
+  const guards = startupStep(() => loadGuardsConfig());
+  const registry = startupStep(() => registryFor(settings, policy, profile, entries, builtins, guards));
   const gitea = giteaIdentityFor(settings, profile, env);
   const client = gitea.token === '' ? null : new GiteaHttpClient(gitea, { timeoutMs: settings.timeoutMs });
   const auditPath = settings.auditLog ?? defaultAuditPath(env);
@@ -42,13 +45,14 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     logger,
     policy,
     decideContext: decideContextFor(policy, holdersOrNone(policy)),
-    guards: startupStep(() => loadGuardsConfig()),
+    guards,
     tasks: startupStep(() => loadTaskCatalog()),
     entries,
     routes: buildRouteTable(entries),
     builtins,
     audit: await AuditSink.open(auditPath),
     executorOptions: executorOptionsFor(settings, env),
+    env,
     watchedFiles: watchedFiles(profile),
     profile,
     registry,
@@ -71,6 +75,20 @@ export async function verifyIdentity(session: Session): Promise<void> {
   else session.logger.warn({ detail: status.detail }, 'Gitea identity unverified: mutating calls are refused until it is');
 }
 
+/**
+ * Serves another profile from now on: its registry, its token (its token_source_name), a new client and
+ * a cleared identity, verified again with GET /user before this returns, so no call mutates unverified.
+ */
+export async function switchProfile(session: Session, profile: CompiledProfile): Promise<void> {
+  session.registry = registryFor(session.settings, session.policy, profile, session.entries, session.builtins, session.guards);
+  session.gitea = giteaIdentityFor(session.settings, profile, session.env);
+  session.client = session.gitea.token === '' ? null : new GiteaHttpClient(session.gitea, { timeoutMs: session.settings.timeoutMs });
+  session.identity = new IdentityVerifier(session.client, profile.data.authenticated_username ?? null);
+  session.profile = profile;
+  session.logger.info({ profile: profile.name }, 'profile switched at runtime');
+  await verifyIdentity(session);
+}
+
 /** GITEA_MCP_CONFIG#name, a profile file, or a reference profile name (profiles/<name>.yaml). */
 export function profileReference(settings: Pick<Settings, 'profile' | 'config'>): string {
   if (settings.config) return `${settings.config}#${settings.profile}`;
@@ -84,9 +102,17 @@ export function registryFor(
   profile: CompiledProfile,
   entries: Parameters<typeof buildToolRegistry>[0]['entries'],
   builtins: readonly BuiltinTool[],
+  guards: Pick<GuardsConfig, 'guarded_only'>,
 ): ToolRegistry {
   return buildToolRegistry(
-    { entries, builtins, operationMap: policy.operationMap, effective: effectiveOperations(profile, policy.vocabulary) },
+    {
+      entries,
+      builtins,
+      operationMap: policy.operationMap,
+      effective: effectiveOperations(profile, policy.vocabulary),
+      guardedOnly: guardedOperations(guards.guarded_only),
+      role: profile.role,
+    },
     {
       toolsets: toolsetsFor(settings.toolsets, profile),
       readOnly: settings.readOnly,

@@ -7,20 +7,26 @@ import type { CatalogEntry } from '../catalog/types.js';
 import { validationErrors } from '../config/document.js';
 import { packageRoot } from '../config/paths.js';
 import { execute } from '../gitea/executor.js';
+import type { ReconcileReport } from '../gitea/reconcile.js';
+import { HttpGiteaWriter } from '../gitea/writer.js';
 import { gatherCallFacts } from '../gitea/facts.js';
 import type { FactReader } from '../gitea/types.js';
-import { decideCall } from '../policy/decide.js';
+import { decide, decideCall, deny } from '../policy/decide.js';
 import type { Decision } from '../policy/decision.js';
 import { callGuardsFor, judgeCall } from '../policy/guards/call-guards.js';
 import { mergeSettingsFor } from '../policy/guards/settings.js';
+import { applyGuardedOnly } from '../policy/guards/guarded-only.js';
 import { applyGuardVerdict } from '../policy/guards/verdict.js';
 import { mapCall } from '../policy/operation-map.js';
+import type { BuiltinOutcome, BuiltinTool } from './builtin/types.js';
 import { CallAudit, isObject, targetOf, type CallRecord } from './call-audit.js';
 import { applyResultScope } from './result-scope.js';
 import { ErrorCode, McpError, type CallToolResult } from './sdk.js';
 import type { Session } from './session.js';
 import { refusal, toolResult } from './tool-result.js';
 import type { JsonSchema } from '../catalog/types.js';
+
+type GuardedAction = Extract<BuiltinOutcome, { kind: 'guarded_action' }>;
 
 interface Outcome {
   result: CallToolResult;
@@ -57,6 +63,7 @@ async function runTool(session: Session, name: string, args: unknown, audit: Cal
   const target = targetOf(args);
   if (!(await audit.writeAhead(tool.tool.operations[0] ?? null, target))) return auditUnavailable(null, target);
   const answer = await tool.tool.handler(args, session);
+  if (answer.kind === 'guarded_action') return runGuardedAction(session, tool.tool, answer, target);
   if (answer.kind === 'gitea_call') {
     // The reconstructed arguments must pass the generated tool's own schema.
     return invalidArguments(answer.entry.inputSchema, answer.args, targetOf(answer.args)) ?? runGiteaCall(session, answer.entry, answer.args, audit);
@@ -79,7 +86,9 @@ async function runGiteaCall(session: Session, entry: CatalogEntry, args: Record<
   const mapped = mapCall(session.policy.operationMap, entry.operationId, args);
   const operation = mapped.ok ? (mapped.operations[0] ?? null) : null;
   if (!(await audit.writeAhead(operation, target))) return auditUnavailable(operation, target);
-  let decision = decideCall(session.profile, { operationId: entry.operationId, arguments: args, ...(target ? { targets: { ...target } } : {}) }, session.policy.operationMap, session.decideContext);
+  const listed = decideCall(session.profile, { operationId: entry.operationId, arguments: args, ...(target ? { targets: { ...target } } : {}) }, session.policy.operationMap, session.decideContext);
+  // Operations kept for the guarded built-in tools are refused here for every profile.
+  let decision = applyGuardedOnly(listed, session.guards.guarded_only);
   if (decision.decision === 'deny') return denied(decision, target);
   const identityRefusal = await checkIdentity(session, decision, target);
   if (identityRefusal) return identityRefusal;
@@ -91,6 +100,38 @@ async function runGiteaCall(session: Session, entry: CatalogEntry, args: Record<
   const httpStatus = executed.isError ? executed.payload.error.status : executed.payload.status;
   const record: CallRecord = { operation: decision.operation, decision: 'allow', reason: decision.reason, target, status: executed.isError ? 'error' : 'ok', httpStatus };
   return { result: toolResult(executed.payload, executed.isError), record };
+}
+
+/** A guarded built-in write: role, decision and identity as for any call, then the action judges live facts itself. */
+async function runGuardedAction(session: Session, tool: BuiltinTool, action: GuardedAction, target: CallRecord['target']): Promise<Outcome> {
+  const decision = tool.role !== undefined && session.profile.role !== tool.role
+    ? deny(action.operations[0] ?? null, [...action.operations], 'role_mismatch', { file: session.profile.file, line: null, rule: `role: ${session.profile.role ?? 'none'}` },
+      `${tool.name} is ${tool.role} work; use the gitea-${tool.role} namespace.`)
+    : decide(session.profile, { operations: [...action.operations], targets: action.targets }, session.decideContext);
+  if (decision.decision === 'deny') return denied(decision, target);
+  const identityRefusal = await checkIdentity(session, decision, target);
+  if (identityRefusal) return identityRefusal;
+  if (!session.client) return denied(deny(decision.operation, decision.operations, 'identity_unverified', decision.determining, 'Configure the profile token.'), target);
+  const report = await action.act({ reader: session.client, writer: new HttpGiteaWriter(session.client) });
+  const record = (status: CallRecord['status'], reason: string, effect: 'allow' | 'deny'): CallRecord =>
+    ({ operation: decision.operation, decision: effect, reason, target, status, httpStatus: null, evidence: auditEvidence(report) });
+  if (report.action === 'refused') {
+    const refused = denied(applyGuardVerdict(decision, { guard: action.guard, checks: report.checks }), target);
+    const payload = { ...(refused.result.structuredContent as Record<string, unknown>) };
+    payload.error = { ...(payload.error as Record<string, unknown>), report };
+    return { result: toolResult(payload, true), record: record('denied', refused.record.reason ?? 'refused', 'deny') };
+  }
+  if (report.action === 'failed') {
+    const error = { kind: 'action_failed', message: report.failure ?? 'The Gitea write failed.', report, hint: 'Every check passed but Gitea refused the write; see the report and retry.' };
+    return { result: toolResult({ error, request: null }, true), record: record('error', 'action_failed', 'allow') };
+  }
+  return { result: toolResult({ action: report.action, checks: report.checks, evidence: report.evidence }, false), record: record('ok', report.action, 'allow') };
+}
+
+/** The report's evidence for the audit event: SHAs, refs, numbers and the codes of failed checks; nothing secret. */
+function auditEvidence(report: ReconcileReport): Record<string, string | number | boolean | null> {
+  const failed = report.checks.filter((c) => !c.passed).map((c) => c.code);
+  return { ...report.evidence, action: report.action, failed_checks: failed.join(',') };
 }
 
 /** Mutations need the verified identity (checked again if it could not be checked before); reads do not. */

@@ -1,6 +1,7 @@
 // One namespace's state while it serves: what was loaded at start (policies, profile, catalog,
 // guards, tasks), the tool registry built from it, the verified identity and the audit log.
-// Built once by namespace.ts; every tool call reads it, only a profile switch replaces parts.
+// Built once by namespace.ts; every tool call reads it, only a profile switch (switchProfile) replaces
+// the profile, registry, token, client and identity.
 import type { PolicySet } from '../config/policies.js';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { RouteTable } from '../catalog/routes.js';
@@ -37,6 +38,8 @@ export interface Session {
   readonly builtins: readonly BuiltinTool[];
   readonly audit: AuditSink;
   readonly executorOptions: Partial<ExecutorOptions>;
+  /** The process environment the tokens are read from (again when gitea_activate_profile switches). */
+  readonly env: NodeJS.ProcessEnv;
   /** The profile file and policies/*.yaml as they were when the server started. */
   readonly watchedFiles: readonly WatchedFile[];
   profile: CompiledProfile;

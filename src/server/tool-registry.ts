@@ -55,6 +55,10 @@ export interface RegistrySources {
   builtins: readonly BuiltinTool[];
   operationMap: OperationMap;
   effective: EffectiveOperations;
+  /** Operations only guarded built-in tools perform (policies/guards.yaml guarded_only): never a generated tool's. */
+  guardedOnly: ReadonlySet<string>;
+  /** The profile's role, for built-in tools that require one. */
+  role: string | null;
 }
 
 /** Builds the filtered registry; an unknown DISABLED_TOOLS name or TOOLSETS domain is an error (start-up stops). */
@@ -63,11 +67,11 @@ export function buildToolRegistry(sources: RegistrySources, filters: ToolFilters
   const gitea = sources.entries
     .filter((entry) => filters.toolsets === null || filters.toolsets.includes(entry.domain))
     .filter((entry) => !filters.readOnly || entry.annotations.readOnly)
-    .filter((entry) => filters.listDenied || possiblePrimaries(sources.operationMap, entry.operationId).some((op) => sources.effective.has(op)))
+    .filter((entry) => filters.listDenied || possiblePrimaries(sources.operationMap, entry.operationId).some((op) => sources.effective.has(op) && !sources.guardedOnly.has(op)))
     .map((entry): RegisteredTool => ({ kind: 'gitea', entry, definition: giteaDefinition(entry) }));
   const builtins = sources.builtins
     .filter((tool) => !filters.readOnly || tool.annotations.readOnlyHint)
-    .filter((tool) => filters.listDenied || tool.operations.every((op) => sources.effective.has(op)))
+    .filter((tool) => filters.listDenied || (tool.operations.every((op) => sources.effective.has(op)) && (tool.role === undefined || tool.role === sources.role)))
     .map((tool): RegisteredTool => ({ kind: 'builtin', tool, definition: builtinDefinition(tool) }));
   const disabled = new Set(filters.disabledTools);
   return new ToolRegistry([...builtins, ...gitea].filter((tool) => !disabled.has(tool.definition.name)));

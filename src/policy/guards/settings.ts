@@ -21,9 +21,13 @@ export interface FactBounds {
   max_pages: number;
 }
 
+/** Canonical operation -> the guarded built-in tool that alone may perform it. */
+export type GuardedOnly = Readonly<Record<string, { tool: string }>>;
+
 export interface GuardsConfig {
   merge: MergeSettings;
   cleanup: BranchPatterns;
+  guarded_only: GuardedOnly;
   facts: FactBounds;
   /** Per-profile overrides, keyed by profile name. */
   profiles: Record<string, { merge?: Partial<MergeSettings> }>;

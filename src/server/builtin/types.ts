@@ -2,6 +2,7 @@
 // this directory, registered in builtin/index.ts. The pipeline audits every call; a handler either
 // answers itself or hands a Gitea call back so it runs through the same steps as a generated tool.
 import type { CatalogEntry, JsonSchema } from '../../catalog/types.js';
+import type { GiteaSides, ReconcileReport } from '../../gitea/reconcile.js';
 import type { Session } from '../session.js';
 
 export interface ToolAnnotations {
@@ -24,7 +25,12 @@ export type BuiltinOutcome =
   /** Answered by the tool itself; `payload` becomes the result's JSON. */
   | { kind: 'answer'; payload: Record<string, unknown>; isError: boolean; audit: BuiltinAudit }
   /** A Gitea operation to run through the pipeline's validation, mapping, decision, guards and executor. */
-  | { kind: 'gitea_call'; entry: CatalogEntry; args: Record<string, unknown> };
+  | { kind: 'gitea_call'; entry: CatalogEntry; args: Record<string, unknown> }
+  /**
+   * A guarded write: the pipeline checks the tool's role, decides `operations` (lists, scopes, conditions)
+   * with these targets, verifies the identity, then `act` gathers facts, judges and writes only if all passed.
+   */
+  | { kind: 'guarded_action'; guard: string; operations: readonly string[]; targets: { repositories: string[]; branches?: string[] }; act(gitea: GiteaSides): Promise<ReconcileReport> };
 
 export interface BuiltinTool {
   name: string;
@@ -34,5 +40,7 @@ export interface BuiltinTool {
   annotations: ToolAnnotations;
   /** Canonical operations the profile must all allow for the tool to be listed; empty: always listed. */
   operations: readonly string[];
+  /** The profile role the tool requires (listed and usable only for it); absent: any role. */
+  role?: string;
   handler(args: Record<string, unknown>, session: Session): Promise<BuiltinOutcome>;
 }

@@ -1,0 +1,50 @@
+// gitea_cleanup_merged_pr_branch: the only way to delete a branch (policies/guards.yaml guarded_only).
+// The reconciler names a merged pull request, its head branch and the confirmation phrase; the branch
+// goes only when every check of judgeCleanup passes on facts read just now. The report lists them all.
+import { cleanupMergedPrBranch } from '../../gitea/reconcile.js';
+import { judgeCleanup, type CleanupRequest } from '../../policy/guards/cleanup-branch-guard.js';
+import type { BuiltinTool } from './types.js';
+
+const OPERATIONS = ['gitea.branch.delete'];
+
+export const cleanupMergedPrBranchTool: BuiltinTool = {
+  name: 'gitea_cleanup_merged_pr_branch',
+  title: 'Delete the head branch of a merged pull request',
+  description:
+    'Deletes the head branch of a merged pull request, only when every check passes on live facts: the confirmation is exactly ' +
+    '"CLEANUP MERGED PR <pr_number> BRANCH <branch>", the branch is the pull request\'s head in this repository, the pull request is merged ' +
+    'and its head landed on the target branch, the branch did not move since, Gitea and policies/guards.yaml do not protect or preserve it, ' +
+    'and no open pull request uses it. Returns each check with pass/fail and the evidence (SHAs, refs).',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      owner: { type: 'string', minLength: 1 },
+      repo: { type: 'string', minLength: 1 },
+      pr_number: { type: 'integer', minimum: 1 },
+      branch: { type: 'string', minLength: 1, description: "The pull request's head branch" },
+      confirmation: { type: 'string', description: 'Exactly: CLEANUP MERGED PR <pr_number> BRANCH <branch>' },
+    },
+    required: ['owner', 'repo', 'pr_number', 'branch', 'confirmation'],
+    additionalProperties: false,
+  },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  operations: OPERATIONS,
+  role: 'reconciler',
+  async handler(args, session) {
+    const request: CleanupRequest = {
+      owner: String(args.owner),
+      repo: String(args.repo),
+      prNumber: Number(args.pr_number),
+      branch: String(args.branch),
+      confirmation: String(args.confirmation),
+    };
+    const { cleanup, facts } = session.guards;
+    return {
+      kind: 'guarded_action',
+      guard: 'cleanup_branch',
+      operations: OPERATIONS,
+      targets: { repositories: [`${request.owner}/${request.repo}`], branches: [request.branch] },
+      act: (gitea) => cleanupMergedPrBranch(gitea, request, (gathered) => judgeCleanup(request, gathered, cleanup), facts),
+    };
+  },
+};

@@ -1,0 +1,39 @@
+// gitea_reconcile_already_landed_pr: closes an open pull request whose head is already on its target
+// branch (e.g. landed through another pull request), with an evidence comment first. Refused, with
+// the report, when the head has not landed or the pull request is not open.
+import { reconcileAlreadyLandedPr } from '../../gitea/reconcile.js';
+import { judgeReconcileLanded } from '../../policy/guards/reconcile-landed-guard.js';
+import type { BuiltinTool } from './types.js';
+
+const OPERATIONS = ['gitea.pr.close', 'gitea.issue.comment'];
+
+export const reconcileAlreadyLandedPrTool: BuiltinTool = {
+  name: 'gitea_reconcile_already_landed_pr',
+  title: 'Close a pull request whose head already landed',
+  description:
+    'Closes an open pull request only when live facts prove its head commit is already on its target branch (compare target...head ' +
+    'shows no commits ahead). Posts an evidence comment (head SHA, target SHA, compare) before closing. Returns each check with pass/fail and the evidence.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      owner: { type: 'string', minLength: 1 },
+      repo: { type: 'string', minLength: 1 },
+      pr_number: { type: 'integer', minimum: 1 },
+    },
+    required: ['owner', 'repo', 'pr_number'],
+    additionalProperties: false,
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  operations: OPERATIONS,
+  role: 'reconciler',
+  async handler(args) {
+    const ref = { owner: String(args.owner), repo: String(args.repo), index: Number(args.pr_number) };
+    return {
+      kind: 'guarded_action',
+      guard: 'reconcile_landed',
+      operations: OPERATIONS,
+      targets: { repositories: [`${ref.owner}/${ref.repo}`] },
+      act: (gitea) => reconcileAlreadyLandedPr(gitea, ref, judgeReconcileLanded),
+    };
+  },
+};
