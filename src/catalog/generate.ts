@@ -276,7 +276,7 @@ function differingFields(expected: CatalogEntry, actual: CatalogEntry): string[]
   return [...keys].filter((key) => JSON.stringify(expected[key]) !== JSON.stringify(actual[key]));
 }
 
-function lineDrift(file: string, expected: string, actual: string): string[] {
+export function lineDrift(file: string, expected: string, actual: string): string[] {
   const want = expected.split('\n');
   const have = actual.split('\n');
   const findings: string[] = [];

@@ -1,4 +1,5 @@
 // `gitea-warden catalog generate [--spec FILE] [--check]`: the spec -> tools.json + docs/tools.md.
+// `catalog docs` (docs/operations.md, from the policies) lives in ./catalog-docs.ts.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -6,6 +7,7 @@ import { catalogFile, defaultSpecPath, toolsDocFile } from '../config/paths.js';
 import { catalogDrift, generateCatalog, renderGeneratedFiles, type GeneratedFiles } from '../catalog/generate.js';
 
 const USAGE = `usage: gitea-warden catalog generate [--spec FILE] [--check]
+       gitea-warden catalog docs [--check] [--out FILE]   (docs/operations.md; see catalog docs --help)
 
 Generates src/catalog/tools.json and docs/tools.md from the pinned Gitea spec.
   --spec FILE  the swagger 2.0 spec (default: $GITEA_SPEC or ../shared/spec/gitea-1.27.1.swagger.v1.json)
@@ -13,6 +15,7 @@ Generates src/catalog/tools.json and docs/tools.md from the pinned Gitea spec.
 `;
 
 export async function run(argv: string[]): Promise<number> {
+  if (argv[0] === 'docs') return (await import('./catalog-docs.js')).run(argv.slice(1));
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -99,6 +99,6 @@ function describeMapping(mapping: OperationMapping, primaryRule: MapRule | undef
   return extras.length === 0 ? base : `${base} (+ ${extras.join(', ')})`;
 }
 
-function conditionText(when: ArgumentCondition): string {
+export function conditionText(when: ArgumentCondition): string {
   return when.present !== undefined ? `${when.path} ${when.present ? 'present' : 'absent'}` : `${when.path} = ${String(when.equals)}`;
 }
