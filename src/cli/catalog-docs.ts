@@ -39,15 +39,13 @@ export async function run(argv: string[]): Promise<number> {
 /** The data docs/operations.md is rendered from, as committed in this checkout. */
 export function operationsDocInput(): OperationsDocInput {
   const policy = loadPolicySet();
-  // guarded_only is optional in policies/guards.yaml: absent means no operation is guarded-only.
-  const guards = loadGuardsConfig() as { guarded_only?: OperationsDocInput['guardedOnly'] };
   return {
     vocabulary: policy.vocabulary,
     operationMap: policy.operationMap,
     legacyCategories: policy.legacyCategories,
     profiles: loadReferenceProfiles(policy),
     tools: loadCatalog().entries,
-    guardedOnly: guards.guarded_only ?? {},
+    guardedOnly: loadGuardsConfig().guarded_only,
   };
 }
 

@@ -1,6 +1,7 @@
 // Renders docs/operations.md, the reference table of canonical operations, from data the caller loads:
 // the vocabulary, the operation map, the reference profiles, the catalog tools and the guarded-only
 // operations. Pure: data in, Markdown out; src/cli/catalog-docs.ts reads the files.
+import type { GuardedOnly } from './guards/settings.js';
 import { conditionText, type MapRule, type OperationMap, type OperationMapping } from './operation-map.js';
 import { normalizeName } from './normalize.js';
 import { effectiveOperations, type CompiledProfile } from './profile.js';
@@ -13,8 +14,8 @@ export interface OperationsDocInput {
   legacyCategories: ReadonlyMap<string, string>;
   profiles: readonly CompiledProfile[];
   tools: readonly { name: string; operationId: string }[];
-  /** Canonical operation -> the guarded built-in tool that alone may perform it (policies/guards.yaml). */
-  guardedOnly: Readonly<Record<string, { tool: string }>>;
+  /** policies/guards.yaml guarded_only: operation -> the guarded built-in tool that alone may perform it. */
+  guardedOnly: GuardedOnly;
 }
 
 export const OPERATIONS_DOC_REGENERATE = 'gitea-warden catalog docs';
@@ -143,7 +144,7 @@ function ruleWords(rule: MapRule, primary: string): string {
   return `${condition} → also needs \`${rule.also ?? ''}\``;
 }
 
-function guardedOnlySection(guardedOnly: OperationsDocInput['guardedOnly']): string[] {
+function guardedOnlySection(guardedOnly: GuardedOnly): string[] {
   const entries = Object.entries(guardedOnly);
   const lines = ['## Guarded-only operations', ''];
   if (entries.length === 0) return [...lines, 'None: policies/guards.yaml lists no guarded_only operations.', ''];
