@@ -2,6 +2,7 @@
 // Gitea. A denied call must never reach the sandbox; listings must never show an out-of-scope repository.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { connectStdio, namespaceEnv, payloadOf, repoRoot, tempDir, type Connected } from './support/namespace.js';
@@ -13,18 +14,38 @@ let sandbox: Sandbox;
 let dir: ReturnType<typeof tempDir>;
 let author: Connected;
 let widgets: Connected;
+let merger: Connected;
+
+/** The reference merger, allowed to merge into release/* only. */
+const RELEASE_MERGER = `profile_name: gitea-merger-release
+role: merger
+authenticated_username: carol
+token_source_name: GITEA_MERGER_TOKEN
+allowed_operations: [gitea.read, gitea.pr.merge]
+forbidden_operations: [gitea.pr.approve, gitea.branch.push, gitea.repo.commit]
+can_approve_prs: false
+can_merge_prs: true
+can_push_branches: false
+can_mutate_issues: false
+can_author_impl_prs: false
+branches:
+  gitea.pr.merge: ['release/*']
+`;
 
 before(async () => {
   sandbox = await startSandbox();
   dir = tempDir('warden-scopes-');
   const alice = sandbox.users.alice?.token ?? '';
-  [author, widgets] = await Promise.all([
+  const releaseMerger = join(dir.path, 'gitea-merger-release.yaml');
+  writeFileSync(releaseMerger, RELEASE_MERGER);
+  [author, widgets, merger] = await Promise.all([
     connectStdio(namespaceEnv(sandbox, 'gitea-author', { auditLog: join(dir.path, 'author.jsonl') })),
     connectStdio(namespaceEnv(sandbox, WIDGETS_PROFILE, { auditLog: join(dir.path, 'widgets.jsonl'), extra: { GITEA_AUTHOR_TOKEN: alice, TOOLSETS: 'all' } })),
+    connectStdio(namespaceEnv(sandbox, releaseMerger, { auditLog: join(dir.path, 'merger.jsonl'), extra: { GITEA_MERGER_TOKEN: sandbox.users.carol?.token ?? '' } })),
   ]);
 });
 after(async () => {
-  await Promise.all([author?.close(), widgets?.close()]);
+  await Promise.all([author?.close(), widgets?.close(), merger?.close()]);
   await sandbox?.close();
   dir?.dispose();
 });
@@ -118,5 +139,19 @@ describe('a profile scoped to acme/widgets', () => {
     assert.deepEqual(payload.scopes.repositories, { read: ['acme/widgets'], write: ['acme/widgets'] });
     assert.deepEqual(payload.scopes.branches['gitea.branch.push'], ['feature/*', 'fix/*']);
     assert.ok(payload.scopes.paths.write.deny.includes('.gitea/workflows/**'));
+  });
+});
+
+describe('a merger scoped to release/* branches', () => {
+  test("a merge into main: branch_out_of_scope from the pull request's live base, nothing but that read sent", async () => {
+    const open = await fetch(`${sandbox.url}/api/v1/repos/acme/widgets/pulls?state=open`, { headers: { authorization: `token ${sandbox.users.carol?.token}` } });
+    const pull = ((await open.json()) as Array<{ number: number; base: { ref: string } }>).find((p) => p.base.ref === 'main');
+    assert.ok(pull, 'an open pull request into main');
+    const { isError, payload, requests } = await call(merger, 'gitea_pulls_merge', { owner: 'acme', repo: 'widgets', index: pull.number, body: { do: 'merge' } });
+    assert.equal(isError, true);
+    assert.equal(payload.error.kind, 'policy_denied');
+    assert.deepEqual(payload.error.failed.map((f: { code: string }) => f.code), ['branch_out_of_scope'], JSON.stringify(payload.error));
+    assert.match(payload.error.failed[0].message, /branch main is outside/);
+    assert.deepEqual(requests.map((r) => `${r.method} ${r.path}`), [`GET /api/v1/repos/acme/widgets/pulls/${pull.number}`]);
   });
 });

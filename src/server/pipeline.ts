@@ -20,6 +20,7 @@ import { applyGuardVerdict } from '../policy/guards/verdict.js';
 import { mapCall } from '../policy/operation-map.js';
 import type { BuiltinOutcome, BuiltinTool } from './builtin/types.js';
 import { CallAudit, isObject, targetOf, type CallRecord } from './call-audit.js';
+import { liveMergeTargets } from './live-targets.js';
 import { applyResultScope } from './result-scope.js';
 import { ErrorCode, McpError, type CallToolResult } from './sdk.js';
 import type { Session } from './session.js';
@@ -86,7 +87,8 @@ async function runGiteaCall(session: Session, entry: CatalogEntry, args: Record<
   const mapped = mapCall(session.policy.operationMap, entry.operationId, args);
   const operation = mapped.ok ? (mapped.operations[0] ?? null) : null;
   if (!(await audit.writeAhead(operation, target))) return auditUnavailable(operation, target);
-  const listed = decideCall(session.profile, { operationId: entry.operationId, arguments: args, ...(target ? { targets: { ...target } } : {}) }, session.policy.operationMap, session.decideContext);
+  const live = mapped.ok ? await liveMergeTargets(session, mapped.operations, args) : null;
+  const listed = decideCall(session.profile, { operationId: entry.operationId, arguments: args, ...(target || live ? { targets: { ...target, ...live } } : {}) }, session.policy.operationMap, session.decideContext);
   // Operations kept for the guarded built-in tools are refused here for every profile.
   let decision = applyGuardedOnly(listed, session.guards.guarded_only);
   if (decision.decision === 'deny') return denied(decision, target);
