@@ -3,7 +3,7 @@
 // pure core. Fails closed: a profile with any error finding does not load.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LoadedDocument, PathSegment } from './document.js';
+import { schemaValidator, type LoadedDocument, type PathSegment } from './document.js';
 import { profilesDir } from './paths.js';
 import { loadSchema, readChecked, schemaFindings, type PolicySet } from './policies.js';
 import { credentialFindings, profileFindings, type Finding } from '../policy/findings.js';
@@ -30,7 +30,10 @@ export function checkProfileFile(file: string, policy: PolicySet): ProfileFileRe
   const doc = read.doc;
   const credentials = credentialFindings(doc.data, file, (path) => doc.lineOf(path));
   const isConfig = typeof doc.data === 'object' && doc.data !== null && 'environments' in doc.data;
-  const schema = schemaFindings(doc, loadSchema(isConfig ? 'config' : 'profile', policy.dir));
+  // config.schema.json refers to profile.schema.json: compile that one first so the reference resolves.
+  const profileSchema = loadSchema('profile', policy.dir);
+  if (isConfig) schemaValidator(profileSchema);
+  const schema = schemaFindings(doc, isConfig ? loadSchema('config', policy.dir) : profileSchema);
   const profiles = schema.length > 0 ? [] : isConfig ? configProfiles(doc) : [singleProfile(doc)];
   const lint = profiles.flatMap((found) => profileFindings(compileProfile(found.source, policy.vocabulary), policy.vocabulary, policy.invariants));
   return { file, profiles, findings: [...credentials, ...schema, ...lint] };
