@@ -53,7 +53,7 @@ before(async () => {
   // PR #3: from dev, whose head (main's first commit) is already on main: landed, still open.
   seed.repos.find((r) => r.name === 'widgets')?.pulls?.push({ title: 'Sync dev', author: 'alice', head: 'dev', base: 'main' });
   sandbox = await startSandbox({ seed });
-  [author, reviewer, merger, reconciler] = await Promise.all(['gitea-author', 'gitea-reviewer', 'gitea-merger', 'gitea-reconciler'].map((p) => namespace(p)));
+  [author, reviewer, merger, reconciler] = await Promise.all([namespace('gitea-author'), namespace('gitea-reviewer'), namespace('gitea-merger'), namespace('gitea-reconciler')]);
 });
 
 after(async () => {
@@ -173,7 +173,7 @@ describe('reconciler: only guarded tools delete branches and close landed pull r
     const branch = await call(reconciler, 'gitea_branches_get', { ...where, branch: 'feature/old-docs' });
     assert.equal(branch.error?.status, 404);
     const audit = readFileSync(auditLogs.get(reconciler) ?? '', 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-    const event = audit.findLast((e: { tool: string; phase: string }) => e.tool === 'gitea_cleanup_merged_pr_branch' && e.phase === 'result');
+    const event = audit.filter((e: { tool: string; phase: string }) => e.tool === 'gitea_cleanup_merged_pr_branch' && e.phase === 'result').at(-1);
     assert.equal(event.reason, 'deleted');
     assert.equal(event.evidence.branch, 'feature/old-docs');
     assert.match(event.evidence.head_sha, /^[0-9a-f]{40}$/);
