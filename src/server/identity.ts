@@ -16,7 +16,7 @@ export class IdentityVerifier {
 
   constructor(
     private readonly reader: FactReader | null,
-    private expected: string | null,
+    private readonly expected: string | null,
   ) {}
 
   current(): IdentityStatus {
@@ -26,12 +26,6 @@ export class IdentityVerifier {
   /** The verified login, or null. */
   login(): string | null {
     return this.status.state === 'verified' ? this.status.login : null;
-  }
-
-  /** A new profile claims another login: forget the cached answer; verify() must run again. */
-  reset(expected: string | null): void {
-    this.expected = expected;
-    this.status = { state: 'unverified', detail: 'The profile changed; the Gitea identity is checked again.' };
   }
 
   /** Checks again unless already verified or mismatched. */
