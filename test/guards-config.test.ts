@@ -6,6 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadGuardsConfig } from '../src/config/guards.js';
 import { DocumentError } from '../src/config/document.js';
+import { loadPolicySet } from '../src/config/policies.js';
+
+const { vocabulary } = loadPolicySet();
 
 const GOOD = `merge: { require_head_sha: true, require_independent_approval: true }
 cleanup: { protected_branches: [main], preserved_refs: ['evidence/**'] }
@@ -17,7 +20,7 @@ guarded_only: { gitea.branch.delete: { tool: gitea_cleanup_merged_pr_branch } }
 
 describe('guards.yaml loader', () => {
   test('the shipped policies/guards.yaml protects main, master, dev and keeps evidence refs', () => {
-    const config = loadGuardsConfig();
+    const config = loadGuardsConfig(vocabulary);
     assert.deepEqual(config.cleanup.protected_branches, ['main', 'master', 'dev']);
     assert.ok(config.cleanup.preserved_refs.includes('evidence/**'));
     assert.deepEqual(config.merge, { require_head_sha: true, require_independent_approval: true });
@@ -37,7 +40,7 @@ describe('guards.yaml loader', () => {
       t.after(() => rmSync(dir, { recursive: true, force: true }));
       const file = join(dir, 'guards.yaml');
       writeFileSync(file, text);
-      assert.throws(() => loadGuardsConfig(file), (error: unknown) => error instanceof DocumentError && message.test(error.message));
+      assert.throws(() => loadGuardsConfig(vocabulary, file), (error: unknown) => error instanceof DocumentError && message.test(error.message));
     });
   }
 
@@ -46,10 +49,18 @@ describe('guards.yaml loader', () => {
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     const file = join(dir, 'guards.yaml');
     writeFileSync(file, GOOD.replace('max_pages: 20', 'max_pages: s3cr3t-value'));
-    assert.throws(() => loadGuardsConfig(file), (error: unknown) => error instanceof Error && !error.message.includes('s3cr3t'));
+    assert.throws(() => loadGuardsConfig(vocabulary, file), (error: unknown) => error instanceof Error && !error.message.includes('s3cr3t'));
+  });
+
+  test('a guarded_only entry outside the vocabulary fails the load at its line: it would guard nothing', (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'warden-guards-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const file = join(dir, 'guards.yaml');
+    writeFileSync(file, GOOD.replace('gitea.branch.delete:', 'gitea.branch.delet:'));
+    assert.throws(() => loadGuardsConfig(vocabulary, file), (error: unknown) => error instanceof DocumentError && /guards\.yaml:6: unknown_operation: guarded_only names gitea\.branch\.delet\b/.test(error.message));
   });
 
   test('an unreadable file fails closed', () => {
-    assert.throws(() => loadGuardsConfig(join(tmpdir(), 'warden-no-such-dir', 'guards.yaml')), /cannot read file \(ENOENT\)/);
+    assert.throws(() => loadGuardsConfig(vocabulary, join(tmpdir(), 'warden-no-such-dir', 'guards.yaml')), /cannot read file \(ENOENT\)/);
   });
 });

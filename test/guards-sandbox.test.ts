@@ -11,8 +11,9 @@ import { callGuardsFor, judgeCall } from '../src/policy/guards/call-guards.js';
 import { cleanupConfirmation, judgeCleanup, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
 import { judgeReconcileLanded } from '../src/policy/guards/reconcile-landed-guard.js';
 import { loadGuardsConfig } from '../src/config/guards.js';
+import { loadPolicySet } from '../src/config/policies.js';
 
-const config = loadGuardsConfig();
+const config = loadGuardsConfig(loadPolicySet().vocabulary);
 let sandbox: Sandbox;
 
 function clientFor(login: string): GiteaHttpClient {

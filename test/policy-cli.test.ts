@@ -137,6 +137,15 @@ describe('gitea-warden explain', () => {
     assert.match(result.stdout, /^ALLOW/);
     assert.match(result.stdout, /gitea\.pr\.close/);
   });
+
+  test('the raw branch delete is refused as the server refuses it: guarded-only, naming the guarded tool', async () => {
+    const args = JSON.stringify({ owner: 'acme', repo: 'widgets', branch: 'feature/old-docs' });
+    const result = await capture(explain, ['--profile', 'profiles/gitea-reconciler.yaml', '--tool', 'gitea_branches_delete', '--args', args]);
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    assert.match(result.stdout, /^DENY/);
+    assert.match(result.stdout, /guarded_tool_only/);
+    assert.match(result.stdout, /gitea_cleanup_merged_pr_branch/);
+  });
 });
 
 describe('gitea-warden diff', () => {

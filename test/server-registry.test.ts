@@ -21,7 +21,7 @@ const defaults: Filters = { toolsets: null, readOnly: false, disabledTools: [], 
 
 function names(profile: string, settings: Partial<Filters> = {}): string[] {
   const compiled = loadProfile(profileReference({ profile, config: null }), policy);
-  return registryFor({ ...defaults, ...settings }, policy, compiled, entries, builtinTools(), loadGuardsConfig()).definitions().map((t) => t.name);
+  return registryFor({ ...defaults, ...settings }, policy, compiled, entries, builtinTools(), loadGuardsConfig(policy.vocabulary)).definitions().map((t) => t.name);
 }
 
 describe('profile visibility', () => {

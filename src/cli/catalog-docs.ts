@@ -45,7 +45,7 @@ export function operationsDocInput(): OperationsDocInput {
     legacyCategories: policy.legacyCategories,
     profiles: loadReferenceProfiles(policy),
     tools: loadCatalog().entries,
-    guardedOnly: loadGuardsConfig().guarded_only,
+    guardedOnly: loadGuardsConfig(policy.vocabulary).guarded_only,
   };
 }
 

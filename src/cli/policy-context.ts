@@ -1,13 +1,13 @@
 // What the policy commands (check, decide, explain, diff, migrate) share: the loaded policy set,
 // the reference-profile holders for hints, and paths shown relative to the working directory.
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
+import { loadGuardsConfig } from '../config/guards.js';
 import { loadPolicySet, type PolicySet } from '../config/policies.js';
-import { referenceHolders } from '../config/profiles.js';
+import { hintHolders } from '../config/profiles.js';
 import { policiesDir, profilesDir } from '../config/paths.js';
-import type { HolderIndex } from '../policy/hints.js';
 import type { Decision } from '../policy/decision.js';
 import type { DecideContext } from '../policy/decide.js';
-import { policyChecks } from '../policy/checks.js';
+import { decideContextFor } from '../policy/checks.js';
 
 export const policyOptions = {
   policies: { type: 'string' },
@@ -18,19 +18,10 @@ export function policySetFrom(values: { policies?: string | undefined }): Policy
   return loadPolicySet(values.policies ?? policiesDir);
 }
 
-/** Holders for hints; hints are a convenience, so an unusable reference set only drops them. */
-export function holdersFrom(policy: PolicySet, values: { 'reference-profiles'?: string | undefined }): HolderIndex | undefined {
-  try {
-    return referenceHolders(policy, values['reference-profiles'] ?? profilesDir);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The decide() context of the policy commands: vocabulary, hint holders, scopes and conditions. */
+/** The decide() context of the policy commands: the same one the server builds, from the same files. */
 export function decideContextFrom(policy: PolicySet, values: { 'reference-profiles'?: string | undefined }): DecideContext {
-  const holders = holdersFrom(policy, values);
-  return { vocabulary: policy.vocabulary, ...(holders ? { holders } : {}), checks: policyChecks(policy) };
+  const guards = loadGuardsConfig(policy.vocabulary, join(policy.dir, 'guards.yaml'));
+  return decideContextFor(policy, { holders: hintHolders(policy, values['reference-profiles'] ?? profilesDir), guardedOnly: guards.guarded_only });
 }
 
 export function displayPath(file: string): string {

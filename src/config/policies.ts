@@ -8,6 +8,8 @@ import { policiesDir } from './paths.js';
 import { conflictMarkerFindings, type Finding, type RoleInvariants } from '../policy/findings.js';
 import type { KnownValues, MapRule, OperationMap, OperationMapping } from '../policy/operation-map.js';
 import type { RiskClass, Vocabulary, VocabularyEntry } from '../policy/vocabulary.js';
+import { unknownGuardedOperations } from '../policy/guards/guarded-only.js';
+import type { GuardsConfig } from '../policy/guards/settings.js';
 import { buildTargetPolicies, targetFindings, type TargetPolicies } from './targets.js';
 
 export interface PolicySet extends TargetPolicies {
@@ -52,11 +54,26 @@ const SEPARATELY_LOADED_FILES = ['guards', 'tasks'] as const;
 
 /** Every finding about the policy files, for `gitea-warden check`. */
 export function checkPolicies(dir: string = policiesDir): Finding[] {
-  const separate = SEPARATELY_LOADED_FILES.flatMap((name) => {
+  const { set, findings } = readPolicies(dir);
+  for (const name of SEPARATELY_LOADED_FILES) {
     const read = readChecked(join(dir, `${name}.yaml`));
-    return read.doc ? [...read.findings, ...schemaFindings(read.doc, loadSchema(name, dir))] : read.findings;
-  });
-  return [...readPolicies(dir).findings, ...separate];
+    const fileFindings = read.doc ? [...read.findings, ...schemaFindings(read.doc, loadSchema(name, dir))] : read.findings;
+    findings.push(...fileFindings);
+    if (name === 'guards' && read.doc && fileFindings.length === 0 && set) findings.push(...guardedOnlyFindings(read.doc, set.vocabulary));
+  }
+  return findings;
+}
+
+function guardedOnlyFindings(doc: LoadedDocument, vocabulary: Vocabulary): Finding[] {
+  const { guarded_only: guardedOnly } = doc.data as Pick<GuardsConfig, 'guarded_only'>;
+  return unknownGuardedOperations(guardedOnly, vocabulary).map((operation) => ({
+    file: doc.file,
+    line: doc.lineOf(['guarded_only', operation]),
+    severity: 'error' as const,
+    code: 'unknown_operation',
+    message: `guarded_only names ${operation}, which is not in the vocabulary, so it guards nothing`,
+    fix: 'use a canonical operation from policies/vocabulary.yaml',
+  }));
 }
 
 function readPolicies(dir: string): { set: PolicySet | null; findings: Finding[] } {

@@ -108,6 +108,15 @@ export function loadReferenceProfiles(policy: PolicySet, dir: string = profilesD
   return profileFilesIn(dir).map((file) => loadProfile(file, policy));
 }
 
+/** Holders for hints ("use the gitea-merger namespace"); hints are a convenience, so an unusable reference set only drops them. */
+export function hintHolders(policy: PolicySet, dir: string = profilesDir): HolderIndex | undefined {
+  try {
+    return referenceHolders(policy, dir);
+  } catch {
+    return undefined;
+  }
+}
+
 export function referenceHolders(policy: PolicySet, dir: string = profilesDir): HolderIndex {
   return buildHolderIndex(
     loadReferenceProfiles(policy, dir).map((profile) => ({

@@ -1,7 +1,9 @@
 // The ConditionChecks decide() runs after the operation lists allowed a request: resource scopes and
 // argument conditions. Both read the call (operationId + validated arguments); a request without a
 // call must state its targets (`{}` for none) or a scoped profile denies it.
-import type { ConditionCheck } from './decide.js';
+import type { ConditionCheck, DecideContext } from './decide.js';
+import type { GuardedOnly } from './guards/settings.js';
+import type { HolderIndex } from './hints.js';
 import type { FailedCondition } from './decision.js';
 import { checkConditions, type ConditionSet } from './conditions.js';
 import { accessOf, checkScopes, type CompiledScopes, type ScopePolicy } from './scopes.js';
@@ -46,4 +48,14 @@ function hasScopes(scopes: CompiledScopes): boolean {
 
 function noTargets(): FailedCondition {
   return { code: 'target_unreadable', message: 'this request names no call and no targets, and the profile has resource scopes; decide a call (operationId + arguments) or state its targets' };
+}
+
+/** The one decide() context the server and the policy commands build: vocabulary, hint holders, every check, guarded-only operations. */
+export function decideContextFor(policy: CheckPolicy, extras: { holders?: HolderIndex | undefined; guardedOnly?: GuardedOnly | undefined }): DecideContext {
+  return {
+    vocabulary: policy.vocabulary,
+    checks: policyChecks(policy),
+    ...(extras.holders ? { holders: extras.holders } : {}),
+    ...(extras.guardedOnly ? { guardedOnly: extras.guardedOnly } : {}),
+  };
 }

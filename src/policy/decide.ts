@@ -5,8 +5,10 @@ import type { Decision, DeterminingEntry, FailedCondition } from './decision.js'
 import { normalizeName } from './normalize.js';
 import type { CompiledProfile, ListEntry } from './profile.js';
 import type { Vocabulary } from './vocabulary.js';
-import { mapCall, type OperationMap } from './operation-map.js';
+import { mapCall, type MappedCall, type OperationMap } from './operation-map.js';
 import { forbiddenHint, notAllowedHint, normalizeHint, type HolderIndex } from './hints.js';
+import { applyGuardedOnly } from './guards/guarded-only.js';
+import type { GuardedOnly } from './guards/settings.js';
 
 export interface DecisionRequest {
   /** Operation names as written (legacy or canonical); the primary first. All must be allowed. */
@@ -31,6 +33,8 @@ export interface DecideContext {
   /** Who else holds an operation, for hints (reference profiles). */
   holders?: HolderIndex;
   checks?: readonly ConditionCheck[];
+  /** Operations only a guarded built-in tool may perform (policies/guards.yaml): a Gitea call needing one is denied. */
+  guardedOnly?: GuardedOnly;
 }
 
 export function decide(profile: CompiledProfile, request: DecisionRequest, context: DecideContext): Decision {
@@ -56,17 +60,23 @@ export function decide(profile: CompiledProfile, request: DecisionRequest, conte
   return { ...listDecision, decision: 'deny', reason: 'condition_failed', determining, failed, hint: failed.map((f) => f.message).join('; ') };
 }
 
-/** A Gitea call (operationId + tool arguments): map it to canonical operations, then decide them all. */
-export function decideCall(
-  profile: CompiledProfile,
-  call: { operationId: string; arguments: unknown; targets?: DecisionRequest['targets'] },
-  map: OperationMap,
-  context: DecideContext,
-): Decision {
-  const mapped = mapCall(map, call.operationId, call.arguments);
+export interface GiteaCall {
+  operationId: string;
+  arguments: unknown;
+  targets?: DecisionRequest['targets'];
+}
+
+/** A Gitea call (operationId + tool arguments), by a generated or the raw tool: map it, then decide every operation it needs. */
+export function decideCall(profile: CompiledProfile, call: GiteaCall, map: OperationMap, context: DecideContext): Decision {
+  return decideMappedCall(profile, call, mapCall(map, call.operationId, call.arguments), map, context);
+}
+
+/** decideCall for a call already mapped (the server maps first, so its write-ahead audit event names the operation). */
+export function decideMappedCall(profile: CompiledProfile, call: GiteaCall, mapped: MappedCall, map: OperationMap, context: DecideContext): Decision {
   if (!mapped.ok) return deny(null, [], mapped.reason, { file: map.file, line: mapped.line, rule: mapped.message }, mapped.hint);
   const request: DecisionRequest = { operations: mapped.operations, service: profile.service, call: { operationId: call.operationId, arguments: call.arguments } };
-  return decide(profile, call.targets ? { ...request, targets: call.targets } : request, context);
+  const decision = decide(profile, call.targets ? { ...request, targets: call.targets } : request, context);
+  return context.guardedOnly ? applyGuardedOnly(decision, context.guardedOnly) : decision;
 }
 
 /** The list decision over canonical operations: every one must be allowed and none forbidden. */

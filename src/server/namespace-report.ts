@@ -26,7 +26,7 @@ export interface NamespaceListing {
 export function namespaceListing(profile: string, config: string | null = null): NamespaceListing {
   const policy = loadPolicySet();
   const compiled = loadProfile(profileReference({ profile, config }), policy);
-  const registry = registryFor({ toolsets: null, readOnly: false, disabledTools: [], listDeniedTools: false }, policy, compiled, loadCatalog().entries, builtinTools(), loadGuardsConfig());
+  const registry = registryFor({ toolsets: null, readOnly: false, disabledTools: [], listDeniedTools: false }, policy, compiled, loadCatalog().entries, builtinTools(), loadGuardsConfig(policy.vocabulary));
   const tools = registry.definitions();
   const bytes = Buffer.byteLength(JSON.stringify({ tools }), 'utf8');
   return { profile: compiled.name ?? profile, tools, bytes, estimatedTokens: Math.round(bytes / 4) };

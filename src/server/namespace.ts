@@ -9,12 +9,13 @@ import { buildRouteTable } from '../catalog/routes.js';
 import { loadGuardsConfig } from '../config/guards.js';
 import { packageRoot, policiesDir, profilesDir } from '../config/paths.js';
 import { loadPolicySet, type PolicySet } from '../config/policies.js';
-import { loadProfile, referenceHolders } from '../config/profiles.js';
+import { hintHolders, loadProfile } from '../config/profiles.js';
 import { loadTaskCatalog } from '../config/tasks.js';
 import { defaultAuditPath } from '../audit/path.js';
 import { GiteaHttpClient } from '../gitea/http.js';
 import type { GiteaIdentity } from '../gitea/types.js';
 import { guardedOperations } from '../policy/guards/guarded-only.js';
+import { decideContextFor } from '../policy/checks.js';
 import type { GuardsConfig } from '../policy/guards/settings.js';
 import { effectiveOperations, type CompiledProfile } from '../policy/profile.js';
 import { StartupError } from '../transports/startup.js';
@@ -24,7 +25,6 @@ import { fileSha256 } from './file-hash.js';
 import { builtinTools } from './builtin/index.js';
 import type { BuiltinTool } from './builtin/types.js';
 import { IdentityVerifier } from './identity.js';
-import { decideContextFor } from './policy-context.js';
 import type { Session, WatchedFile } from './session.js';
 import type { Settings } from './settings.js';
 import { buildToolRegistry, ToolRegistryError, type ToolRegistry } from './tool-registry.js';
@@ -34,7 +34,7 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
   const profile = startupStep(() => loadProfile(profileReference(settings), policy));
   const entries = loadCatalog().entries;
   const builtins = builtinTools();
-  const guards = startupStep(() => loadGuardsConfig());
+  const guards = startupStep(() => loadGuardsConfig(policy.vocabulary));
   const registry = startupStep(() => registryFor(settings, policy, profile, entries, builtins, guards));
   const gitea = giteaIdentityFor(settings, profile, env);
   const client = gitea.token === '' ? null : new GiteaHttpClient(gitea, { timeoutMs: settings.timeoutMs });
@@ -44,7 +44,7 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     settings,
     logger,
     policy,
-    decideContext: decideContextFor(policy, holdersOrNone(policy)),
+    decideContext: decideContextFor(policy, { holders: hintHolders(policy), guardedOnly: guards.guarded_only }),
     guards,
     tasks: startupStep(() => loadTaskCatalog()),
     entries,
@@ -156,14 +156,6 @@ export function watchedFiles(profile: CompiledProfile): WatchedFile[] {
 function packageVersion(): string {
   const data = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version?: unknown };
   return typeof data.version === 'string' ? data.version : '0.0.0';
-}
-
-function holdersOrNone(policy: PolicySet) {
-  try {
-    return referenceHolders(policy);
-  } catch {
-    return undefined; // hints are a convenience; an unusable reference set only drops them
-  }
 }
 
 /** A configuration problem found while loading becomes a StartupError (exit 2) with its message. */

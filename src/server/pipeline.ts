@@ -11,11 +11,10 @@ import type { ReconcileReport } from '../gitea/reconcile.js';
 import { HttpGiteaWriter } from '../gitea/writer.js';
 import { gatherCallFacts } from '../gitea/facts.js';
 import type { FactReader } from '../gitea/types.js';
-import { decide, decideCall, deny } from '../policy/decide.js';
+import { decide, decideMappedCall, deny } from '../policy/decide.js';
 import type { Decision } from '../policy/decision.js';
 import { callGuardsFor, judgeCall } from '../policy/guards/call-guards.js';
 import { mergeSettingsFor } from '../policy/guards/settings.js';
-import { applyGuardedOnly } from '../policy/guards/guarded-only.js';
 import { applyGuardVerdict } from '../policy/guards/verdict.js';
 import { mapCall } from '../policy/operation-map.js';
 import type { BuiltinOutcome, BuiltinTool } from './builtin/types.js';
@@ -88,9 +87,8 @@ async function runGiteaCall(session: Session, entry: CatalogEntry, args: Record<
   const operation = mapped.ok ? (mapped.operations[0] ?? null) : null;
   if (!(await audit.writeAhead(operation, target))) return auditUnavailable(operation, target);
   const live = mapped.ok ? await liveMergeTargets(session, mapped.operations, args) : null;
-  const listed = decideCall(session.profile, { operationId: entry.operationId, arguments: args, ...(target || live ? { targets: { ...target, ...live } } : {}) }, session.policy.operationMap, session.decideContext);
-  // Operations kept for the guarded built-in tools are refused here for every profile.
-  let decision = applyGuardedOnly(listed, session.guards.guarded_only);
+  const call = { operationId: entry.operationId, arguments: args, ...(live ? { targets: live } : {}) };
+  let decision = decideMappedCall(session.profile, call, mapped, session.policy.operationMap, session.decideContext);
   if (decision.decision === 'deny') return denied(decision, target);
   const identityRefusal = await checkIdentity(session, decision, target);
   if (identityRefusal) return identityRefusal;

@@ -3,6 +3,12 @@
 // the guarded tool decides its own operations without this step and then judges live facts.
 import type { Decision } from '../decision.js';
 import type { GuardedOnly } from './settings.js';
+import type { Vocabulary } from '../vocabulary.js';
+
+/** guarded_only entries that are not canonical operations: they would guard nothing, so loading fails on them. */
+export function unknownGuardedOperations(guardedOnly: GuardedOnly, vocabulary: Vocabulary): string[] {
+  return Object.keys(guardedOnly).filter((operation) => !vocabulary.operations.has(operation));
+}
 
 /** The operations no generated or raw tool may perform. */
 export function guardedOperations(guardedOnly: GuardedOnly): ReadonlySet<string> {
