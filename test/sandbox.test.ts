@@ -2,25 +2,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sandboxRoutes, startSandbox, type Sandbox } from '../src/sandbox/server.js';
-import { createContractChecker, loadSpec } from './support/spec-contract.js';
+import { recordContract } from './support/spec-contract.js';
 import { b64, sandboxClient, type CallOptions, type CallResult } from './support/sandbox-client.js';
 
-const contract = createContractChecker(loadSpec());
-const problems: string[] = [];
-const servedSeen = new Set<string>();
+const contract = recordContract();
 let sandbox: Sandbox;
 let call: (method: string, path: string, options?: CallOptions) => Promise<CallResult>;
 
 const W = '/repos/acme/widgets';
 
 before(async () => {
-  sandbox = await startSandbox({
-    onResponse: (event) => {
-      if (event.status === 501 || (event.operationId === null && event.status === 404)) return;
-      if (event.operationId) servedSeen.add(event.operationId);
-      problems.push(...contract.check(event));
-    },
-  });
+  sandbox = await startSandbox({ onResponse: contract.onResponse });
   call = sandboxClient(sandbox);
 });
 
@@ -329,7 +321,7 @@ describe('paging and unserved operations', () => {
 });
 
 test('every served route answered and every answer matched the spec', () => {
-  assert.deepEqual(problems, []);
-  const missing = sandboxRoutes.map((r) => r.operationId).filter((id) => !servedSeen.has(id));
+  assert.deepEqual(contract.problems, []);
+  const missing = sandboxRoutes.map((r) => r.operationId).filter((id) => !contract.checked.has(id));
   assert.deepEqual(missing, []);
 });

@@ -9,8 +9,8 @@
 // (auth, permission, visibility, binding) for any operation, so they are accepted undeclared, with
 // an APIError body. Anything else undeclared is a problem.
 //
-// Usage: const contract = createContractChecker(loadSpec());
-//        startSandbox({ onResponse: (e) => problems.push(...contract.check(e)) })
+// Usage: const contract = recordContract();
+//        startSandbox({ onResponse: contract.onResponse }); ... assert.deepEqual(contract.problems, [])
 import { readFileSync } from 'node:fs';
 import AjvModule, { type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -85,8 +85,9 @@ function nullableValue(schema: unknown): unknown {
   return copy;
 }
 
-function resolveResponse(spec: SwaggerSpec, response: SwaggerResponse): SwaggerResponse {
-  if (response.$ref) return spec.responses[response.$ref.replace('#/responses/', '')] ?? {};
+/** The response a status declares, following its $ref; undefined when the ref names nothing. */
+function resolveResponse(spec: SwaggerSpec, response: SwaggerResponse): SwaggerResponse | undefined {
+  if (response.$ref) return spec.responses[response.$ref.replace('#/responses/', '')];
   return response;
 }
 
@@ -145,7 +146,12 @@ export function createContractChecker(spec: SwaggerSpec): ContractChecker {
 
   function checkSchema(key: string, schema: Schema, body: unknown, label: string): string[] {
     if (body === undefined) return [`${label}: the spec declares a body, none was sent`];
-    const fn = validator(key, schema);
+    let fn: ValidateFunction;
+    try {
+      fn = validator(key, schema);
+    } catch (error) {
+      return [`${label}: the spec's schema does not compile: ${error instanceof Error ? error.message : String(error)}`];
+    }
     const problems: string[] = [];
     if (!fn(body)) {
       for (const e of fn.errors ?? []) problems.push(`${label}: ${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
@@ -167,6 +173,7 @@ export function createContractChecker(spec: SwaggerSpec): ContractChecker {
       return event.body === undefined ? [] : checkSchema('APIError', apiErrorRef, event.body, label);
     }
     const response = resolveResponse(spec, declared);
+    if (!response) return [`${label}: the spec's response ${declared.$ref ?? ''} is not defined`];
     if (response.schema) return checkSchema(`${event.operationId}:${event.status}`, response.schema, event.body, label);
     if (event.body === undefined) return [];
     if (event.status >= 400) return checkSchema('APIError', apiErrorRef, event.body, label);
@@ -174,4 +181,34 @@ export function createContractChecker(spec: SwaggerSpec): ContractChecker {
   }
 
   return { check, operations };
+}
+
+export interface ContractRecorder {
+  /** Pass as startSandbox's onResponse. */
+  onResponse(event: ContractEvent): void;
+  /** Every problem seen so far, in order. */
+  readonly problems: string[];
+  /** operationIds of the Gitea responses checked so far. */
+  readonly checked: Set<string>;
+}
+
+let sharedChecker: ContractChecker | undefined;
+
+/**
+ * Checks every Gitea answer a sandbox sends. The sandbox's own answers (501 for an operation it
+ * does not serve, 404 outside the API) are not Gitea's and are left out; any other response
+ * without an operation is a problem.
+ */
+export function recordContract(checker: ContractChecker = (sharedChecker ??= createContractChecker(loadSpec()))): ContractRecorder {
+  const problems: string[] = [];
+  const checked = new Set<string>();
+  return {
+    problems,
+    checked,
+    onResponse(event) {
+      if (event.status === 501 || (event.operationId === null && event.status === 404)) return;
+      if (event.operationId) checked.add(event.operationId);
+      problems.push(...checker.check(event));
+    },
+  };
 }
