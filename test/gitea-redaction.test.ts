@@ -65,6 +65,39 @@ describe('exact redaction', () => {
     assert.equal(data.note, 'abc stays');
   });
 
+  /** `text` with the character at `at` written as a JSON escape, as Gitea or a stored JSON text may quote it. */
+  const escapedAt = (text: string, at: number, escape: string): string => `${text.slice(0, at)}${escape}${text.slice(at + 1)}`;
+  const deepJson = (inner: string): string => `${'['.repeat(120)}${inner}${']'.repeat(120)}`;
+  const escapedBodies = [
+    { what: 'JSON nested too deep to parse, a \\u escape inside the token', status: 200, body: deepJson(`"x ${escapedAt(TOKEN, 5, '\\u0035')}"`), secret: TOKEN, options: {} },
+    { what: 'invalid JSON, a \\u escape with upper-case hex inside a server secret', status: 200, body: `{"a":"${escapedAt('Zebra-key-9', 0, '\\u005A')}",}`, secret: 'Zebra-key-9', options: { serverSecrets: ['Zebra-key-9'] } },
+    { what: 'an error quoting invalid JSON, a \\" inside a server secret', status: 500, body: `{"message":"bad ${escapedAt('pa"ss-word-42', 2, '\\"')}"`, secret: 'pa"ss-word-42', options: { serverSecrets: ['pa"ss-word-42'] } },
+    { what: 'JSON nested too deep, a \\/ inside a server secret', status: 200, body: deepJson(`"https:\\/\\/u:${'s3cret/path'.replace('/', '\\/')}@h"`), secret: 's3cret/path', options: { serverSecrets: ['s3cret/path'], secretDetectionMode: 'off' as const } },
+  ];
+  for (const c of escapedBodies) {
+    test(`redacts a secret written with JSON escapes in ${c.what}`, async () => {
+      server.handle((_req, res) => {
+        res.writeHead(c.status, { 'content-type': 'application/json' });
+        res.end(c.body);
+      });
+      const payload = (await execute(getIssue, issueArgs, context(), c.options)).payload;
+      const text = JSON.stringify(payload);
+      assert.ok(text.includes(`[REDACTED ${fingerprint(c.secret)}]`), text.slice(0, 300));
+      assert.equal(text.includes(c.secret.slice(-8)), false, 'no tail of the secret is left');
+    });
+  }
+
+  test('a token inside a binary body is redacted in its bytes', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end(Buffer.concat([Buffer.from([0, 1, 2]), Buffer.from(`token=${TOKEN}`), Buffer.from([0xff])]));
+    });
+    const payload = (await execute(getIssue, issueArgs, context())).payload as SuccessPayload;
+    const content = Buffer.from((payload.data as { content_base64: string }).content_base64, 'base64').toString('latin1');
+    assert.equal(content.includes(TOKEN), false);
+    assert.ok(content.includes(`[REDACTED ${fingerprint(TOKEN)}]`));
+  });
+
   test("an Actions secret's data is redacted at any length", async () => {
     const putSecret = entry({ method: 'PUT', operationId: 'updateRepoSecret', path: '/repos/{owner}/{repo}/actions/secrets/{secretname}', pathParams: ['owner', 'repo', 'secretname'], body: true });
     answer(400, { message: 'cannot store value xy9 for secret' });
@@ -131,6 +164,23 @@ describe('pattern masking', () => {
     answer(200, [{ id: 1, authorization_header: 'Bearer other-hook-secret' }]);
     const payload = (await execute(entry({ path: '/repos/o/r/hooks' }), {}, context())).payload as SuccessPayload;
     assert.equal(JSON.stringify(payload).includes('other-hook-secret'), false);
+  });
+
+  test('a masked credential inside a binary body keeps its ellipsis as UTF-8, not as a stray byte', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end('api_key=Zx81hd72kq0pW');
+    });
+    const payload = (await execute(getIssue, issueArgs, context())).payload as SuccessPayload;
+    const content = Buffer.from((payload.data as { content_base64: string }).content_base64, 'base64').toString('utf8');
+    assert.equal(content, `api_key=Zx81…[MASKED ${fingerprint('Zx81hd72kq0pW')}]`);
+  });
+
+  test('an Authorization header in a Go header map quoted by an error is removed, whatever its value', async () => {
+    answer(500, { message: 'proxy failed: map[Accept:["json"]] {"Authorization":["token other-users-secret-value"]}' });
+    const payload = (await execute(getIssue, issueArgs, context(), { secretDetectionMode: 'off' })).payload as ErrorPayload;
+    assert.equal(payload.error.message.includes('other-users-secret-value'), false, payload.error.message);
+    assert.match(payload.error.message, /"Authorization":\["\[REDACTED\]"\]/);
   });
 
   test('error messages are masked like results', async () => {

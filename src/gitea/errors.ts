@@ -70,9 +70,9 @@ export function giteaErrorMessage(status: number, data: unknown): string {
   return `Gitea answered HTTP ${status}`;
 }
 
-const AUTHORIZATION_TEXT = /\b(authorization|x-gitea-otp)(["']?\s*[:=]\s*["']?)[^\r\n"',;]*/gi;
+const AUTHORIZATION_TEXT = /\b(authorization|x-gitea-otp)(["']?\s*[:=]\s*\[?\s*["']?)[^\r\n"',;]*/gi;
 
-/** Error texts sometimes quote request headers; whatever follows such a header name goes. */
+/** Error texts sometimes quote request headers (Go prints a header map as `"Authorization":["token …"]`); whatever follows such a header name goes. */
 export function stripHeaderText(message: string): string {
   return message.replace(AUTHORIZATION_TEXT, '$1$2[REDACTED]');
 }

@@ -9,6 +9,7 @@ import type { SecretDetectionMode } from './options.js';
 const MAX_WALK_DEPTH = 128;
 const MIN_SECRET_FIELD_LENGTH = 4;
 const KEEP_CHARS = 4;
+const ELLIPSIS_AS_LATIN1 = Buffer.from('…', 'utf8').toString('latin1');
 
 export function fingerprint(value: string): string {
   return `sha256:${createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 12)}`;
@@ -17,6 +18,28 @@ export function fingerprint(value: string): string {
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+/** JSON's two-character escapes, by the character they stand for. */
+const SHORT_ESCAPES: ReadonlyMap<string, string> = new Map([
+  ['"', '\\"'], ['\\', '\\\\'], ['/', '\\/'], ['\b', '\\b'], ['\f', '\\f'], ['\n', '\\n'], ['\r', '\\r'], ['\t', '\\t'],
+]);
+
+/**
+ * `secret` as written raw or with any of its characters JSON-escaped (`\u0061`, `\"`, `\/`): text
+ * that is JSON but was not parsed (nested too deep, invalid, quoted in an error) still hides nothing.
+ */
+function escapeTolerantSource(secret: string): string {
+  let source = '';
+  for (let index = 0; index < secret.length; index++) {
+    const unit = secret.charAt(index);
+    const hex = secret.charCodeAt(index).toString(16).padStart(4, '0').replace(/[a-f]/g, (digit) => `[${digit}${digit.toUpperCase()}]`);
+    const short = SHORT_ESCAPES.get(unit);
+    source += `(?:${escapeRegExp(unit)}|\\\\u${hex}${short === undefined ? '' : `|${escapeRegExp(short)}`})`;
+  }
+  return source;
+}
+
+const SECRET_GROUP = (index: number): string => `secret${index}`;
 
 const PATTERN_GROUP = (index: number): string => `pattern${index}`;
 /** All patterns as one alternation, so each string is scanned once. */
@@ -40,21 +63,24 @@ export interface RedactorOptions {
 export class Redactor {
   readonly findings: RedactionFindings = { redacted: 0, kinds: new Set() };
   private readonly exact: RegExp | null;
-  private readonly labels = new Map<string, string>();
+  /** The secrets (longest first) with their labels; the exact regex's group `secret<i>` is entry i. */
+  private readonly labels: [secret: string, label: string][];
 
   constructor(secrets: readonly string[], private readonly options: RedactorOptions) {
     const distinct = [...new Set(secrets.filter((secret) => secret.length > 0))].sort((a, b) => b.length - a.length);
-    for (const secret of distinct) this.labels.set(secret, `[REDACTED ${fingerprint(secret)}]`);
+    this.labels = distinct.map((secret) => [secret, `[REDACTED ${fingerprint(secret)}]`]);
     // Longest first, so a secret containing another is replaced whole.
-    this.exact = distinct.length > 0 ? new RegExp(distinct.map(escapeRegExp).join('|'), 'g') : null;
+    const sources = distinct.map((secret, index) => `(?<${SECRET_GROUP(index)}>${escapeTolerantSource(secret)})`);
+    this.exact = distinct.length > 0 ? new RegExp(sources.join('|'), 'g') : null;
   }
 
   text(text: string): string {
     let result = text;
     if (this.exact) {
-      result = result.replace(this.exact, (match) => {
+      result = result.replace(this.exact, (...matchArgs: unknown[]) => {
+        const groups = matchArgs[matchArgs.length - 1] as Record<string, string | undefined>;
         this.findings.redacted++;
-        return this.labels.get(match) ?? '[REDACTED]';
+        return this.labels.find((_, index) => groups[SECRET_GROUP(index)] !== undefined)?.[1] ?? '[REDACTED]';
       });
     }
     return this.options.patterns ? this.mask(result) : result;
@@ -85,7 +111,8 @@ export class Redactor {
     }
     result = binaryRedactor.text(result);
     for (const kind of binaryRedactor.findings.kinds) this.findings.kinds.add(kind);
-    return result === view ? bytes : Buffer.from(result, 'latin1');
+    // The mask's `…` is past latin1: written as its UTF-8 bytes, else it would turn into `&`.
+    return result === view ? bytes : Buffer.from(result.replaceAll('…', ELLIPSIS_AS_LATIN1), 'latin1');
   }
 
   private field(key: string, item: unknown, depth: number): unknown {
