@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createNamespace } from '../src/cli/demo-namespace.js';
 
 const root = resolve(import.meta.dirname, '..');
 
@@ -65,6 +66,15 @@ describe('gitea-warden demo', () => {
     assert.equal(run.stdout.match(/ok: \d+ events, chain intact/g)?.length, 4);
     assert.match(run.stdout, /gitea-warden audit verify <file>/);
   });
+});
+
+test('a namespace that cannot start says why (the server\'s own words), not just that the connection closed', async () => {
+  const namespace = createNamespace({ profile: 'gitea-no-such-profile', giteaUrl: 'http://127.0.0.1:9', tokenVariable: 'GITEA_TOKEN', token: 'unused', auditLog: join(tmpdir(), 'unused.audit.jsonl') });
+  try {
+    await assert.rejects(namespace.connect(), /the gitea-no-such-profile namespace did not start: .*gitea-no-such-profile\.yaml.*ENOENT/);
+  } finally {
+    await namespace.close();
+  }
 });
 
 test('demo --help explains the command and exits 0', async () => {

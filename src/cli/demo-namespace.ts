@@ -2,6 +2,7 @@
 // user, and the MCP client connected to it. Each tool call comes back as plain data: the parsed
 // JSON payload, whether the server flagged it as an error, or the protocol error it raised.
 import { join } from 'node:path';
+import type { Stream } from 'node:stream';
 import { readDocument } from '../config/document.js';
 import { packageRoot, profilesDir } from '../config/paths.js';
 import { isRecord } from '../gitea/errors.js';
@@ -50,17 +51,31 @@ export function createNamespace(spec: NamespaceSpec): Namespace {
     args: ['--import', 'tsx', mainScript, 'serve'],
     cwd: packageRoot,
     env: childEnvironment(spec),
-    // The servers' logs would interleave with the story; a failed start still shows as a failed connect.
-    stderr: 'ignore',
+    // The servers' logs would interleave with the story: kept, and shown only when a start fails.
+    stderr: 'pipe',
   });
+  const lastWords = tailOf(transport.stderr);
   const client = new Client({ name: 'gitea-warden-demo', version: '1' });
   return {
     profile: spec.profile,
-    connect: () => client.connect(transport),
+    connect: () =>
+      client.connect(transport).catch((error: unknown) => {
+        const reason = lastWords() || (error instanceof Error ? error.message : 'no reason given');
+        throw new Error(`the ${spec.profile} namespace did not start: ${reason}`);
+      }),
     call: (tool, args = {}) => callTool(client, tool, args),
     // The transport, not the client: it also stops a process whose handshake is still running.
     close: () => transport.close(),
   };
+}
+
+/** The last lines a stream wrote (bounded), read on demand; the stream is drained so the child never blocks on it. */
+function tailOf(stream: Stream | null, keep = 2000): () => string {
+  let tail = '';
+  stream?.on('data', (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-keep);
+  });
+  return () => tail.trim().split('\n').slice(-3).join(' | ');
 }
 
 /** The namespace's settings. The SDK adds only the basic variables (PATH, HOME, ...), so no other secret of ours reaches the child. */

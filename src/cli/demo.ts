@@ -58,8 +58,8 @@ async function demo(options: Options): Promise<number> {
     cleanup.add(() => sandbox.close());
     printer.chapter('0. Setting the stage');
     printer.say(`Sandbox Gitea at ${sandbox.url}: repository acme/widgets (main and dev protected), users alice, bob, carol, dave.`);
+    printer.say(`Starting four namespaces (${ROLES.map(profileOf).join(', ')}), one process each, over stdio…`);
     const namespaces = await startNamespaces(sandbox, auditDir, cleanup);
-    printer.say(`Four namespaces started (${ROLES.map(profileOf).join(', ')}), one process each, over stdio.`);
     await tellStory(new LiveStage(namespaces.byRole, printer, rows), namespaces.logins);
   } catch (error) {
     stopped = error instanceof Error ? error.message : 'unexpected failure';
