@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { execute } from '../src/gitea/executor.js';
 import type { ErrorPayload, SuccessPayload } from '../src/gitea/envelope.js';
-import { fingerprint, redactText } from '../src/gitea/redact.js';
+import { fingerprint, maskFingerprint, redactText } from '../src/gitea/redact.js';
 import { CREDENTIAL_ISSUING_OPERATIONS } from '../src/gitea/secrets.js';
 import { defaultSpecPath } from '../src/config/paths.js';
 import { entry, json, startServer, TOKEN, type TestServer } from './gitea-fixtures.js';
@@ -115,8 +115,8 @@ describe('pattern masking', () => {
     const data = payload.data as { body: string; merge_commit_sha: string };
     assert.equal(data.body.includes(JWT), false);
     assert.equal(data.body.includes('b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ'), false);
-    assert.ok(data.body.includes(`eyJh…[MASKED ${fingerprint(JWT)}]`));
-    assert.ok(data.body.includes(`----…[MASKED ${fingerprint(PRIVATE_KEY)}]`));
+    assert.ok(data.body.includes(`eyJh…[MASKED ${maskFingerprint(JWT)}]`));
+    assert.ok(data.body.includes(`----…[MASKED ${maskFingerprint(PRIVATE_KEY)}]`));
     assert.ok(data.body.includes(`fixed in ${COMMIT_SHA}`));
     assert.equal(data.merge_commit_sha, COMMIT_SHA);
   });
@@ -149,9 +149,15 @@ describe('pattern masking', () => {
     test(`masks ${shape.kind}`, () => {
       const masked = redactText(shape.text, []);
       assert.equal(masked.includes(shape.secret), false, masked);
-      assert.ok(masked.includes(`${shape.secret.slice(0, 4)}…[MASKED ${fingerprint(shape.secret)}]`), masked);
+      assert.ok(masked.includes(`${shape.secret.slice(0, 4)}…[MASKED ${maskFingerprint(shape.secret)}]`), masked);
     });
   }
+
+  test('a masked value carries no plain hash of itself, so a short one cannot be recovered by trying candidates', () => {
+    const masked = redactText('password=Summer2024', []);
+    assert.equal(masked, `password=Summ…[MASKED ${maskFingerprint('Summer2024')}]`);
+    assert.equal(masked.includes(fingerprint('Summer2024').slice('sha256:'.length)), false);
+  });
 
   const harmless = ['commit a94a8fe5ccb19ba61c4c0873d391e987982fbbd3 landed', 'password: required', 'token: ${{ secrets.GITEA_TOKEN }}', 'the sha1 is deadbeef'];
   for (const text of harmless) {
@@ -173,7 +179,7 @@ describe('pattern masking', () => {
     });
     const payload = (await execute(getIssue, issueArgs, context())).payload as SuccessPayload;
     const content = Buffer.from((payload.data as { content_base64: string }).content_base64, 'base64').toString('utf8');
-    assert.equal(content, `api_key=Zx81…[MASKED ${fingerprint('Zx81hd72kq0pW')}]`);
+    assert.equal(content, `api_key=Zx81…[MASKED ${maskFingerprint('Zx81hd72kq0pW')}]`);
   });
 
   test('an Authorization header in a Go header map quoted by an error is removed, whatever its value', async () => {
@@ -186,7 +192,7 @@ describe('pattern masking', () => {
   test('error messages are masked like results', async () => {
     answer(422, { message: `invalid ${JWT}` });
     const payload = (await execute(getIssue, issueArgs, context())).payload as ErrorPayload;
-    assert.equal(payload.error.message, `invalid eyJh…[MASKED ${fingerprint(JWT)}]`);
+    assert.equal(payload.error.message, `invalid eyJh…[MASKED ${maskFingerprint(JWT)}]`);
   });
 });
 

@@ -1,7 +1,7 @@
 // Removes secrets from anything a call returns. Exact values (always) become
 // `[REDACTED sha256:<12 hex>]`; credential-shaped text (mask/block modes) keeps 4 characters and
-// becomes `abcd…[MASKED sha256:<12 hex>]`. One walk over the data, regexes compiled once per call.
-import { createHash } from 'node:crypto';
+// becomes `abcd…[MASKED hmac:<12 hex>]`. One walk over the data, regexes compiled once per call.
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { SECRET_PATTERNS, SECRET_RESULT_KEYS, type SecretPattern } from './secrets.js';
 import type { SecretDetectionMode } from './options.js';
 
@@ -11,8 +11,19 @@ const MIN_SECRET_FIELD_LENGTH = 4;
 const KEEP_CHARS = 4;
 const ELLIPSIS_AS_LATIN1 = Buffer.from('…', 'utf8').toString('latin1');
 
+/** Of a secret the caller or operator knows (the token, server secrets, what the request sent): comparable with their own sha256. */
 export function fingerprint(value: string): string {
   return `sha256:${createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * Of a masked value: a credential found in Gitea's data that the reader has not seen, shown with its
+ * first characters. A plain hash of a short one (`password=Summer2024`) could be reversed by trying
+ * candidates, so it is keyed per process: equal values still match within one server run.
+ */
+const MASK_KEY = randomBytes(32);
+export function maskFingerprint(value: string): string {
+  return `hmac:${createHmac('sha256', MASK_KEY).update(value, 'utf8').digest('hex').slice(0, 12)}`;
 }
 
 function escapeRegExp(text: string): string {
@@ -144,7 +155,7 @@ function maskMatch(match: string, pattern: SecretPattern, groups: Record<string,
 }
 
 function maskValue(secret: string): string {
-  return `${secret.slice(0, KEEP_CHARS)}…[MASKED ${fingerprint(secret)}]`;
+  return `${secret.slice(0, KEEP_CHARS)}…[MASKED ${maskFingerprint(secret)}]`;
 }
 
 /** For the server's own messages: exact secrets always, patterns unless the mode is off. */
