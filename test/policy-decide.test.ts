@@ -1,7 +1,9 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { decide, type ConditionCheck } from '../src/policy/decide.js';
+import { decide, decideCall, type ConditionCheck } from '../src/policy/decide.js';
+import { decideContextFor } from '../src/policy/checks.js';
 import type { ProfileData } from '../src/policy/profile.js';
+import { loadGuardsConfig } from '../src/config/guards.js';
 import { inline, policy } from './policy-helpers.js';
 
 const context = { vocabulary: policy.vocabulary };
@@ -73,6 +75,34 @@ describe('enforcement matrix', () => {
     assert.equal(decision.decision, 'deny');
     assert.equal(decision.reason, 'condition_failed');
     assert.equal(decision.failed[0]?.code, 'repository_out_of_scope');
+  });
+});
+
+describe('guarded-only operations in a Gitea call', () => {
+  const guarded = decideContextFor(policy, { guardedOnly: loadGuardsConfig(policy.vocabulary).guarded_only });
+  const merge = (body: Record<string, unknown>) => ({ operationId: 'repoMergePullRequest', arguments: { owner: 'acme', repo: 'widgets', index: 3, body: { Do: 'merge', ...body } } });
+  const cases: [string, ProfileData, Record<string, unknown>, string][] = [
+    // The branch the merge would delete is not in its arguments: a scope check would say target_unreadable.
+    ['a merge deleting its branch, by a profile allowing both', { allowed_operations: ['gitea.*'] }, { delete_branch_after_merge: true }, 'guarded_tool_only'],
+    ['a merge deleting its branch, by a profile that may not delete', { allowed_operations: ['gitea.pr.merge'] }, { delete_branch_after_merge: true }, 'guarded_tool_only'],
+    ['the profile forbids the merge itself', { allowed_operations: ['gitea.*'], forbidden_operations: ['gitea.pr.merge'] }, { delete_branch_after_merge: true }, 'forbidden'],
+    ['a plain merge', { allowed_operations: ['gitea.pr.merge'] }, {}, 'allowed'],
+  ];
+  for (const [name, data, body, reason] of cases) {
+    test(`${name}: ${reason}`, () => {
+      const decision = decideCall(inline(data), merge(body), policy.operationMap, guarded);
+      assert.equal(decision.reason, reason);
+      if (reason === 'guarded_tool_only') {
+        assert.equal(decision.decision, 'deny');
+        assert.deepEqual(decision.failed.map((f) => f.code), ['guarded_tool_only']);
+        assert.match(decision.hint ?? '', /without the argument that asks for gitea\.branch\.delete.*gitea_cleanup_merged_pr_branch/);
+      }
+    });
+  }
+
+  test('a request without a call (a guarded tool deciding its own operations) is not refused as guarded-only', () => {
+    const decision = decide(inline({ allowed_operations: ['gitea.branch.delete'] }), { operations: ['gitea.branch.delete'], targets: { branches: ['feature/x'] } }, guarded);
+    assert.equal(decision.decision, 'allow');
   });
 });
 

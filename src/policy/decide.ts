@@ -1,13 +1,16 @@
-// The decision: a request's operations against one compiled profile. Forbidden wins, deny by default,
-// anything that does not normalize fails closed. Later checks (resource scopes, argument conditions)
-// plug in as ConditionChecks that contribute FailedConditions to an otherwise allowed request.
+// The decision, in the manner of Cedar's authorizer: data in, one Decision out, naming the entry that
+// determined it. A request's operations are normalized (anything that does not normalize fails
+// closed), then forbid wins: the profile's forbidden list, and for a Gitea call the guarded-only
+// operations no generated or raw tool may perform. Then deny by default: every operation must be
+// allowed. Last, the condition checks (resource scopes, argument conditions) may turn the allow into
+// a deny. The first step that denies decides, so the reason given is the most fundamental one.
 import type { Decision, DeterminingEntry, FailedCondition } from './decision.js';
 import { normalizeName } from './normalize.js';
 import type { CompiledProfile, ListEntry } from './profile.js';
 import type { Vocabulary } from './vocabulary.js';
 import { mapCall, type MappedCall, type OperationMap } from './operation-map.js';
 import { forbiddenHint, notAllowedHint, normalizeHint, type HolderIndex } from './hints.js';
-import { applyGuardedOnly } from './guards/guarded-only.js';
+import { guardedOnlyDenial } from './guards/guarded-only.js';
 import type { GuardedOnly } from './guards/settings.js';
 
 export interface DecisionRequest {
@@ -15,7 +18,10 @@ export interface DecisionRequest {
   operations: string[];
   /** Service checked; gitea unless stated. */
   service?: string;
-  /** The Gitea call being decided, when there is one: scopes and conditions read its arguments. */
+  /**
+   * The Gitea call being decided, when there is one (a generated or the raw tool): scopes and
+   * conditions read its arguments, and it may need no guarded-only operation.
+   */
   call?: { operationId: string; arguments: unknown };
   /**
    * Resources the call touches beyond what its arguments name, as `Targets` (e.g. a merge's base
@@ -38,26 +44,13 @@ export interface DecideContext {
 }
 
 export function decide(profile: CompiledProfile, request: DecisionRequest, context: DecideContext): Decision {
-  const service = request.service ?? profile.service;
-  if (service !== profile.service) {
-    // The lists were normalized for another service; reading them for this one could widen access.
-    return deny(null, [], 'service_mismatch', { file: profile.file, line: null, rule: `profile compiled for ${profile.service}` }, `compile the profile for service ${service}`);
-  }
-  const canonical: string[] = [];
-  for (const written of request.operations) {
-    const result = normalizeName(written, context.vocabulary, { service });
-    if (!result.ok) {
-      return deny(canonical[0] ?? null, canonical, result.reason, inputEntry(written), normalizeHint(written, result));
-    }
-    canonical.push(...result.canonical.filter((name) => !canonical.includes(name)));
-  }
-  if (canonical.length === 0) return deny(null, [], 'invalid_request', inputEntry(''), 'name at least one operation');
-  const listDecision = decideList(profile, canonical, context.holders);
-  if (listDecision.decision === 'deny') return listDecision;
-  const failed = (context.checks ?? []).flatMap((check) => check(profile, request, canonical));
-  if (failed.length === 0) return listDecision;
-  const determining = failed.find((f) => f.entry)?.entry ?? listDecision.determining;
-  return { ...listDecision, decision: 'deny', reason: 'condition_failed', determining, failed, hint: failed.map((f) => f.message).join('; ') };
+  const operations = canonicalOperations(profile, request, context.vocabulary);
+  if (!Array.isArray(operations)) return operations;
+  return forbiddenDenial(profile, operations, context.holders)
+    ?? (request.call && context.guardedOnly ? guardedOnlyDenial(operations, context.guardedOnly) : null)
+    ?? notAllowedDenial(profile, operations, context.holders)
+    ?? conditionDenial(profile, request, operations, context.checks ?? [])
+    ?? allow(profile, operations);
 }
 
 export interface GiteaCall {
@@ -75,30 +68,7 @@ export function decideCall(profile: CompiledProfile, call: GiteaCall, map: Opera
 export function decideMappedCall(profile: CompiledProfile, call: GiteaCall, mapped: MappedCall, map: OperationMap, context: DecideContext): Decision {
   if (!mapped.ok) return deny(null, [], mapped.reason, { file: map.file, line: mapped.line, rule: mapped.message }, mapped.hint);
   const request: DecisionRequest = { operations: mapped.operations, service: profile.service, call: { operationId: call.operationId, arguments: call.arguments } };
-  const decision = decide(profile, call.targets ? { ...request, targets: call.targets } : request, context);
-  return context.guardedOnly ? applyGuardedOnly(decision, context.guardedOnly) : decision;
-}
-
-/** The list decision over canonical operations: every one must be allowed and none forbidden. */
-export function decideList(profile: CompiledProfile, operations: readonly string[], holders?: HolderIndex): Decision {
-  const primary = operations[0] ?? null;
-  const ops = [...operations];
-  const broken = profile.brokenForbidden[0];
-  if (broken) {
-    return deny(primary, ops, 'forbidden_list_invalid', entryOf(profile, broken),
-      `fix or remove forbidden_operations entry '${broken.written}' in ${where(profile, broken.line)}: while it does not normalize, this profile denies everything`);
-  }
-  for (const operation of ops) {
-    const entry = profile.forbiddenBy.get(operation);
-    if (entry) return deny(primary, ops, 'forbidden', entryOf(profile, entry), forbiddenHint(operation, profile, holders));
-  }
-  for (const operation of ops) {
-    if (profile.allowed.has(operation)) continue;
-    const empty = profile.allowed.size === 0;
-    return deny(primary, ops, empty ? 'empty_allowed_list' : 'not_allowed', defaultDenyEntry(profile, operation, empty), notAllowedHint(operation, profile, holders));
-  }
-  const grant = profile.allowedBy.get(primary as string) as ListEntry;
-  return { decision: 'allow', operation: primary, operations: ops, reason: 'allowed', determining: entryOf(profile, grant), failed: [] };
+  return decide(profile, call.targets ? { ...request, targets: call.targets } : request, context);
 }
 
 /** A denial that happened before any profile list was consulted (bad request, unmapped call). */
@@ -106,16 +76,65 @@ export function deny(operation: string | null, operations: string[], reason: str
   return { decision: 'deny', operation, operations, reason, determining, failed: [], hint };
 }
 
+/** The request's canonical operations (primary first, no repeats), or the denial of the first name that does not normalize. */
+function canonicalOperations(profile: CompiledProfile, request: DecisionRequest, vocabulary: Vocabulary): string[] | Decision {
+  const service = request.service ?? profile.service;
+  if (service !== profile.service) {
+    // The lists were normalized for another service; reading them for this one could widen access.
+    return deny(null, [], 'service_mismatch', { file: profile.file, line: null, rule: `profile compiled for ${profile.service}` }, `compile the profile for service ${service}`);
+  }
+  const canonical: string[] = [];
+  for (const written of request.operations) {
+    const result = normalizeName(written, vocabulary, { service });
+    if (!result.ok) return deny(canonical[0] ?? null, canonical, result.reason, requestEntry(written), normalizeHint(written, result));
+    canonical.push(...result.canonical.filter((name) => !canonical.includes(name)));
+  }
+  return canonical.length > 0 ? canonical : deny(null, [], 'invalid_request', requestEntry(''), 'name at least one operation');
+}
+
+/** Forbid wins: a forbidden entry that does not normalize denies everything; otherwise the first forbidden operation denies. */
+function forbiddenDenial(profile: CompiledProfile, operations: string[], holders: HolderIndex | undefined): Decision | null {
+  const broken = profile.brokenForbidden[0];
+  if (broken) {
+    return deny(operations[0] ?? null, operations, 'forbidden_list_invalid', entryOf(profile, broken),
+      `fix or remove forbidden_operations entry '${broken.written}' in ${where(profile, broken.line)}: while it does not normalize, this profile denies everything`);
+  }
+  const operation = operations.find((name) => profile.forbiddenBy.has(name));
+  if (operation === undefined) return null;
+  return deny(operations[0] ?? null, operations, 'forbidden', entryOf(profile, profile.forbiddenBy.get(operation) as ListEntry), forbiddenHint(operation, profile, holders));
+}
+
+/** Deny by default: the first operation no allowed entry grants denies. */
+function notAllowedDenial(profile: CompiledProfile, operations: string[], holders: HolderIndex | undefined): Decision | null {
+  const operation = operations.find((name) => !profile.allowed.has(name));
+  if (operation === undefined) return null;
+  const empty = profile.allowed.size === 0;
+  const rule = empty ? 'default deny: allowed_operations is empty or missing' : `default deny: ${operation} is not in allowed_operations`;
+  return deny(operations[0] ?? null, operations, empty ? 'empty_allowed_list' : 'not_allowed', { file: profile.file, line: profile.allowedListLine, rule }, notAllowedHint(operation, profile, holders));
+}
+
+/** Every condition the checks find failing on a list-allowed request; the first with an entry determines. */
+function conditionDenial(profile: CompiledProfile, request: DecisionRequest, operations: string[], checks: readonly ConditionCheck[]): Decision | null {
+  const failed = checks.flatMap((check) => check(profile, request, operations));
+  if (failed.length === 0) return null;
+  const determining = failed.find((f) => f.entry)?.entry ?? grantOf(profile, operations);
+  return { decision: 'deny', operation: operations[0] ?? null, operations, reason: 'condition_failed', determining, failed, hint: failed.map((f) => f.message).join('; ') };
+}
+
+function allow(profile: CompiledProfile, operations: string[]): Decision {
+  return { decision: 'allow', operation: operations[0] ?? null, operations, reason: 'allowed', determining: grantOf(profile, operations), failed: [] };
+}
+
+/** The allowed entry that granted the primary operation. */
+function grantOf(profile: CompiledProfile, operations: string[]): DeterminingEntry {
+  return entryOf(profile, profile.allowedBy.get(operations[0] as string) as ListEntry);
+}
+
 function entryOf(profile: CompiledProfile, entry: ListEntry): DeterminingEntry {
   return { file: profile.file, line: entry.line, rule: `${entry.list}: ${entry.written}` };
 }
 
-function defaultDenyEntry(profile: CompiledProfile, operation: string, empty: boolean): DeterminingEntry {
-  const rule = empty ? 'default deny: allowed_operations is empty or missing' : `default deny: ${operation} is not in allowed_operations`;
-  return { file: profile.file, line: profile.allowedListLine, rule };
-}
-
-function inputEntry(written: string): DeterminingEntry {
+function requestEntry(written: string): DeterminingEntry {
   return { file: '<request>', line: null, rule: `operation: ${written}` };
 }
 
