@@ -195,6 +195,26 @@ export class SandboxState {
     return this.repos.find((r) => r.owner.toLowerCase() === o && r.name.toLowerCase() === n);
   }
 
+  /** Registers a new, empty repository (no commits, branches, rules, issues or hooks yet). */
+  addRepo(fields: Pick<Repo, 'owner' | 'name' | 'private' | 'description' | 'defaultBranch'>): Repo {
+    const created = this.timestamp();
+    const repo: Repo = {
+      id: this.nextId('repo'),
+      ...fields,
+      created,
+      updated: created,
+      commits: new Map(),
+      branches: new Map(),
+      protections: [],
+      collaborators: new Map(),
+      issues: [],
+      labels: [],
+      hooks: [],
+    };
+    this.repos.push(repo);
+    return repo;
+  }
+
   /** Records a commit in the repository and returns it; the sha covers parents, message, author, date and tree. */
   addCommit(repo: Repo, parts: Omit<Commit, 'sha'>): Commit {
     const sha = createHash('sha1')

@@ -336,24 +336,13 @@ function seedIssue(state: SandboxState, repo: Repo, seed: SeedIssue): void {
 function seedRepo(state: SandboxState, seed: SeedRepo): void {
   const owner = state.account(seed.owner);
   if (!owner) throw new Error(`seed: repository ${seed.owner}/${seed.name} has unknown owner`);
-  const created = state.timestamp();
-  const repo: Repo = {
-    id: state.nextId('repo'),
+  const repo = state.addRepo({
     owner: owner.login,
     name: seed.name,
     private: seed.private ?? false,
     description: seed.description ?? '',
     defaultBranch: seed.default_branch ?? seed.branches[0]?.name ?? 'main',
-    created,
-    updated: created,
-    commits: new Map(),
-    branches: new Map(),
-    protections: [],
-    collaborators: new Map(),
-    issues: [],
-    labels: [],
-    hooks: [],
-  };
+  });
   for (const [login, level] of Object.entries(seed.collaborators ?? {})) {
     repo.collaborators.set(requireAccount(state, login, `collaborators of ${seed.name}`).login, level);
   }
@@ -374,7 +363,6 @@ function seedRepo(state: SandboxState, seed: SeedRepo): void {
   for (const l of seed.labels ?? []) {
     repo.labels.push({ id: state.nextId('label'), name: l.name, color: l.color, description: l.description ?? '' });
   }
-  state.repos.push(repo);
   for (const pull of seed.pulls ?? []) seedPull(state, repo, pull);
   for (const issue of seed.issues ?? []) seedIssue(state, repo, issue);
 }

@@ -35,36 +35,24 @@ function createRepo(ctx: RequestContext, owner: Account) {
   if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw unprocessable('[Name]: Required');
   if (ctx.state.repo(owner.login, name)) throw new ApiError(409, 'The repository with the same name already exists.');
   const state = ctx.state;
-  const created = state.timestamp();
-  const repo: Repo = {
-    id: state.nextId('repo'),
+  const repo = state.addRepo({
     owner: owner.login,
     name,
     private: body.private === true,
     description: stringField(body, 'description') ?? '',
     defaultBranch: stringField(body, 'default_branch') || 'main',
-    created,
-    updated: created,
-    commits: new Map(),
-    branches: new Map(),
-    protections: [],
-    collaborators: new Map(),
-    issues: [],
-    labels: [],
-    hooks: [],
-  };
+  });
   if (body.auto_init === true) {
     const doer = ctx.caller.doer as Account;
     const commit = state.addCommit(repo, {
       parents: [],
       message: 'Initial commit',
       author: { name: doer.fullName || doer.login, email: doer.email, login: doer.login },
-      date: created,
+      date: repo.created,
       tree: { 'README.md': `# ${name}\n` },
     });
     repo.branches.set(repo.defaultBranch, commit.sha);
   }
-  state.repos.push(repo);
   return ok(presentRepo(state, repo, ctx.caller.doer), 201);
 }
 
