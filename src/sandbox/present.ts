@@ -209,28 +209,39 @@ export function presentProtection(protection: Protection): Json {
   };
 }
 
-/** The Commit definition (repoGetAllCommits, repoGetSingleCommit, compare). */
-export function presentCommit(state: SandboxState, repo: Repo, commit: Commit, viewer: Account | null): Json {
+/** What Commit and FileCommitResponse share: the commit's links, its git person, tree and parents. */
+function commitParts(state: SandboxState, repo: Repo, commit: Commit) {
   const apiBase = `${state.baseUrl}/api/v1/repos/${repo.owner}/${repo.name}`;
-  const parent = repo.commits.get(commit.parents[0] ?? '');
-  const author = commit.author.login ? userByLogin(state, commit.author.login, viewer) : null;
-  const person = { name: commit.author.name, email: commit.author.email, date: commit.date };
   return {
     url: `${apiBase}/git/commits/${commit.sha}`,
+    htmlUrl: `${state.baseUrl}/${repo.owner}/${repo.name}/commit/${commit.sha}`,
+    person: { name: commit.author.name, email: commit.author.email, date: commit.date },
+    tree: { url: `${apiBase}/git/trees/${commit.sha}`, sha: commit.sha, created: commit.date },
+    parents: commit.parents.map((sha) => ({ url: `${apiBase}/git/commits/${sha}`, sha, created: repo.commits.get(sha)?.date ?? commit.date })),
+  };
+}
+
+/** The Commit definition (repoGetAllCommits, repoGetSingleCommit, compare). */
+export function presentCommit(state: SandboxState, repo: Repo, commit: Commit, viewer: Account | null): Json {
+  const parts = commitParts(state, repo, commit);
+  const parent = repo.commits.get(commit.parents[0] ?? '');
+  const author = commit.author.login ? userByLogin(state, commit.author.login, viewer) : null;
+  return {
+    url: parts.url,
     sha: commit.sha,
     created: commit.date,
-    html_url: `${state.baseUrl}/${repo.owner}/${repo.name}/commit/${commit.sha}`,
+    html_url: parts.htmlUrl,
     commit: {
-      url: `${apiBase}/git/commits/${commit.sha}`,
-      author: person,
-      committer: person,
+      url: parts.url,
+      author: parts.person,
+      committer: parts.person,
       message: commit.message,
-      tree: { url: `${apiBase}/git/trees/${commit.sha}`, sha: commit.sha, created: commit.date },
+      tree: parts.tree,
       verification: unverified,
     },
     author,
     committer: author,
-    parents: commit.parents.map((sha) => ({ url: `${apiBase}/git/commits/${sha}`, sha, created: repo.commits.get(sha)?.date ?? commit.date })),
+    parents: parts.parents,
     files: diffTrees(parent?.tree ?? {}, commit.tree),
     stats: { total: 0, additions: 0, deletions: 0 },
   };
@@ -439,18 +450,17 @@ export function presentContents(state: SandboxState, repo: Repo, path: string, c
 
 /** FileCommitResponse, the commit part of file write answers. */
 export function presentFileCommit(state: SandboxState, repo: Repo, commit: Commit): Json {
-  const apiBase = `${state.baseUrl}/api/v1/repos/${repo.owner}/${repo.name}`;
-  const person = { name: commit.author.name, email: commit.author.email, date: commit.date };
+  const parts = commitParts(state, repo, commit);
   return {
-    url: `${apiBase}/git/commits/${commit.sha}`,
+    url: parts.url,
     sha: commit.sha,
     created: commit.date,
-    html_url: `${state.baseUrl}/${repo.owner}/${repo.name}/commit/${commit.sha}`,
-    author: person,
-    committer: person,
-    parents: commit.parents.map((sha) => ({ url: `${apiBase}/git/commits/${sha}`, sha, created: repo.commits.get(sha)?.date ?? commit.date })),
+    html_url: parts.htmlUrl,
+    author: parts.person,
+    committer: parts.person,
+    parents: parts.parents,
     message: commit.message,
-    tree: { url: `${apiBase}/git/trees/${commit.sha}`, sha: commit.sha, created: commit.date },
+    tree: parts.tree,
   };
 }
 
