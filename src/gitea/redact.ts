@@ -2,12 +2,11 @@
 // `[REDACTED sha256:<12 hex>]`; credential-shaped text (mask/block modes) keeps 4 characters and
 // becomes `abcd…[MASKED hmac:<12 hex>]`. One walk over the data, regexes compiled once per call.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { SECRET_PATTERNS, SECRET_RESULT_KEYS, type SecretPattern } from './secrets.js';
+import { MIN_SECRET_FIELD_LENGTH, SECRET_PATTERNS, SECRET_RESULT_KEYS, type SecretPattern } from './secrets.js';
 import type { SecretDetectionMode } from './options.js';
 
 /** Deeper than any decoded result can be (JSON past 100 levels stays text); a guard, not a limit users meet. */
 const MAX_WALK_DEPTH = 128;
-const MIN_SECRET_FIELD_LENGTH = 4;
 const KEEP_CHARS = 4;
 const ELLIPSIS_AS_LATIN1 = Buffer.from('…', 'utf8').toString('latin1');
 

@@ -2,6 +2,7 @@
 // secrets the request itself submitted), the field names that hold secrets, the patterns that
 // look like credentials, and the operations whose purpose is to hand a fresh credential over.
 import type { CatalogEntry } from '../catalog/types.js';
+import { isRecord } from './errors.js';
 
 /**
  * Operations that issue a credential: on success their result is delivered without pattern
@@ -25,7 +26,8 @@ export const SECRET_BODY_FIELDS: ReadonlySet<string> = new Set([
   'aws_secret_access_key', 'aws_access_key_id',
 ]);
 
-const MIN_SECRET_FIELD_LENGTH = 4;
+/** Shorter values under secret-named fields are left alone: redacting `abc` everywhere would garble results. */
+export const MIN_SECRET_FIELD_LENGTH = 4;
 const MAX_BODY_SECRET_DEPTH = 8;
 /** PUT /…/actions/secrets/{secretname} creates or updates an Actions secret; its `data` is the secret. */
 const ACTIONS_SECRET_PATH = /\/actions\/secrets\/\{[^}]+\}$/;
@@ -42,7 +44,7 @@ export function isActionsSecretWrite(entry: CatalogEntry): boolean {
 export function requestBodySecrets(entry: CatalogEntry, args: Record<string, unknown>): string[] {
   const found: string[] = [];
   const body = args.body;
-  if (isActionsSecretWrite(entry) && isObject(body) && typeof body.data === 'string' && body.data !== '') {
+  if (isActionsSecretWrite(entry) && isRecord(body) && typeof body.data === 'string' && body.data !== '') {
     found.push(body.data);
   }
   collectSecretFields(body, 0, found);
@@ -59,7 +61,7 @@ function collectSecretFields(value: unknown, depth: number, found: string[]): vo
     for (const item of value) collectSecretFields(item, depth + 1, found);
     return;
   }
-  if (!isObject(value)) return;
+  if (!isRecord(value)) return;
   for (const [key, item] of Object.entries(value)) {
     if (SECRET_BODY_FIELDS.has(key.toLowerCase()) && typeof item === 'string' && item.length >= MIN_SECRET_FIELD_LENGTH) {
       found.push(item);
@@ -67,10 +69,6 @@ function collectSecretFields(value: unknown, depth: number, found: string[]): vo
       collectSecretFields(item, depth + 1, found);
     }
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export interface SecretPattern {
