@@ -8,7 +8,7 @@ import { run as check } from '../src/cli/check.js';
 import { run as explain } from '../src/cli/explain.js';
 import { run as diff } from '../src/cli/diff.js';
 import { run as migrate } from '../src/cli/migrate.js';
-import { BatchDecider, decideLines } from '../src/cli/decide.js';
+import { BatchDecider, decideLines, MAX_REQUEST_LINE_CHARS } from '../src/cli/decide.js';
 import { loadProfile } from '../src/config/profiles.js';
 import { capture, policy } from './policy-helpers.js';
 
@@ -118,6 +118,29 @@ describe('gitea-warden decide --batch', () => {
     const closeLine = readFileSync('profiles/gitea-reconciler.yaml', 'utf8').split('\n').findIndex((l) => l.trim() === '- gitea.pr.close') + 1;
     assert.deepEqual(answers[0].determining, { file: 'profiles/gitea-reconciler.yaml', line: closeLine, rule: 'allowed_operations: gitea.pr.close' });
   });
+});
+
+describe('gitea-warden decide --batch on malformed input', () => {
+  const scoped = 'profiles/examples/gitea-author-widgets.yaml';
+  const cases: [string, string, RegExp][] = [
+    ['not JSON', '{"profile": ', /not valid JSON/],
+    ['deeply nested JSON', `${'['.repeat(100_000)}${']'.repeat(100_000)}`, /a request is an object/],
+    ['a line over the limit', JSON.stringify({ profile: scoped, operation: 'x'.repeat(MAX_REQUEST_LINE_CHARS) }), /longer than \d+ characters/],
+    ['a target list holding a non-string', JSON.stringify({ profile: scoped, operation: 'gitea.read', targets: { repositories: [null] } }), /lists of strings/],
+    ['a target kind that is not a list', JSON.stringify({ profile: scoped, operation: 'gitea.read', targets: { repositories: 'acme/widgets' } }), /lists of strings/],
+    ['an unknown target kind', JSON.stringify({ profile: scoped, operation: 'gitea.read', targets: { repository: ['evil/x'] } }), /lists of strings/],
+  ];
+  for (const [what, line, reason] of cases) {
+    test(`${what}: invalid_request with the reason, and the next line is still answered`, async () => {
+      const next = JSON.stringify({ profile: 'profiles/gitea-reviewer.yaml', operation: 'gitea.read' });
+      const lines: string[] = [];
+      await decideLines(Readable.from([`${line}\r\n`, `${next}\n`]), (answer) => lines.push(answer), new BatchDecider(policy, { vocabulary: policy.vocabulary }));
+      const answers = lines.map((answer) => JSON.parse(answer));
+      assert.deepEqual(answers.map((a) => [a.decision, a.reason]), [['deny', 'invalid_request'], ['allow', 'allowed']]);
+      assert.match(answers[0].hint, reason);
+      assert.ok(lines[0]!.length < 1000, 'the answer does not echo the request');
+    });
+  }
 });
 
 describe('gitea-warden explain', () => {

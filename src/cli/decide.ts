@@ -1,6 +1,6 @@
 // gitea-warden decide: one request from flags, or --batch JSON Lines on stdin (one answer line per
 // request, in order). Compiled profiles are cached by path within a run.
-import { createInterface } from 'node:readline';
+import { StringDecoder } from 'node:string_decoder';
 import { parseArgs } from 'node:util';
 import type { PolicySet } from '../config/policies.js';
 import { compileInlineProfile, loadProfile } from '../config/profiles.js';
@@ -18,7 +18,9 @@ A request line: {"profile": "<path>" | {inline profile}, "operation": "<name as 
 Scopes and conditions read the call's arguments; an "operation" request on a scoped profile must
 state its targets ({} for none).
 Each answer: {"decision", "operation", "operations", "reason", "determining", "hint", "failed"}.
-Exit (single request): 0 allow, 1 deny, 2 unusable input. --batch exits 0 after answering every line.
+Exit (single request): 0 allow, 1 deny, 2 unusable input. --batch exits 0 after answering every line:
+a line that is not a request (not JSON, not an object, malformed targets, longer than 1 MiB) is
+answered with reason invalid_request and the hint says why; the next line is read.
 Options: --policies DIR, --reference-profiles DIR (for hints naming which namespace holds an operation).
 `;
 
@@ -103,7 +105,8 @@ export class BatchDecider {
     } catch (error) {
       return deny(null, [], 'invalid_profile', { file: typeof request.profile === 'string' ? request.profile : '<inline>', line: null, rule: errorMessage(error) }, 'fix the profile (gitea-warden check shows every problem)');
     }
-    const targets = isRecord(request.targets) ? { targets: request.targets } : {};
+    if (request.targets !== undefined && !isTargets(request.targets)) return invalid('"targets" is an object whose "repositories", "branches" and "paths" are lists of strings');
+    const targets = request.targets !== undefined ? { targets: request.targets } : {};
     if (hasOperation) return decide(profile, { operations: [request.operation as string], ...(service ? { service } : {}), ...targets }, this.context);
     return decideCall(profile, { operationId: request.operation_id as string, arguments: request.arguments ?? {}, ...targets }, this.policy.operationMap, this.context);
   }
@@ -125,13 +128,38 @@ export class BatchDecider {
   }
 }
 
+/** The longest request line read (an inline profile fits easily); a longer one is answered invalid_request unread. */
+export const MAX_REQUEST_LINE_CHARS = 1 << 20;
+
 /** Reads JSON Lines and writes one answer line per non-blank line, in order; a bad line gets invalid_request. */
-export async function decideLines(input: NodeJS.ReadableStream, write: (line: string) => void, decider: BatchDecider): Promise<void> {
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (line.trim() === '') continue;
-    write(JSON.stringify(forOutput(answer(line, decider))));
+export async function decideLines(input: AsyncIterable<string | Buffer>, write: (line: string) => void, decider: BatchDecider): Promise<void> {
+  for await (const line of boundedLines(input, MAX_REQUEST_LINE_CHARS)) {
+    if (line === null) write(JSON.stringify(invalid(`line is longer than ${MAX_REQUEST_LINE_CHARS} characters; split the request or name the profile by path`)));
+    else if (line.trim() !== '') write(JSON.stringify(forOutput(answer(line, decider))));
   }
+}
+
+/** Lines of the input; a line over `max` characters is skipped to its end, never held, and yields null. */
+async function* boundedLines(input: AsyncIterable<string | Buffer>, max: number): AsyncGenerator<string | null> {
+  const decoder = new StringDecoder('utf8');
+  let line = '';
+  let tooLong = false;
+  const take = (piece: string): void => {
+    if (tooLong) return;
+    line += piece;
+    if (line.length > max) [line, tooLong] = ['', true];
+  };
+  for await (const chunk of input) {
+    const pieces = (typeof chunk === 'string' ? chunk : decoder.write(chunk)).split('\n');
+    for (const [index, piece] of pieces.entries()) {
+      take(piece);
+      if (index === pieces.length - 1) break;
+      yield tooLong ? null : line.replace(/\r$/, '');
+      [line, tooLong] = ['', false];
+    }
+  }
+  take(decoder.end());
+  if (tooLong || line !== '') yield tooLong ? null : line.replace(/\r$/, '');
 }
 
 function answer(line: string, decider: BatchDecider): Decision {
@@ -144,11 +172,20 @@ function answer(line: string, decider: BatchDecider): Decision {
   if (request === null || typeof request !== 'object' || Array.isArray(request) || !('profile' in request)) {
     return invalid('a request is an object with "profile" and "operation" or "operation_id"');
   }
-  return decider.decide(request as BatchRequest);
+  try {
+    return decider.decide(request as BatchRequest);
+  } catch (error) {
+    // One request that breaks something must not end the batch: it is refused, the next line is read.
+    return invalid(`this request could not be decided: ${errorMessage(error)}`);
+  }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+const TARGET_KINDS = ['repositories', 'branches', 'paths'];
+
+/** Stated targets must be well formed: a kind the policy cannot read would otherwise count as "none". */
+function isTargets(value: unknown): value is Record<string, string[]> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    && Object.entries(value).every(([kind, list]) => TARGET_KINDS.includes(kind) && Array.isArray(list) && list.every((item) => typeof item === 'string'));
 }
 
 function invalid(message: string): Decision {
