@@ -124,6 +124,7 @@ describe('call guards: which guard runs for which operation', () => {
     [['gitea.pr.request_changes'], ['self_review']],
     [['gitea.pr.merge'], ['merge']],
     [['gitea.pr.force_merge'], ['merge']],
+    [['gitea.pr.cancel_auto_merge'], []],
     [['gitea.pr.review'], []],
     [['gitea.read'], []],
   ];

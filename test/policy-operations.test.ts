@@ -63,6 +63,8 @@ describe('argument rules', () => {
     ['force merge', 'repoMergePullRequest', { ...at, body: { Do: 'merge', force_merge: true } }, ['gitea.pr.merge', 'gitea.pr.force_merge']],
     ['merge deleting the branch', 'repoMergePullRequest', { ...at, body: { Do: 'squash', delete_branch_after_merge: true } }, ['gitea.pr.merge', 'gitea.branch.delete']],
     ['both widenings', 'repoMergePullRequest', { ...at, body: { Do: 'merge', force_merge: true, delete_branch_after_merge: true } }, ['gitea.pr.merge', 'gitea.pr.force_merge', 'gitea.branch.delete']],
+    // Cancelling a scheduled auto-merge stops a merge: not gitea.pr.merge, so the merge guard (head SHA, approvals) does not judge it.
+    ['cancel a scheduled auto-merge', 'repoCancelScheduledAutoMerge', at, ['gitea.pr.cancel_auto_merge']],
     ['force_merge as a string', 'repoMergePullRequest', { ...at, body: { force_merge: 'true' } }, 'unknown_argument_value'],
     ['contents API write', 'repoCreateFile', { ...at, filepath: 'a.txt', body: { content: 'eA==' } }, ['gitea.repo.commit']],
     ['multi-file change', 'repoChangeFiles', { ...at, body: { files: [] } }, ['gitea.repo.commit']],
