@@ -2,6 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadCatalog } from '../src/catalog/load.js';
 import { buildRouteTable, matchRoute } from '../src/catalog/routes.js';
+import type { CatalogEntry } from '../src/catalog/types.js';
 
 const table = buildRouteTable(loadCatalog().entries);
 
@@ -59,6 +60,23 @@ describe('route table', () => {
       assert.equal(!found.ok && found.reason, reason);
     });
   }
+
+  // No template shadows another: a concrete path built from each operation's own template (literal
+  // segments kept, parameters given plain values of their type) routes back to that operation.
+  test('every operation is reached by a path of its own template', () => {
+    const sample = (entry: CatalogEntry, name: string): string => {
+      const schema = entry.parameters.path.find((p) => p.name === name)?.schema ?? {};
+      if (schema.type === 'integer') return '7';
+      if (Array.isArray(schema.enum)) return String(schema.enum[0]);
+      return 'sample';
+    };
+    const misrouted = loadCatalog().entries.flatMap((entry) => {
+      const path = entry.path.replace(/\{([^}]+)\}/g, (_, name: string) => sample(entry, name));
+      const found = matchRoute(table, entry.method, path);
+      return found.ok && found.entry.operationId === entry.operationId ? [] : [`${entry.method} ${path}: ${found.ok ? found.entry.operationId : found.reason}`];
+    });
+    assert.deepEqual(misrouted, []);
+  });
 
   test('method_not_allowed names the methods the route has', () => {
     const found = matchRoute(table, 'PUT', '/repos/acme/widgets/pulls/3/merge');

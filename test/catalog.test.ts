@@ -1,11 +1,13 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { catalogFile, defaultSpecPath, toolsDocFile } from '../src/config/paths.js';
 import { catalogDrift, generateCatalog, renderGeneratedFiles, type GeneratedFiles } from '../src/catalog/generate.js';
-import { catalogByName, catalogByOperationId, loadCatalog } from '../src/catalog/load.js';
+import { catalogByName, catalogByOperationId, loadCatalog, readCatalog } from '../src/catalog/load.js';
 import { TOOL_NAME_PATTERN } from '../src/catalog/naming.js';
 import { containsRef } from '../src/catalog/schema.js';
 
@@ -99,6 +101,27 @@ describe('committed catalog', () => {
     ];
     for (const [operationId, param, expected] of cases) assert.equal(wildcard(operationId, param), expected, `${operationId} ${param}`);
   });
+});
+
+describe('a catalog file that cannot be served', () => {
+  const cases: Array<[string, string | null, RegExp]> = [
+    ['missing', null, /cannot read the tool catalog .*tools\.json; regenerate it with: gitea-warden catalog generate/],
+    ['not JSON', '{"source": {', /cannot read the tool catalog .*tools\.json; regenerate/],
+    ['without entries', '{"source": {"title": "Gitea API"}, "entries": []}', /has no source or no entries; regenerate/],
+    ['without a source', '{"entries": [{}]}', /has no source or no entries; regenerate/],
+  ];
+  for (const [label, text, message] of cases) {
+    test(`${label}: refused with the file and how to regenerate it`, () => {
+      const dir = mkdtempSync(join(tmpdir(), 'catalog-'));
+      try {
+        const file = join(dir, 'tools.json');
+        if (text !== null) writeFileSync(file, text);
+        assert.throws(() => readCatalog(file), message);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });
 
 describe('input validation', () => {
