@@ -16,10 +16,6 @@ Lists the catalog's tools: name, operationId, method, path and annotations, grou
   --report-md    the docs/namespaces.md table for every reference profile
 `;
 
-interface ToolsOptions {
-  json: boolean;
-}
-
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -43,14 +39,9 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(renderListing(values.profile, values.config ?? null, values.json ?? false));
     return 0;
   }
-  const options: ToolsOptions = { json: values.json ?? false };
-  const entries = selectEntries(loadCatalog().entries);
-  process.stdout.write(options.json ? renderJson(entries) : renderTable(entries));
+  const { entries } = loadCatalog();
+  process.stdout.write(values.json ? renderJson(entries) : renderTable(entries));
   return 0;
-}
-
-function selectEntries(entries: readonly CatalogEntry[]): CatalogEntry[] {
-  return [...entries];
 }
 
 function renderJson(entries: readonly CatalogEntry[]): string {
