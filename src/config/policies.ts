@@ -100,7 +100,7 @@ export function readChecked(file: string): { doc: LoadedDocument | null; finding
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    return { doc: null, findings: [{ file, line: null, severity: 'error', code: 'unreadable', message: `cannot read file (${code})` }] };
+    return { doc: null, findings: [{ file, line: null, severity: 'error', code: 'unreadable', message: `cannot read file (${code})`, fix: 'check the path and that the file is readable' }] };
   }
   const markers = conflictMarkerFindings(text, file);
   if (markers.length > 0) return { doc: null, findings: markers };
@@ -118,12 +118,23 @@ export function schemaFindings(doc: LoadedDocument, schema: object): Finding[] {
     severity: 'error' as const,
     code: 'schema',
     message: `${finding.path}: ${finding.message}`,
+    fix: schemaFix(finding.path, finding.message, schema),
   }));
+}
+
+/** How to mend one schema finding; the schema file is named so an editor (or a person) can see what fits. */
+function schemaFix(path: string, message: string, schema: object): string {
+  const id = (schema as { $id?: unknown }).$id;
+  const file = typeof id === 'string' ? `policies/${id.slice(id.lastIndexOf('/') + 1)}` : 'its JSON Schema';
+  if (message === 'unknown field') return `remove ${path} or correct its spelling; ${file} lists the fields`;
+  const missing = /^missing required field '(.+)'$/.exec(message);
+  if (missing) return `add ${missing[1]}; ${file} describes it`;
+  return `correct the value at ${path}; ${file} describes what fits`;
 }
 
 function documentErrorFinding(error: unknown, file: string): Finding {
   const line = error instanceof DocumentError ? error.line : null;
-  return { file, line, severity: 'error', code: 'parse_error', message: 'not valid YAML/JSON' };
+  return { file, line, severity: 'error', code: 'parse_error', message: 'not valid YAML/JSON', fix: 'correct the YAML/JSON syntax: indentation, quotes, brackets, a colon after each key' };
 }
 
 interface RawVocabulary { service: string; operations: Record<string, { risk: RiskClass; meaning: string }> }
