@@ -63,6 +63,17 @@ describe('gitea-warden check', () => {
     assert.ok(sarif.runs[0].tool.driver.rules.some((r: { id: string }) => r.id === 'role_invariant'));
   });
 
+  test('every finding says how to fix it (schema and syntax findings included)', async () => {
+    const dir = mkdtempSync(join(temp, 'unfixed-'));
+    writeFileSync(join(dir, 'broken-syntax.yaml'), 'profile_name: x\nrole: [\n');
+    writeFileSync(join(dir, 'missing-fields.yaml'), 'profile_name: x\nallowed_operations: [gitea.read]\n');
+    const result = await capture(check, ['--format', 'json', fixtures, dir]);
+    const findings: { code: string; fix?: string }[] = JSON.parse(result.stdout).findings;
+    for (const code of ['schema', 'parse_error']) assert.ok(findings.some((f) => f.code === code), `no ${code} finding to look at`);
+    assert.deepEqual(findings.filter((f) => !f.fix).map((f) => f.code), []);
+    assert.ok(findings.some((f) => f.fix === "add role; policies/profile.schema.json describes it"), JSON.stringify(findings));
+  });
+
   test('unusable input exits 2', async () => {
     assert.equal((await capture(check, [join(temp, 'missing.yaml')])).code, 2);
     assert.equal((await capture(check, [temp])).code, 2);

@@ -6,7 +6,7 @@ import { checkPolicies, loadPolicySet } from '../config/policies.js';
 import { checkProfileFile, profileFilesIn } from '../config/profiles.js';
 import { policiesDir, profilesDir } from '../config/paths.js';
 import type { Finding } from '../policy/findings.js';
-import { displayPath, errorMessage, fail } from './policy-context.js';
+import { displayPath, errorMessage, fail, findingLine } from './policy-context.js';
 
 const HELP = `usage: gitea-warden check [paths...] [--format text|json|sarif] [--policies DIR]
 
@@ -70,8 +70,7 @@ function format(findings: Finding[], kind: string): string {
   if (kind === 'json') return `${JSON.stringify({ findings: shown }, null, 2)}\n`;
   if (kind === 'sarif') return `${JSON.stringify(toSarif(shown), null, 2)}\n`;
   if (shown.length === 0) return 'check: no findings\n';
-  const lines = shown.map((f) => `${f.file}${f.line ? `:${f.line}` : ''}: ${f.severity} ${f.code}: ${f.message}${f.fix ? ` (fix: ${f.fix})` : ''}`);
-  return `${lines.join('\n')}\n${shown.length} finding(s)\n`;
+  return `${shown.map(findingLine).join('\n')}\n${shown.length} finding(s)\n`;
 }
 
 function toSarif(findings: Finding[]): object {

@@ -5,10 +5,10 @@ import { parseArgs } from 'node:util';
 import { isSeq, isScalar, parseDocument } from 'yaml';
 import { parseDocumentText } from '../config/document.js';
 import { loadSchema, schemaFindings, type PolicySet } from '../config/policies.js';
-import { profileFindings } from '../policy/findings.js';
+import { profileFindings, type Finding } from '../policy/findings.js';
 import { planMigration, type MigrationStep } from '../policy/migrate.js';
 import { compileProfile, type ProfileData } from '../policy/profile.js';
-import { errorMessage, fail, policyOptions, policySetFrom } from './policy-context.js';
+import { errorMessage, fail, findingLine, policyOptions, policySetFrom } from './policy-context.js';
 
 const HELP = `usage: gitea-warden migrate -i FILE [-o OUT] [--backup PATH] [-w]
 
@@ -45,7 +45,7 @@ export async function run(argv: string[]): Promise<number> {
     if (step.kind === 'unknown') process.stderr.write(`${step.list}[${step.index}]: '${step.from}' has no canonical replacement; fix it by hand\n`);
   }
   const findings = validate(migrated.text, values.output ?? values.input, policy);
-  for (const finding of findings) process.stderr.write(`${finding.text}\n`);
+  for (const finding of findings) process.stderr.write(`${findingLine(finding)}\n`);
   const blocking = findings.some((finding) => finding.severity === 'error');
   if (!values.write) {
     process.stdout.write(migrated.text);
@@ -85,9 +85,9 @@ export function migrateProfileText(text: string, policy: PolicySet): MigratedPro
   return { text: doc.toString(), steps };
 }
 
-function validate(text: string, file: string, policy: PolicySet): { severity: string; text: string }[] {
+function validate(text: string, file: string, policy: PolicySet): Finding[] {
   const doc = parseDocumentText(text, file);
   const schema = schemaFindings(doc, loadSchema('profile', policy.dir));
   const lint = schema.length > 0 ? [] : profileFindings(compileProfile({ data: doc.data as ProfileData, file, lineOf: doc.lineOf }, policy.vocabulary), policy.vocabulary, policy.invariants);
-  return [...schema, ...lint].map((f) => ({ severity: f.severity, text: `${f.file}${f.line ? `:${f.line}` : ''}: ${f.severity} ${f.code}: ${f.message}` }));
+  return [...schema, ...lint];
 }

@@ -6,6 +6,7 @@ import { loadPolicySet, type PolicySet } from '../config/policies.js';
 import { hintHolders } from '../config/profiles.js';
 import { policiesDir, profilesDir } from '../config/paths.js';
 import type { Decision } from '../policy/decision.js';
+import type { Finding } from '../policy/findings.js';
 import type { DecideContext } from '../policy/decide.js';
 import { decideContextFor } from '../policy/checks.js';
 
@@ -35,6 +36,11 @@ export function forOutput(decision: Decision): Decision {
   const hint = decision.hint?.split(decision.determining.file).join(displayPath(decision.determining.file));
   const failed = decision.failed.map((f) => (f.entry ? { ...f, entry: { ...f.entry, file: displayPath(f.entry.file) } } : f));
   return { ...decision, determining: { ...decision.determining, file: displayPath(decision.determining.file) }, failed, ...(hint !== undefined ? { hint } : {}) };
+}
+
+/** One finding for a person: `file:line: severity code: message (fix: ...)`, as check and migrate print it. */
+export function findingLine(finding: Finding): string {
+  return `${displayPath(finding.file)}${finding.line ? `:${finding.line}` : ''}: ${finding.severity} ${finding.code}: ${finding.message}${finding.fix ? ` (fix: ${finding.fix})` : ''}`;
 }
 
 export function fail(command: string, message: string): number {
