@@ -165,6 +165,18 @@ describe('reconciler: only guarded tools delete branches and close landed pull r
     assert.ok(devFailures.length > 0);
   });
 
+  test('a refusal report passes the secret redaction: the token named as a branch is not echoed', async () => {
+    const token = sandbox.users.dave?.token ?? 'no-token';
+    const credential = `ghp_${'a1B2c3D4e5'.repeat(4)}`;
+    for (const branch of [token, credential]) {
+      const result = await reconciler.client.callTool({ name: 'gitea_cleanup_merged_pr_branch', arguments: { ...where, pr_number: 2, branch, confirmation: confirm(2, branch) } });
+      assert.equal(payloadOf(result).error.reason, 'branch_not_pr_head');
+      assert.ok(!JSON.stringify(result).includes(branch), 'the report does not quote the secret');
+    }
+    const audit = readFileSync(auditLogs.get(reconciler) ?? '', 'utf8');
+    assert.ok(!audit.includes(token) && !audit.includes(credential));
+  });
+
   test('cleanup deletes the head branch of a merged pull request with the exact confirmation, and audits the evidence', async () => {
     const report = await cleanup({ pr_number: 2, branch: 'feature/old-docs', confirmation: confirm(2, 'feature/old-docs') });
     assert.equal(report.action, 'deleted', JSON.stringify(report.error ?? {}));

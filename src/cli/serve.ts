@@ -8,7 +8,7 @@ import { serveStdio } from '../transports/stdio.js';
 import { DEFAULT_MAX_BODY_BYTES, startHttpTransport } from '../transports/http.js';
 import { createLogger, type Logger } from '../transports/logger.js';
 import { StartupError } from '../transports/startup.js';
-import type { Session } from '../server/session.js';
+import type { Namespace } from '../server/session.js';
 
 export async function run(argv: string[]): Promise<number> {
   let flags: Record<string, string | undefined>;
@@ -25,8 +25,8 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const settings = readSettings(flags, process.env);
     const logger = createLogger(settings.logLevel as Parameters<typeof createLogger>[0]);
-    const session = await loadNamespace(settings, process.env, logger);
-    await serve(session, settings, logger);
+    const namespace = await loadNamespace(settings, process.env, logger);
+    await serve(namespace, settings, logger);
     return 0;
   } catch (error) {
     if (error instanceof SettingsError || error instanceof StartupError) return fail(error.message);
@@ -34,11 +34,13 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-async function serve(session: Session, settings: Settings, logger: Logger): Promise<void> {
+async function serve(namespace: Namespace, settings: Settings, logger: Logger): Promise<void> {
+  // The audit sink and version stay the same across profile switches.
+  const { audit, version, profile } = namespace.session;
   if (settings.transport === 'stdio') {
-    const connection = await serveStdio(createMcpServer(session));
+    const connection = await serveStdio(createMcpServer(namespace));
     await connection.closed;
-    await session.audit.close();
+    await audit.close();
     return;
   }
   const bearerToken = process.env.MCP_BEARER_TOKEN || undefined;
@@ -52,16 +54,16 @@ async function serve(session: Session, settings: Settings, logger: Logger): Prom
       allowedHosts: settings.allowedHosts,
       rateLimitPerMinute: settings.rateLimitPerMinute,
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-      info: { name: 'gitea-warden', version: session.version, profile: session.profile.name ?? session.profile.file },
+      info: { name: 'gitea-warden', version, profile: profile.name ?? profile.file },
     },
-    () => createMcpServer(session),
+    () => createMcpServer(namespace),
     logger,
   );
   await new Promise<void>((resolve) => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
   });
   await handle.close();
-  await session.audit.close();
+  await audit.close();
 }
 
 function flagOptions() {

@@ -40,7 +40,8 @@ export class CallAudit {
   /** Writes the result event (and the write-ahead event first, for calls refused before it). */
   async result(record: CallRecord): Promise<void> {
     if (!(await this.writeAhead(record.operation, record.target))) return;
-    await this.append(record, 'result');
+    // Too late to refuse (the call ran); the write-ahead event stays as the trace, and the operator is told.
+    if (!(await this.append(record, 'result'))) this.session.logger.error({ tool: this.tool, call_id: this.callId }, 'the audit result event could not be written');
   }
 
   private append(record: CallRecord, phase: 'write_ahead' | 'result'): Promise<boolean> {

@@ -1,14 +1,27 @@
-// The MCP surface of one namespace: an SDK Server answering tools/list from the registry and
-// tools/call through the pipeline. Cheap to create: streamable HTTP makes one per request, all
-// sharing the same loaded Session.
+// The MCP surface of one namespace: an SDK Server answering tools/list from the current session's
+// registry and tools/call through the pipeline. Cheap to create: streamable HTTP makes one per
+// request, all sharing the same Namespace.
 import { CallToolRequestSchema, ListToolsRequestSchema, Server } from './sdk.js';
 import { handleToolCall } from './pipeline.js';
-import type { Session } from './session.js';
+import type { Namespace, Session } from './session.js';
 
-export function createMcpServer(session: Session): Server {
-  const server = new Server({ name: 'gitea-warden', version: session.version }, { capabilities: { tools: {} }, instructions: instructionsFor(session) });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: session.registry.definitions() }));
-  server.setRequestHandler(CallToolRequestSchema, (request) => handleToolCall(session, request.params.name, request.params.arguments));
+export function createMcpServer(namespace: Namespace): Server {
+  const server = new Server(
+    { name: 'gitea-warden', version: namespace.session.version },
+    { capabilities: { tools: { listChanged: true } }, instructions: instructionsFor(namespace.session) },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: namespace.session.registry.definitions() }));
+  // The tool list this client was last told of; a profile switch replaces it, and the client hears so once.
+  let announced = namespace.session.registry;
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const result = await handleToolCall(namespace, request.params.name, request.params.arguments);
+    if (namespace.session.registry !== announced) {
+      announced = namespace.session.registry;
+      // Stateless HTTP has no stream to carry this (the SDK drops it); stdio does.
+      await server.sendToolListChanged().catch(() => namespace.session.logger.warn('could not notify the client that the tool list changed'));
+    }
+    return result;
+  });
   return server;
 }
 

@@ -25,11 +25,11 @@ import { fileSha256 } from './file-hash.js';
 import { builtinTools } from './builtin/index.js';
 import type { BuiltinTool } from './builtin/types.js';
 import { IdentityVerifier } from './identity.js';
-import type { Session, WatchedFile } from './session.js';
+import type { Namespace, Session, WatchedFile } from './session.js';
 import type { Settings } from './settings.js';
 import { buildToolRegistry, ToolRegistryError, type ToolRegistry } from './tool-registry.js';
 
-export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, logger: Logger): Promise<Session> {
+export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, logger: Logger): Promise<Namespace> {
   const policy = startupStep(() => loadPolicySet());
   const profile = startupStep(() => loadProfile(profileReference(settings), policy));
   const entries = loadCatalog().entries;
@@ -64,7 +64,7 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
   if (!client) logger.warn({ profile: profile.name }, `no Gitea token: set ${profile.data.token_source_name ?? 'GITEA_TOKEN'}; identity unverified, reads will fail at Gitea and mutations are refused`);
   await verifyIdentity(session);
   logger.info({ profile: profile.name, tools: registry.tools.length, audit: auditPath }, 'namespace ready');
-  return session;
+  return { session };
 }
 
 /** Runs GET /user and logs the outcome (logins only, never the token). */
@@ -77,16 +77,25 @@ export async function verifyIdentity(session: Session): Promise<void> {
 
 /**
  * Serves another profile from now on: its registry, its token (its token_source_name), a new client and
- * a cleared identity, verified again with GET /user before this returns, so no call mutates unverified.
+ * identity, verified with GET /user before the new session replaces the old one. Calls already running
+ * finish with the session they started with; calls from now on get the new one.
  */
-export async function switchProfile(session: Session, profile: CompiledProfile): Promise<void> {
-  session.registry = registryFor(session.settings, session.policy, profile, session.entries, session.builtins, session.guards);
-  session.gitea = giteaIdentityFor(session.settings, profile, session.env);
-  session.client = session.gitea.token === '' ? null : new GiteaHttpClient(session.gitea, { timeoutMs: session.settings.timeoutMs });
-  session.identity = new IdentityVerifier(session.client, profile.data.authenticated_username ?? null);
-  session.profile = profile;
-  session.logger.info({ profile: profile.name }, 'profile switched at runtime');
-  await verifyIdentity(session);
+export async function switchProfile(namespace: Namespace, profile: CompiledProfile): Promise<Session> {
+  const current = namespace.session;
+  const gitea = giteaIdentityFor(current.settings, profile, current.env);
+  const client = gitea.token === '' ? null : new GiteaHttpClient(gitea, { timeoutMs: current.settings.timeoutMs });
+  const next: Session = {
+    ...current,
+    profile,
+    registry: registryFor(current.settings, current.policy, profile, current.entries, current.builtins, current.guards),
+    gitea,
+    client,
+    identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
+  };
+  next.logger.info({ profile: profile.name }, 'profile switched at runtime');
+  await verifyIdentity(next);
+  namespace.session = next;
+  return next;
 }
 
 /** GITEA_MCP_CONFIG#name, a profile file, or a reference profile name (profiles/<name>.yaml). */

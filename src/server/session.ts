@@ -1,7 +1,7 @@
 // One namespace's state while it serves: what was loaded at start (policies, profile, catalog,
 // guards, tasks), the tool registry built from it, the verified identity and the audit log.
-// Built once by namespace.ts; every tool call reads it, only a profile switch (switchProfile) replaces
-// the profile, registry, token, client and identity.
+// A Session never changes: a profile switch (switchProfile) builds a new one and puts it in the
+// Namespace, so a call that took the session at its start keeps one profile, token and identity.
 import type { PolicySet } from '../config/policies.js';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { RouteTable } from '../catalog/routes.js';
@@ -42,11 +42,16 @@ export interface Session {
   readonly env: NodeJS.ProcessEnv;
   /** The profile file and policies/*.yaml as they were when the server started. */
   readonly watchedFiles: readonly WatchedFile[];
-  profile: CompiledProfile;
-  registry: ToolRegistry;
+  readonly profile: CompiledProfile;
+  readonly registry: ToolRegistry;
   /** Base URL and token of the profile's Gitea identity; the token is never shown. */
-  gitea: GiteaIdentity;
+  readonly gitea: GiteaIdentity;
   /** Null when no token is configured: reads then fail at Gitea, mutations fail closed. */
-  client: GiteaHttpClient | null;
-  identity: IdentityVerifier;
+  readonly client: GiteaHttpClient | null;
+  readonly identity: IdentityVerifier;
+}
+
+/** What one serving process holds: the current session, replaced whole by a profile switch. */
+export interface Namespace {
+  session: Session;
 }

@@ -22,7 +22,7 @@ export const activateProfileTool: BuiltinTool = {
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   operations: [],
-  async handler(args, session) {
+  async handler(args, session, namespace) {
     const name = String(args.name);
     const config = session.settings.config;
     if (config === null || !runtimeSwitchingAllowed(config)) {
@@ -35,20 +35,20 @@ export const activateProfileTool: BuiltinTool = {
     } catch (error) {
       return refused('profile_unavailable', error instanceof Error ? error.message : 'The profile could not be loaded.', 'Name a profile of the GITEA_MCP_CONFIG file (identity key, profile_name or alias); see gitea-warden check.');
     }
-    const previous = session.profile.name;
-    await switchProfile(session, next);
-    const status = session.identity.current();
+    const switched = await switchProfile(namespace, next);
+    const status = switched.identity.current();
     const payload = {
       switched: true,
-      previous_profile: previous,
+      previous_profile: session.profile.name,
       profile: next.name,
       role: next.role,
       login: status.state === 'unverified' ? null : status.login,
       verification: status.state,
       verified: status.state === 'verified',
-      tools: session.registry.tools.length,
+      tools: switched.registry.tools.length,
     };
-    return { kind: 'answer', payload, isError: false, audit: { operation: null, decision: 'allow', reason: 'profile_switched' } };
+    const evidence = { previous_profile: session.profile.name ?? session.profile.file, profile: next.name ?? next.file };
+    return { kind: 'answer', payload, isError: false, audit: { operation: null, decision: 'allow', reason: 'profile_switched', evidence } };
   },
 };
 

@@ -1,9 +1,10 @@
 // The contract of a built-in tool (whoami, server_status, api_request, ...): one file per tool in
 // this directory, registered in builtin/index.ts. The pipeline audits every call; a handler either
 // answers itself or hands a Gitea call back so it runs through the same steps as a generated tool.
+import type { AuditEvidence } from '../../audit/event.js';
 import type { CatalogEntry, JsonSchema } from '../../catalog/types.js';
 import type { GiteaSides, ReconcileReport } from '../../gitea/reconcile.js';
-import type { Session } from '../session.js';
+import type { Namespace, Session } from '../session.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -19,6 +20,8 @@ export interface BuiltinAudit {
   reason: string | null;
   target?: { owner: string | null; repo: string | null; index: number | null } | null;
   httpStatus?: number | null;
+  /** Facts worth keeping in the result event (names, SHAs; nothing secret). */
+  evidence?: AuditEvidence;
 }
 
 export type BuiltinOutcome =
@@ -42,5 +45,6 @@ export interface BuiltinTool {
   operations: readonly string[];
   /** The profile role the tool requires (listed and usable only for it); absent: any role. */
   role?: string;
-  handler(args: Record<string, unknown>, session: Session): Promise<BuiltinOutcome>;
+  /** `session` is the call's own (fixed for the whole call); `namespace` is only for switching it. */
+  handler(args: Record<string, unknown>, session: Session, namespace: Namespace): Promise<BuiltinOutcome>;
 }

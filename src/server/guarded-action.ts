@@ -1,0 +1,72 @@
+// A guarded built-in write (cleanup_merged_pr_branch, reconcile_already_landed_pr): role, decision and
+// identity as for any call, then the action gathers live facts, judges them and writes only if every
+// check passed. Its report quotes Gitea (refs, check details, failures), so what it returns and what
+// the audit keeps pass the executor's secret redaction first.
+import type { ReconcileReport } from '../gitea/reconcile.js';
+import { Redactor } from '../gitea/redact.js';
+import { HttpGiteaWriter } from '../gitea/writer.js';
+import { decide, deny } from '../policy/decide.js';
+import type { Decision } from '../policy/decision.js';
+import { applyGuardVerdict } from '../policy/guards/verdict.js';
+import type { AuditEvidence } from '../audit/event.js';
+import type { BuiltinOutcome, BuiltinTool } from './builtin/types.js';
+import type { CallRecord } from './call-audit.js';
+import { identityRefusal } from './identity-gate.js';
+import { denied, type Outcome } from './outcome.js';
+import type { Session } from './session.js';
+import { toolResult } from './tool-result.js';
+
+export type GuardedAction = Extract<BuiltinOutcome, { kind: 'guarded_action' }>;
+
+export async function runGuardedAction(session: Session, tool: BuiltinTool, action: GuardedAction, target: CallRecord['target']): Promise<Outcome> {
+  const decision = decideGuardedAction(session, tool, action);
+  if (decision.decision === 'deny') return denied(decision, target);
+  const refused = await identityRefusal(session, decision, target);
+  if (refused) return refused;
+  if (!session.client) return denied(deny(decision.operation, decision.operations, 'identity_unverified', decision.determining, 'Configure the profile token.'), target);
+  const report = await action.act({ reader: session.client, writer: new HttpGiteaWriter(session.client) });
+  const redactor = sessionRedactor(session);
+  const outcome = reportOutcome(decision, action, report, target);
+  return {
+    result: toolResult(redactor.value(outcome.result.structuredContent) as Record<string, unknown>, outcome.result.isError === true),
+    record: { ...outcome.record, evidence: redactor.value(auditEvidence(report)) as AuditEvidence },
+  };
+}
+
+/** The tool's role first (a reconciler tool in another namespace is a role mismatch), then the profile's lists and scopes. */
+function decideGuardedAction(session: Session, tool: BuiltinTool, action: GuardedAction): Decision {
+  if (tool.role !== undefined && session.profile.role !== tool.role) {
+    return deny(action.operations[0] ?? null, [...action.operations], 'role_mismatch', { file: session.profile.file, line: null, rule: `role: ${session.profile.role ?? 'none'}` },
+      `${tool.name} is ${tool.role} work; use the gitea-${tool.role} namespace.`);
+  }
+  return decide(session.profile, { operations: [...action.operations], targets: action.targets }, session.decideContext);
+}
+
+/** The result and record of a report: refused (a denial with the report), failed (Gitea refused the write) or done. */
+function reportOutcome(decision: Decision, action: GuardedAction, report: ReconcileReport, target: CallRecord['target']): Outcome {
+  const record = (status: CallRecord['status'], reason: string, effect: 'allow' | 'deny'): CallRecord =>
+    ({ operation: decision.operation, decision: effect, reason, target, status, httpStatus: null });
+  if (report.action === 'refused') {
+    const refused = denied(applyGuardVerdict(decision, { guard: action.guard, checks: report.checks }), target);
+    const payload = { ...(refused.result.structuredContent as Record<string, unknown>) };
+    payload.error = { ...(payload.error as Record<string, unknown>), report };
+    return { result: toolResult(payload, true), record: record('denied', refused.record.reason ?? 'refused', 'deny') };
+  }
+  if (report.action === 'failed') {
+    const error = { kind: 'action_failed', message: report.failure ?? 'The Gitea write failed.', report, hint: 'Every check passed but Gitea refused the write; see the report and retry.' };
+    return { result: toolResult({ error, request: null }, true), record: record('error', 'action_failed', 'allow') };
+  }
+  return { result: toolResult({ action: report.action, checks: report.checks, evidence: report.evidence }, false), record: record('ok', report.action, 'allow') };
+}
+
+/** The report's evidence for the audit event: SHAs, refs, numbers and the codes of failed checks. */
+function auditEvidence(report: ReconcileReport): AuditEvidence {
+  const failed = report.checks.filter((c) => !c.passed).map((c) => c.code);
+  return { ...report.evidence, action: report.action, failed_checks: failed.join(',') };
+}
+
+/** The executor's redaction with this session's secrets: the token and the server's own secrets, exact; credential shapes masked unless SECRET_DETECTION_MODE is off. */
+function sessionRedactor(session: Session): Redactor {
+  const { serverSecrets = [], secretDetectionMode = 'mask' } = session.executorOptions;
+  return new Redactor([session.gitea.token, ...serverSecrets], { patterns: secretDetectionMode !== 'off' });
+}

@@ -1,0 +1,29 @@
+// Step 6 of a call: a mutation runs only under the verified identity (checked again if it could not
+// be checked before); reads do not need it. An operation the vocabulary does not know counts as a mutation.
+import type { Decision } from '../policy/decision.js';
+import type { CallRecord } from './call-audit.js';
+import type { Outcome } from './outcome.js';
+import type { Session } from './session.js';
+import { refusal } from './tool-result.js';
+
+/** The refusal when the decision mutates and the identity is not verified; null when the call may go on. */
+export async function identityRefusal(session: Session, decision: Decision, target: CallRecord['target']): Promise<Outcome | null> {
+  if (!isMutating(session, decision)) return null;
+  const status = await session.identity.ensure();
+  if (status.state === 'verified') return null;
+  const tokenVariable = session.profile.data.token_source_name ?? 'GITEA_TOKEN';
+  const [reason, message, hint] =
+    status.state === 'mismatch'
+      ? ['identity_mismatch', `The token belongs to ${status.login}, but profile ${session.profile.name} is for ${status.expected ?? 'an unnamed user'}; mutating calls are refused.`,
+        `Give this namespace the token of ${status.expected ?? 'the profile user'} (env ${tokenVariable}), or fix authenticated_username.`]
+      : ['identity_unverified', `${status.detail} Mutating calls are refused until GET /user confirms the profile's user.`,
+        `Set ${tokenVariable} to a valid token and check GITEA_URL.`];
+  return {
+    result: refusal(reason, message, { operation: decision.operation, operations: decision.operations, hint }),
+    record: { operation: decision.operation, decision: 'deny', reason, target, status: 'denied', httpStatus: null },
+  };
+}
+
+function isMutating(session: Session, decision: Decision): boolean {
+  return decision.operations.some((op) => session.policy.vocabulary.operations.get(op)?.risk !== 'read');
+}
