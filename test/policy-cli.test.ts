@@ -189,6 +189,13 @@ describe('gitea-warden diff', () => {
     return file;
   };
 
+  test('an unknown --format is unusable input (exit 2), not text by default', async () => {
+    const result = await capture(diff, ['--format', 'xml', 'profiles/gitea-reviewer.yaml', 'profiles/gitea-merger.yaml']);
+    assert.equal(result.code, 2);
+    assert.equal(result.stdout, '');
+    assert.match(result.stderr, /unknown format 'xml' \(text or json\)/);
+  });
+
   test('exit 1 on gained access (after normalization and wildcards), unless --allow-gain', async () => {
     const before = write('old.json', ['read', 'push']);
     const after = write('new.json', ['gitea.read', 'gitea.branch.push', 'gitea.wiki.*']);

@@ -26,7 +26,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  if (!['text', 'json', 'sarif'].includes(values.format)) return fail('check', `unknown format '${values.format}'`);
+  if (!['text', 'json', 'sarif'].includes(values.format)) return fail('check', `unknown format '${values.format}' (text, json or sarif)`);
   const dir = resolve(values.policies ?? policiesDir);
   const paths = positionals.length > 0 ? positionals : [profilesDir, dir];
   const missing = paths.find((path) => !existsSync(path));

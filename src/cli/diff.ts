@@ -8,7 +8,10 @@ const HELP = `usage: gitea-warden diff OLD NEW [--allow-gain] [--format text|jso
 
 Compares what two versions of a profile may actually do (after normalization, wildcard expansion
 and forbidden entries) and where (resource scopes: a new or lifted repository, branch or path allow
-is a gain; a removed allow or a new deny is a loss). Exit 1 when access is gained unless --allow-gain; 0 otherwise; 2 unusable input.
+is a gain; a removed allow or a new deny is a loss). OLD and NEW are profile files (FILE#name for
+a multi-identity config). Text lists '+' gained and '-' lost access; --format json gives
+{"gained", "lost", "scopes": {"gained", "lost"}}. --policies DIR reads other policy files.
+Exit 1 when access is gained unless --allow-gain; 0 otherwise; 2 unusable input.
 `;
 
 export async function run(argv: string[]): Promise<number> {
@@ -22,6 +25,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
+  if (!['text', 'json'].includes(values.format)) return fail('diff', `unknown format '${values.format}' (text or json)`);
   const [oldPath, newPath, ...extra] = positionals;
   if (!oldPath || !newPath || extra.length > 0) return fail('diff', 'give exactly two profiles: OLD NEW');
   let result;

@@ -15,7 +15,8 @@ const HELP = `usage: gitea-warden migrate -i FILE [-o OUT] [--backup PATH] [-w]
 Turns legacy spellings (aliases such as approve, and categories such as pr.close or issue.create)
 into canonical gitea.<area>.<verb> names. Prints the result and validates it (dry run); -w writes
 it to OUT (or FILE in place) after copying the original to --backup (default FILE.bak).
-Exit 0 when the result is valid, 1 when it still has findings, 2 unusable input.
+The rewrites go to stderr, one per entry, with any finding left (and its fix). --policies DIR
+reads other policy files. Exit 0 when the result is valid, 1 when it still has findings, 2 unusable input.
 `;
 
 export async function run(argv: string[]): Promise<number> {
