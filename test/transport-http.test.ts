@@ -188,6 +188,49 @@ describe('rate limit on the MCP path', () => {
   });
 });
 
+describe('refusals and slow or bloated requests', () => {
+  const wrong = 'presented-wrong-token-0123456789';
+  let server: HttpTransportHandle;
+  before(async () => {
+    // A frozen clock: the unauthenticated bucket never refills, so the third refusal is a 429.
+    server = await startHttpTransport(options({ rateLimitPerMinute: 1, now: () => 0, requestTimeoutMs: 200 }), createEchoServer, logger);
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  test('401, 403 and 429 answers carry neither the configured nor the presented token', async () => {
+    const refusals = [
+      await raw(server.url, { method: 'POST', headers: { ...mcpHeaders(wrong), Host: 'evil.example.com' }, body: initialize }),
+      await raw(server.url, { method: 'POST', headers: mcpHeaders(wrong), body: initialize }),
+      await raw(server.url, { method: 'POST', headers: mcpHeaders(wrong), body: initialize }),
+    ];
+    assert.deepEqual(refusals.map((r) => r.status), [403, 401, 429]);
+    for (const response of refusals) {
+      const text = JSON.stringify(response.headers) + response.body;
+      assert.ok(!text.includes(TOKEN) && !text.includes(wrong), `${response.status} leaks a token`);
+    }
+  });
+
+  // The timeout option only stops a hang from blocking the run when the server would wait forever.
+  test('a body that stops arriving is cut off (408) instead of holding the connection', { timeout: 10_000 }, async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+      let received = '';
+      socket.on('data', (chunk) => (received += chunk.toString('utf8')));
+      socket.on('close', () => resolve(received));
+      socket.on('error', reject);
+      socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc"`);
+    });
+    assert.match(answer, /^HTTP\/1\.1 408/);
+  });
+
+  test('headers beyond 16 KiB are refused with 431', async () => {
+    const response = await raw(server.url, { path: '/health', headers: { 'X-Padding': 'x'.repeat(20 * 1024) } });
+    assert.equal(response.status, 431);
+  });
+});
+
 describe('HTTP start-up', () => {
   async function freePort(): Promise<number> {
     const probe = createNetServer();

@@ -15,11 +15,16 @@ import { RateLimiter } from './rate-limit.js';
 import { checkStartup, StartupError, type StartupOptions } from './startup.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** Time to receive a whole request (headers and body), not to answer it: a slow sender cannot hold a connection. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+const HEADERS_TIMEOUT_MS = 10_000;
 
 export interface HttpTransportOptions extends StartupOptions {
   info: ServerInfo;
   /** Clock for the rate limiter (ms); tests inject one. */
   now?: () => number;
+  /** Receiving one request may take this long (408 and close after); tests shorten it. */
+  requestTimeoutMs?: number;
 }
 
 export interface HttpTransportHandle {
@@ -32,9 +37,18 @@ export interface HttpTransportHandle {
 export async function startHttpTransport(options: HttpTransportOptions, createServer: () => Server, logger: Logger): Promise<HttpTransportHandle> {
   checkStartup(options);
   const handler = requestHandler(options, createServer, logger);
-  const http = createHttpServer((req, res) => {
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const limits = {
+    requestTimeout,
+    headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeout),
+    // Node checks the timeouts on this beat; a quarter of the limit keeps the overrun small.
+    connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(requestTimeout / 4))),
+    maxHeaderSize: 16 * 1024,
+  };
+  const http = createHttpServer(limits, (req, res) => {
     handler(req, res).catch((error: unknown) => answerInternalError(res, error, logger));
   });
+  http.maxHeadersCount = 100;
   await listen(http, options.host, options.port);
   const { port } = http.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
