@@ -128,6 +128,32 @@ describe('AuditLog', () => {
         return true;
       });
     }
+    await log.close();
+  });
+
+  test('one writer per log: a second open is refused while the first holds it, and allowed after close', async () => {
+    const path = freshPath();
+    const first = await AuditLog.open(path);
+    await assert.rejects(AuditLog.open(path), (error: unknown) => {
+      assert.ok(error instanceof AuditWriteError);
+      assert.equal(error.code, 'ELOCKED');
+      assert.match(error.message, new RegExp(`process ${process.pid}.*its own AUDIT_LOG`));
+      return true;
+    });
+    await first.append(sampleEvent(1));
+    await first.close();
+    await writeEvents(path, 1);
+    assert.deepEqual(verifyAuditLog(await readFile(path, 'utf8')), { ok: true, events: 2 });
+  });
+
+  test('a lock left by a process that is gone (a crash) is taken over', async () => {
+    const path = freshPath();
+    await writeEvents(path, 1);
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    await writeFile(`${path}.lock`, gone.stdout);
+    await writeEvents(path, 1);
+    assert.deepEqual(verifyAuditLog(await readFile(path, 'utf8')), { ok: true, events: 2 });
+    assert.equal(existsSync(`${path}.lock`), false);
   });
 
   test('a read-only log file cannot be opened for appending (fails closed)', async () => {

@@ -10,6 +10,7 @@ import { dirname } from 'node:path';
 import { checkLink, checkSealedLine, GENESIS_PREV, sealEvent, sha256Hex } from './chain.js';
 import type { AuditEvent, ChainedAuditEvent } from './event.js';
 import { TRUNCATED_FINAL_LINE } from './verify.js';
+import { lockLog, LogLockedError, type LogLock } from './lock.js';
 
 /** Writing to (or opening) the log failed. Names the path and errno code, never event data. */
 export class AuditWriteError extends Error {
@@ -59,23 +60,32 @@ export class AuditLog {
   private constructor(
     readonly path: string,
     private readonly handle: FileHandle,
+    private readonly lock: LogLock,
     private head: ChainHead,
     private readonly clock: () => Date,
   ) {}
 
-  /** Opens (or creates) the log and continues its chain; rejects if the tail does not verify. */
+  /** Opens (or creates) the log as its only writer and continues its chain; rejects if the tail does not verify. */
   static async open(path: string, options: AuditLogOptions = {}): Promise<AuditLog> {
-    const existed = await fileExists(path);
-    const handle = await attempt(path, 'open', async () => {
-      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-      return open(path, 'a+', 0o600);
+    await attempt(path, 'creating its directory', () => mkdir(dirname(path), { recursive: true, mode: 0o700 }));
+    const lock = await lockLog(path).catch((error: unknown) => {
+      throw error instanceof LogLockedError
+        ? new AuditWriteError(path, 'ELOCKED', `taking the lock held by process ${error.pid} (one writer per log: give each namespace its own AUDIT_LOG)`)
+        : new AuditWriteError(path, errnoCode(error), 'taking the lock');
     });
     try {
-      if (!existed) await attempt(path, 'fsync of the directory', () => syncDirectory(dirname(path)));
-      const head = await readChainHead(path, handle);
-      return new AuditLog(path, handle, head, options.clock ?? (() => new Date()));
+      const existed = await fileExists(path);
+      const handle = await attempt(path, 'open', () => open(path, 'a+', 0o600));
+      try {
+        if (!existed) await attempt(path, 'fsync of the directory', () => syncDirectory(dirname(path)));
+        const head = await readChainHead(path, handle);
+        return new AuditLog(path, handle, lock, head, options.clock ?? (() => new Date()));
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
     } catch (error) {
-      await handle.close();
+      await lock.release();
       throw error;
     }
   }
@@ -92,6 +102,7 @@ export class AuditLog {
     await this.queue;
     if (this.failure === null) this.failure = new AuditWriteError(this.path, 'ECLOSED', 'append after close');
     await this.handle.close();
+    await this.lock.release();
   }
 
   private async write(event: AuditEvent): Promise<ChainedAuditEvent> {
