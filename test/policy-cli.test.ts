@@ -232,12 +232,22 @@ forbidden_operations: [approve, merge, review, pr.create, push, commit]
     writeFileSync(file, legacy);
     const result = await capture(migrate, ['-i', file]);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /# legacy reconciler profile/);
-    assert.match(result.stdout, /- gitea\.read # everything readable/);
-    assert.match(result.stdout, /gitea\.pr\.close/);
-    assert.match(result.stdout, /gitea\.issue\.close/);
-    assert.match(result.stdout, /gitea\.pr\.approve/);
+    // Only the legacy names change: comments, their alignment and the flow list's layout stay as written.
+    assert.equal(result.stdout, legacy
+      .replace('- read          #', '- gitea.read          #')
+      .replace('- pr.close', '- gitea.pr.close')
+      .replace('- issue.close', '- gitea.issue.close')
+      .replace('[approve, merge, review, pr.create, push, commit]', '[gitea.pr.approve, gitea.pr.merge, gitea.pr.review, gitea.pr.create, gitea.branch.push, gitea.repo.commit]'));
     assert.equal(readFileSync(file, 'utf8'), legacy);
+  });
+
+  test('a JSON profile stays JSON, quotes and all', async () => {
+    const file = join(temp, 'legacy.json');
+    writeFileSync(file, '{\n  "profile_name": "j",\n  "role": "reviewer",\n  "authenticated_username": "bob",\n  "token_source_name": "T",\n  "allowed_operations": ["read", "approve"]\n}\n');
+    const result = await capture(migrate, ['-i', file]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout).allowed_operations, ['gitea.read', 'gitea.pr.approve']);
+    assert.match(result.stdout, /"allowed_operations": \["gitea\.read", "gitea\.pr\.approve"\]/);
   });
 
   test('-w writes after a backup, and the result checks clean', async () => {

@@ -68,11 +68,12 @@ export interface MigratedProfile {
   steps: (MigrationStep & { list: string })[];
 }
 
-/** Rewrites both operation lists in place in the YAML document, so comments and layout survive. */
+/** Rewrites only the migrated entries' own characters in the text, so comments, alignment and quoting survive byte for byte. */
 export function migrateProfileText(text: string, policy: PolicySet): MigratedProfile | null {
   const doc = parseDocument(text);
   if (doc.errors.length > 0) return null;
   const steps: MigratedProfile['steps'] = [];
+  const edits: { start: number; end: number; to: string }[] = [];
   for (const list of ['allowed_operations', 'forbidden_operations']) {
     const node = doc.get(list, true);
     if (!isSeq(node)) continue;
@@ -80,10 +81,18 @@ export function migrateProfileText(text: string, policy: PolicySet): MigratedPro
     for (const step of planMigration(written, policy.vocabulary, policy.legacyCategories)) {
       steps.push({ ...step, list });
       const item = node.items[step.index];
-      if (step.to !== null && isScalar(item)) item.value = step.to;
+      const range = isScalar(item) ? item.range : undefined;
+      if (step.to !== null && range) edits.push({ start: range[0], end: range[1], to: quotedLike(text.slice(range[0], range[1]), step.to) });
     }
   }
-  return { text: doc.toString(), steps };
+  const migrated = edits.sort((a, b) => b.start - a.start).reduce((out, edit) => out.slice(0, edit.start) + edit.to + out.slice(edit.end), text);
+  return { text: migrated, steps };
+}
+
+/** A canonical name needs no quotes; an entry that had them keeps its kind. */
+function quotedLike(written: string, name: string): string {
+  const quote = written[0];
+  return quote === '"' || quote === "'" ? `${quote}${name}${quote}` : name;
 }
 
 function validate(text: string, file: string, policy: PolicySet): Finding[] {
