@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { packageRoot, profilesDir } from '../src/config/paths.js';
 import { profileIdentity } from '../src/cli/demo-namespace.js';
+import { SETTINGS } from '../src/server/settings.js';
 
 const examplesDir = join(packageRoot, 'examples');
 
@@ -70,6 +71,19 @@ describe('systemd unit', () => {
     assert.ok(unit.includes(profileIdentity(profile).tokenVariable), 'the unit names the token variable its profile reads');
     assert.doesNotMatch(unit, /^Environment=\w*TOKEN=/m);
   });
+});
+
+/** What `gitea-warden serve` reads from the environment: its settings, and the secrets it names. */
+const serveVariables = new Set([...SETTINGS.map((setting) => setting.env), 'MCP_BEARER_TOKEN', 'OAUTH_CLIENT_SECRET', 'EXTRA_SECRETS', 'GITEA_TOKEN']);
+
+test('every variable an example sets is one serve reads (a setting, a secret or the profile\'s token variable)', () => {
+  const unit = readFileSync(join(examplesDir, 'systemd', 'gitea-warden-reviewer.service'), 'utf8');
+  const unitVariables = [...unit.matchAll(/^Environment=(\w+)=/gm)].map((match) => match[1] as string);
+  const clientVariables = clientConfigs.flatMap((file) => serverEntries(file).flatMap(([, entry]) => Object.keys(entry.env ?? {})));
+  const tokenVariables = new Set(readdirSync(profilesDir).filter((f) => f.endsWith('.yaml')).map((f) => profileIdentity(basename(f, '.yaml')).tokenVariable));
+  const unknown = [...unitVariables, ...clientVariables].filter((name) => !serveVariables.has(name) && !tokenVariables.has(name));
+  assert.deepEqual([...new Set(unknown)], []);
+  assert.ok(unitVariables.length > 3 && clientVariables.length > 3, 'the variables were found');
 });
 
 describe('CI workflows', () => {
