@@ -83,6 +83,21 @@ describe('authentication', () => {
     assert.equal(typeof ((await bad.json()) as { message: unknown }).message, 'string');
   });
 
+  test('an anonymous write or admin read is 401 before any repository lookup, even of one that does not exist', async () => {
+    const cases: Array<[string, string, unknown]> = [
+      ['POST', `${W}/branches`, { new_branch_name: 'x' }],
+      ['DELETE', `${W}/branches/main`, undefined],
+      ['GET', `${W}/branch_protections`, undefined],
+      ['GET', `${W}/hooks`, undefined],
+      ['POST', `${W}/labels`, { name: 'x', color: '00aabb' }],
+      ['POST', `${W}/contents/new.txt`, { content: b64('x') }],
+      ['POST', '/repos/acme/no-such-repo/labels', { name: 'x', color: '00aabb' }],
+    ];
+    for (const [method, path, body] of cases) {
+      assert.equal((await call(method, path, { as: null, body })).status, 401, `${method} ${path}`);
+    }
+  });
+
   test('sudo works for the site admin and is 403 for anyone else', async () => {
     const asAlice = await call('GET', '/user', { as: 'admin', headers: { Sudo: 'alice' } });
     assert.equal(asAlice.body.login, 'alice');

@@ -1,5 +1,4 @@
 // Branches (list, get, create, delete) and branch protections (list, get; repository admins only).
-import { requireSignedIn } from '../auth.js';
 import { bodyObject, noContent, ok, stringField, type RequestContext, type Route } from '../context.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
 import { paginate } from '../pagination.js';
@@ -7,7 +6,6 @@ import { presentBranch, presentProtection, protectionFor } from '../present.js';
 import { pathRepo, resolveRef } from './lookup.js';
 
 function createBranch(ctx: RequestContext) {
-  requireSignedIn(ctx.caller);
   const repo = pathRepo(ctx, 'write');
   const body = bodyObject(ctx);
   const name = stringField(body, 'new_branch_name') ?? '';
@@ -21,7 +19,6 @@ function createBranch(ctx: RequestContext) {
 }
 
 function deleteBranch(ctx: RequestContext) {
-  requireSignedIn(ctx.caller);
   const repo = pathRepo(ctx, 'write');
   const name = ctx.params.branch ?? '';
   if (!repo.branches.has(name)) throw notFound('Branch doesn\'t exist.');
@@ -60,7 +57,6 @@ export const branchRoutes: Route[] = [
     path: '/repos/{owner}/{repo}/branch_protections',
     operationId: 'repoListBranchProtection',
     handler: (ctx) => {
-      requireSignedIn(ctx.caller);
       return ok(pathRepo(ctx, 'admin').protections.map(presentProtection));
     },
   },
@@ -69,7 +65,6 @@ export const branchRoutes: Route[] = [
     path: '/repos/{owner}/{repo}/branch_protections/{name}',
     operationId: 'repoGetBranchProtection',
     handler: (ctx) => {
-      requireSignedIn(ctx.caller);
       const protection = protectionFor(pathRepo(ctx, 'admin'), ctx.params.name ?? '');
       if (!protection) throw notFound();
       return ok(presentProtection(protection));

@@ -1,7 +1,6 @@
 // File contents: read a file (or list a directory) at a ref, and the writes that make commits:
 // create, update and delete one file, and the multi-file ChangeFilesOptions. A write lands on
 // `branch` (default branch when absent) or on `new_branch` started from it, and moves that branch.
-import { requireSignedIn } from '../auth.js';
 import { bodyObject, ok, stringField, type RequestContext, type Route } from '../context.js';
 import { forbidden, notFound, unprocessable } from '../errors.js';
 import { blobSha, type Account, type Commit, type Repo, type Tree } from '../model.js';
@@ -64,14 +63,9 @@ function commitChanges(ctx: RequestContext, repo: Repo, changes: FileChange[]): 
   return { commit, branch: target };
 }
 
-function writableRepo(ctx: RequestContext): Repo {
-  requireSignedIn(ctx.caller);
-  return pathRepo(ctx, 'write');
-}
-
 function singleFile(operation: Operation, status: number) {
   return (ctx: RequestContext) => {
-    const repo = writableRepo(ctx);
+    const repo = pathRepo(ctx, 'write');
     const body = bodyObject(ctx);
     const path = ctx.params.filepath ?? '';
     const { commit, branch } = commitChanges(ctx, repo, [
@@ -84,7 +78,7 @@ function singleFile(operation: Operation, status: number) {
 }
 
 function changeFiles(ctx: RequestContext) {
-  const repo = writableRepo(ctx);
+  const repo = pathRepo(ctx, 'write');
   const files = bodyObject(ctx).files;
   if (!Array.isArray(files) || files.length === 0) throw unprocessable('[Files]: Required');
   const changes = files.map((f: Record<string, unknown>, i): FileChange => {

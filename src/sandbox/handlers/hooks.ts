@@ -1,5 +1,4 @@
 // Repository webhooks (repository admins only). Like Gitea, a hook echoes its authorization_header.
-import { requireSignedIn } from '../auth.js';
 import { bodyObject, noContent, ok, stringField, type RequestContext, type Route } from '../context.js';
 import { notFound, unprocessable } from '../errors.js';
 import type { Hook, Repo } from '../model.js';
@@ -8,11 +7,6 @@ import { presentHook } from '../present.js';
 import { pathRepo } from './lookup.js';
 
 const hookTypes = ['dingtalk', 'discord', 'gitea', 'gogs', 'msteams', 'slack', 'telegram', 'feishu', 'wechatwork', 'packagist'];
-
-function adminRepo(ctx: RequestContext): Repo {
-  requireSignedIn(ctx.caller);
-  return pathRepo(ctx, 'admin');
-}
 
 function hookParam(ctx: RequestContext, repo: Repo): Hook {
   const hook = repo.hooks.find((h) => h.id === Number(ctx.params.id));
@@ -30,7 +24,7 @@ function stringList(value: unknown): string[] | undefined {
 }
 
 function createHook(ctx: RequestContext) {
-  const repo = adminRepo(ctx);
+  const repo = pathRepo(ctx, 'admin');
   const body = bodyObject(ctx);
   const type = stringField(body, 'type') ?? '';
   if (!hookTypes.includes(type)) throw unprocessable('Invalid hook type');
@@ -53,7 +47,7 @@ function createHook(ctx: RequestContext) {
 }
 
 function editHook(ctx: RequestContext) {
-  const hook = hookParam(ctx, adminRepo(ctx));
+  const hook = hookParam(ctx, pathRepo(ctx, 'admin'));
   const body = bodyObject(ctx);
   Object.assign(hook.config, stringMap(body.config) ?? {});
   hook.events = stringList(body.events) ?? hook.events;
@@ -69,14 +63,14 @@ export const hookRoutes: Route[] = [
     method: 'GET',
     path: '/repos/{owner}/{repo}/hooks',
     operationId: 'repoListHooks',
-    handler: (ctx) => paginate(ctx, adminRepo(ctx).hooks, (page) => page.map(presentHook)),
+    handler: (ctx) => paginate(ctx, pathRepo(ctx, 'admin').hooks, (page) => page.map(presentHook)),
   },
   { method: 'POST', path: '/repos/{owner}/{repo}/hooks', operationId: 'repoCreateHook', handler: createHook },
   {
     method: 'GET',
     path: '/repos/{owner}/{repo}/hooks/{id}',
     operationId: 'repoGetHook',
-    handler: (ctx) => ok(presentHook(hookParam(ctx, adminRepo(ctx)))),
+    handler: (ctx) => ok(presentHook(hookParam(ctx, pathRepo(ctx, 'admin')))),
   },
   { method: 'PATCH', path: '/repos/{owner}/{repo}/hooks/{id}', operationId: 'repoEditHook', handler: editHook },
   {
@@ -84,7 +78,7 @@ export const hookRoutes: Route[] = [
     path: '/repos/{owner}/{repo}/hooks/{id}',
     operationId: 'repoDeleteHook',
     handler: (ctx) => {
-      const repo = adminRepo(ctx);
+      const repo = pathRepo(ctx, 'admin');
       const hook = hookParam(ctx, repo);
       repo.hooks.splice(repo.hooks.indexOf(hook), 1);
       return noContent();

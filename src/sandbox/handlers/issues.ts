@@ -90,7 +90,6 @@ function createComment(ctx: RequestContext) {
 }
 
 function createLabel(ctx: RequestContext) {
-  requireSignedIn(ctx.caller);
   const repo = pathRepo(ctx, 'write');
   const body = bodyObject(ctx);
   const name = stringField(body, 'name') ?? '';
@@ -103,7 +102,6 @@ function createLabel(ctx: RequestContext) {
 }
 
 function addLabels(ctx: RequestContext) {
-  requireSignedIn(ctx.caller);
   const repo = pathRepo(ctx, 'write');
   const issue = pathIssue(ctx, repo);
   const values = bodyObject(ctx).labels;

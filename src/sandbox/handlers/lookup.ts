@@ -1,12 +1,14 @@
 // Finding the things a path names (repository, issue, pull request) with Gitea's visibility rules.
-import { repoFor } from '../auth.js';
+import { repoFor, requireSignedIn } from '../auth.js';
 import type { RequestContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { AccessLevel, Issue, PullState, Repo } from '../model.js';
 
 export type PullIssue = Issue & { pull: PullState };
 
+/** The path's repository at `wanted` level; above read the caller must be signed in first (Gitea's reqToken, 401). */
 export function pathRepo(ctx: RequestContext, wanted: AccessLevel = 'read'): Repo {
+  if (wanted !== 'read') requireSignedIn(ctx.caller);
   return repoFor(ctx.state, ctx.caller, ctx.params.owner ?? '', ctx.params.repo ?? '', wanted);
 }
 
