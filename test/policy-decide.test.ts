@@ -118,29 +118,83 @@ function prng(seed: number): () => number {
   };
 }
 
-describe('property: adding a forbidden entry or removing an allowed one never turns a deny into an allow', () => {
-  const names = [
-    ...policy.vocabulary.operations.keys(),
-    ...policy.vocabulary.aliases.keys(),
-    'gitea.*', 'gitea.pr.*', 'gitea.issue.*', 'gitea.admin.*', 'pr.close', 'issue.create', 'jenkins.read', 'frobnicate', 'gitea.pr.nope', 'gitea.pr.c*', '',
+// An independent model of the list decision, written from the rules rather than from the code: what
+// one entry (or requested name) stands for in a service, or null when it does not normalize.
+const vocabulary = policy.vocabulary;
+const canonicalNames = [...vocabulary.operations.keys()];
+function meaning(name: string, service: string, pattern: boolean): string[] | null {
+  if (service !== 'gitea') {
+    if (!/^[a-z0-9_-]+(?:\.[a-z0-9_-]+)*$/.test(name)) return null;
+    if (name.startsWith(`${service}.`)) return [name];
+    return name.includes('.') ? null : [`${service}.${name}`];
+  }
+  if (vocabulary.operations.has(name)) return [name];
+  const alias = vocabulary.aliases.get(name);
+  if (alias !== undefined) return [alias];
+  const area = pattern ? /^gitea\.(?:\*|([a-z0-9]+)\.\*)$/.exec(name) : null;
+  const covered = area ? canonicalNames.filter((op) => op.startsWith(area[1] === undefined ? 'gitea.' : `gitea.${area[1]}.`)) : [];
+  return covered.length > 0 ? covered : null;
+}
+function modelAllows(data: { allowed_operations: string[]; forbidden_operations: string[] }, request: string[], service: string): boolean {
+  const requested = request.map((name) => meaning(name, service, false));
+  const forbidden = data.forbidden_operations.map((entry) => meaning(entry, service, true));
+  if (requested.length === 0 || requested.includes(null) || forbidden.includes(null)) return false;
+  const allowed = new Set(data.allowed_operations.flatMap((entry) => meaning(entry, service, true) ?? []));
+  const denied = new Set(forbidden.flat() as string[]);
+  return (requested.flat() as string[]).every((op) => allowed.has(op) && !denied.has(op));
+}
+
+describe('property: random profiles and requests', () => {
+  const areas = [...new Set(canonicalNames.map((name) => name.split('.')[1] as string))];
+  const valid: Record<string, string[]> = {
+    gitea: [...canonicalNames, ...vocabulary.aliases.keys(), 'gitea.*', ...areas.map((area) => `gitea.${area}.*`)],
+    jenkins: ['read', 'build', 'deploy', 'jenkins.read', 'jenkins.build', 'jenkins.job.run'],
+  };
+  const invalid = [
+    'frobnicate', 'gitea.pr.nope', 'gitea.nope.*', 'gitea.pr.c*', '*', '', 'Gitea.read', 'gitea..read', 'gitea.pr.merge ',
+    ...canonicalNames.map((name) => name.replace(/^gitea\./, '')), // ambiguous for gitea: pr.close, issue.create, ...
+    ...canonicalNames.map((name) => name.slice(0, -1)), // typos
+    'jenkins.read', 'github.pr.merge', 'gitea.read', 'gitea.pr.close', // cross-service, one way or the other
   ];
-  test('over 3000 random profiles and requests', () => {
-    const random = prng(20240611);
-    const pick = () => names[Math.floor(random() * names.length)] as string;
-    const list = (max: number) => Array.from({ length: Math.floor(random() * max) }, pick);
-    for (let i = 0; i < 3000; i++) {
-      const data = { allowed_operations: list(8), forbidden_operations: list(4) };
-      const request = pick();
-      const before = verdict(data, request);
-      const added = verdict({ ...data, forbidden_operations: [...data.forbidden_operations, pick()] }, request);
-      const removeAt = Math.floor(random() * Math.max(1, data.allowed_operations.length));
-      const removed = verdict({ ...data, allowed_operations: data.allowed_operations.filter((_, j) => j !== removeAt) }, request);
-      const context = JSON.stringify({ data, request });
-      if (before.decision === 'deny') {
-        assert.equal(added.decision, 'deny', `adding a forbidden entry allowed ${context}`);
-        assert.equal(removed.decision, 'deny', `removing an allowed entry allowed ${context}`);
+  const random = prng(20240611);
+  const chance = (p: number) => random() < p;
+  const one = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const name = (service: string, pValid: number) => (chance(pValid) ? one(valid[service] as string[]) : one(invalid));
+  const names = (service: string, max: number, pValid: number) => Array.from({ length: Math.floor(random() * (max + 1)) }, () => name(service, pValid));
+  // Often request what an allowed entry grants (as canonical name or as written), so allows are common.
+  const requested = (service: string, allowed: string[]) => {
+    if (allowed.length === 0 || chance(0.4)) return name(service, 0.7);
+    const entry = one(allowed);
+    return chance(0.5) ? entry : one(meaning(entry, service, true) ?? [entry]);
+  };
+  const decideFor = (data: { allowed_operations: string[]; forbidden_operations: string[] }, request: string[], service: string) =>
+    decide(inline(data, service), { operations: request, service }, context);
+
+  test('5000 profiles: the decision matches the model, and adding a forbidden entry or removing an allowed one never turns a deny into an allow', () => {
+    const reasons = new Map<string, number>();
+    for (let i = 0; i < 5000; i++) {
+      const service = chance(0.2) ? 'jenkins' : 'gitea';
+      const data = { allowed_operations: names(service, 8, 0.8), forbidden_operations: names(service, 3, 0.9) };
+      const request = Array.from({ length: 1 + Math.floor(random() * 3) }, () => requested(service, data.allowed_operations));
+      const seen = JSON.stringify({ service, data, request });
+      const before = decideFor(data, request, service);
+      reasons.set(before.reason, (reasons.get(before.reason) ?? 0) + 1);
+      assert.equal(before.decision, modelAllows(data, request, service) ? 'allow' : 'deny', `model disagrees: ${seen}`);
+      if (before.decision === 'deny') assert.ok(before.hint && before.determining.file, `a denial names its entry and a hint: ${seen}`);
+
+      const added = { ...data, forbidden_operations: [...data.forbidden_operations, chance(0.5) ? one(request) : name(service, 0.8)] };
+      const removeAt = Math.floor(random() * data.allowed_operations.length);
+      const removed = { ...data, allowed_operations: data.allowed_operations.filter((_, j) => j !== removeAt) };
+      for (const [change, changed] of [['adding a forbidden entry', added], ['removing an allowed entry', removed]] as const) {
+        const after = decideFor(changed, request, service);
+        if (before.decision === 'deny') assert.equal(after.decision, 'deny', `${change} turned a deny into an allow: ${seen}`);
+        assert.equal(after.decision, modelAllows(changed, request, service) ? 'allow' : 'deny', `model disagrees after ${change}: ${seen}`);
       }
-      if (added.decision === 'allow') assert.equal(before.decision, 'allow', context);
     }
+    // The generator reaches every outcome, and allows often enough for the properties to mean something.
+    for (const reason of ['allowed', 'forbidden', 'not_allowed', 'empty_allowed_list', 'forbidden_list_invalid', 'unknown_operation', 'ambiguous_operation', 'cross_service_operation', 'invalid_pattern']) {
+      assert.ok((reasons.get(reason) ?? 0) >= 25, `${reason} reached ${reasons.get(reason) ?? 0} times: ${JSON.stringify([...reasons])}`);
+    }
+    assert.ok((reasons.get('allowed') ?? 0) >= 750, `allowed ${reasons.get('allowed')} of 5000: ${JSON.stringify([...reasons])}`);
   });
 });
