@@ -84,7 +84,8 @@ function checkLines(source: Record<string, unknown>): string[] {
   const checks = Array.isArray(holder.checks) ? holder.checks.filter(isRecord) : [];
   const action = text(holder.action);
   return [
-    ...checks.map((c) => `check ${c.passed === true ? 'passed' : 'FAILED'}: ${text(c.code) ?? '?'}${text(c.detail) ? ` (${text(c.detail)})` : ''}`),
+    // A check's code names its failure (confirmation_mismatch): a passed one reads better as its detail alone.
+    ...checks.map((c) => (c.passed === true ? `check passed: ${text(c.detail) ?? text(c.code) ?? '?'}` : `check FAILED: ${text(c.code) ?? '?'}${text(c.detail) ? ` (${text(c.detail)})` : ''}`)),
     ...(action ? [`action: ${action}`] : []),
   ];
 }
