@@ -72,6 +72,7 @@ describe('scopes: branches', () => {
     ['push outside the branch scope', { allowed_operations: ['gitea.*'], branches: { 'gitea.branch.push': ['feature/*'] } }, 'repoUpdateBranch', { owner: 'acme', repo: 'widgets', branch: 'release/1', body: { new_commit_id: 'abc' } }, 'deny', ['branch_out_of_scope']],
     ['malformed branch pattern denies', { allowed_operations: ['gitea.*'], branches: { 'gitea.branch.push': ['feature/[x'] } }, 'repoUpdateBranch', { owner: 'acme', repo: 'widgets', branch: 'feature/a', body: { new_commit_id: 'abc' } }, 'deny', ['malformed_pattern']],
     ['unknown branches key denies branch calls', { allowed_operations: ['gitea.*'], branches: { 'gitea.branch.psuh': ['feature/*'] } }, 'repoCreateBranch', { owner: 'acme', repo: 'widgets', body: { new_branch_name: 'feature/a' } }, 'deny', ['malformed_pattern']],
+    ['unknown branches key denies a branch call that does not name its branch', { allowed_operations: ['gitea.*'], branches: { 'gitea.pr.creat': ['feature/*'] } }, 'repoCreatePullRequest', { owner: 'acme', repo: 'widgets', body: { head: 'feature/a', title: 't' } }, 'deny', ['malformed_pattern']],
     ['merge with a branch scope: base not in arguments', { allowed_operations: ['gitea.*'], branches: { 'gitea.pr.merge': ['main'] } }, 'repoMergePullRequest', { owner: 'acme', repo: 'widgets', index: 1, body: { Do: 'merge' } }, 'deny', ['target_unreadable']],
   ];
   for (const [name, data, operationId, args, expected, failed] of cases) {

@@ -114,7 +114,8 @@ function branchFailures(profile: ScopeSubject, targets: Targets, operations: rea
   const scoped = operations.filter((name) => profile.scopes.branches.has(name));
   const guarded = operations.filter((name) => policy.protectedBranchOperations.has(name));
   const brokenKey = profile.scopes.brokenBranchKeys[0];
-  if (brokenKey && targets.branches !== undefined) {
+  // A call that touches a branch it does not name is denied too: the broken key may have been meant for it.
+  if (brokenKey && (targets.branches !== undefined || targets.unreadable?.includes('branch'))) {
     return [failure('malformed_pattern', `branches key '${brokenKey.written}' ${brokenKey.problem}; fix it before any branch is targeted`, profile, brokenKey.line)];
   }
   if (scoped.length === 0 && guarded.length === 0) return [];
