@@ -25,9 +25,14 @@ function usage(): string {
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage());
-    return name === undefined ? 2 : 0;
+    return 0;
+  }
+  if (name === undefined) {
+    // No command is a wrong command line: the usage goes where errors go, so a pipe does not take it for output.
+    process.stderr.write(usage());
+    return 2;
   }
   const command = commands[name];
   if (!command) {
