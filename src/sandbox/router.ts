@@ -1,7 +1,9 @@
 // Path templates as Gitea routes them: `{param}` is one segment, except the parameters Gitea
 // serves with a wildcard (file paths, branch names, `base...head`), which take the rest of the path.
+// A segment mixing text and parameters (`{index}.{diffType}`) is more specific than a lone parameter,
+// so pulls/7.diff is that (unserved) operation, not pull request "7.diff".
+import { loadCatalog } from '../catalog/load.js';
 import type { Route } from './context.js';
-import { giteaOperations } from './gitea-operations.js';
 
 interface Template {
   method: string;
@@ -18,9 +20,19 @@ function isWildcard(segments: string[]): boolean {
   return wildcardParams.has(last) || (last === '{name}' && segments[segments.length - 2] === 'branch_protections');
 }
 
+const isParam = (segment: string): boolean => /^\{[^}]+\}$/.test(segment);
+const isCompound = (segment: string): boolean => segment.includes('{') && !isParam(segment);
+
+/** A compound segment as a regex: its text literal, each parameter one or more characters. */
+function compoundPattern(segment: string): RegExp {
+  const source = segment.replace(/\{[^}]+\}|[^{]+/g, (part) => (part.startsWith('{') ? '(.+?)' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${source}$`);
+}
+
 function compile(method: string, path: string): Template {
   const segments = path.split('/').filter((s) => s !== '');
-  return { method, path, segments, wildcard: isWildcard(segments), literals: segments.filter((s) => !s.startsWith('{')).length };
+  const literals = segments.filter((s) => !s.includes('{')).length + segments.filter(isCompound).length / 2;
+  return { method, path, segments, wildcard: isWildcard(segments), literals };
 }
 
 /** Path parameters when `segments` (decoded) fit the template, else null. */
@@ -31,8 +43,8 @@ function matchTemplate(template: Template, segments: string[]): Record<string, s
   for (let i = 0; i < fixed; i++) {
     const part = template.segments[i] as string;
     const value = segments[i] as string;
-    if (part.startsWith('{')) params[part.slice(1, -1)] = value;
-    else if (part !== value) return null;
+    if (isParam(part)) params[part.slice(1, -1)] = value;
+    else if (isCompound(part) ? !compoundPattern(part).test(value) : part !== value) return null;
   }
   if (template.wildcard) {
     const last = template.segments[fixed] as string;
@@ -55,10 +67,8 @@ export class Router {
   constructor(routes: Route[]) {
     this.served = routes.map((route) => ({ template: compile(route.method, route.path), route }));
     this.served.sort((a, b) => byPrecedence(a.template, b.template));
-    this.known = giteaOperations.map((line) => {
-      const [method = '', path = ''] = line.split(' ');
-      return compile(method, path);
-    });
+    // The catalog holds every operation of the pinned spec, so the spec is never read at run time.
+    this.known = loadCatalog().entries.map((entry) => compile(entry.method, entry.path));
     this.known.sort(byPrecedence);
   }
 
