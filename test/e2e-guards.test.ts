@@ -16,12 +16,18 @@ let author: Connected;
 let reviewer: Connected;
 let merger: Connected;
 let reconciler: Connected;
+let selfReviewer: Connected;
+/** gitea-author under a config without allow_runtime_switching, and one with it. */
+let staticAuthor: Connected;
+let switchingAuthor: Connected;
 
+let started = 0;
 /** Each namespace's audit log. */
 const auditLogs = new Map<Connected, string>();
 
 async function namespace(profile: string, extra: Record<string, string> = {}): Promise<Connected> {
-  const auditLog = join(dir.path, `${profile.replace(/\W/g, '_')}-${open.length}.jsonl`);
+  // Its own log each: namespaces start in parallel, so the name is taken before any of them is up.
+  const auditLog = join(dir.path, `${profile.replace(/\W/g, '_')}-${started++}.jsonl`);
   const connected = await connectStdio(namespaceEnv(sandbox, profile, { auditLog, extra }));
   open.push(connected);
   auditLogs.set(connected, auditLog);
@@ -53,8 +59,41 @@ before(async () => {
   // PR #3: from dev, whose head (main's first commit) is already on main: landed, still open.
   seed.repos.find((r) => r.name === 'widgets')?.pulls?.push({ title: 'Sync dev', author: 'alice', head: 'dev', base: 'main' });
   sandbox = await startSandbox({ seed });
-  [author, reviewer, merger, reconciler] = await Promise.all([namespace('gitea-author'), namespace('gitea-reviewer'), namespace('gitea-merger'), namespace('gitea-reconciler')]);
+  // Every namespace of the file starts at once: a process start costs far more than any test here.
+  const switching = (allow: boolean) => ({ GITEA_MCP_CONFIG: writeSwitchingConfig(allow), GITEA_REVIEWER_TOKEN: sandbox.users.bob?.token ?? '' });
+  [author, reviewer, merger, reconciler, selfReviewer, staticAuthor, switchingAuthor] = await Promise.all([
+    namespace('gitea-author'),
+    namespace('gitea-reviewer'),
+    namespace('gitea-merger'),
+    namespace('gitea-reconciler'),
+    namespace(writeSelfReviewerProfile(), { ALICE_TOKEN: sandbox.users.alice?.token ?? '' }),
+    namespace('gitea-author', switching(false)),
+    namespace('gitea-author', switching(true)),
+  ]);
 });
+
+/** A reviewer profile that holds alice's token: the lists allow approving, only the self-review guard refuses. */
+function writeSelfReviewerProfile(): string {
+  const file = join(dir.path, 'alice-reviewer.yaml');
+  writeFileSync(file, stringify({
+    profile_name: 'alice-reviewer',
+    role: 'reviewer',
+    authenticated_username: 'alice',
+    token_source_name: 'ALICE_TOKEN',
+    allowed_operations: ['gitea.read', 'gitea.pr.approve'],
+    forbidden_operations: ['gitea.pr.merge', 'gitea.pr.force_merge', 'gitea.branch.push', 'gitea.repo.commit'],
+  }));
+  return file;
+}
+
+/** A multi-identity config (author and reviewer) with or without allow_runtime_switching. */
+function writeSwitchingConfig(allow: boolean): string {
+  const identity = (name: string) => parse(readFileSync(join(repoRoot, 'profiles', `${name}.yaml`), 'utf8'));
+  const file = join(dir.path, `config-${allow}.yaml`);
+  const identities = { author: identity('gitea-author'), reviewer: identity('gitea-reviewer') };
+  writeFileSync(file, stringify({ ...(allow ? { allow_runtime_switching: true } : {}), environments: { sandbox: { services: { gitea: { identities } } } } }));
+  return file;
+}
 
 after(async () => {
   await Promise.all(open.map((c) => c.close()));
@@ -64,16 +103,6 @@ after(async () => {
 
 describe('self-review: the guard catches what the lists cannot', () => {
   test("a reviewer profile holding alice's token cannot approve alice's pull request", async () => {
-    const file = join(dir.path, 'alice-reviewer.yaml');
-    writeFileSync(file, stringify({
-      profile_name: 'alice-reviewer',
-      role: 'reviewer',
-      authenticated_username: 'alice',
-      token_source_name: 'ALICE_TOKEN',
-      allowed_operations: ['gitea.read', 'gitea.pr.approve'],
-      forbidden_operations: ['gitea.pr.merge', 'gitea.pr.force_merge', 'gitea.branch.push', 'gitea.repo.commit'],
-    }));
-    const selfReviewer = await namespace(file, { ALICE_TOKEN: sandbox.users.alice?.token ?? '' });
     const head = await pullHead(1);
     let payload: Record<string, any> = {};
     const posts = await requestsDuring('POST', /\/pulls\/1\/reviews$/, async () => {
@@ -246,25 +275,15 @@ describe('resolve_task_capability answers per namespace', () => {
 });
 
 describe('activate_profile', () => {
-  function writeConfig(allow: boolean): string {
-    const identity = (name: string) => parse(readFileSync(join(repoRoot, 'profiles', `${name}.yaml`), 'utf8'));
-    const file = join(dir.path, `config-${allow}.yaml`);
-    const identities = { author: identity('gitea-author'), reviewer: identity('gitea-reviewer') };
-    writeFileSync(file, stringify({ ...(allow ? { allow_runtime_switching: true } : {}), environments: { sandbox: { services: { gitea: { identities } } } } }));
-    return file;
-  }
-
-  const tokens = () => ({ GITEA_REVIEWER_TOKEN: sandbox.users.bob?.token ?? '' });
-
   test('refused when the config does not allow runtime switching', async () => {
-    const ns = await namespace('gitea-author', { GITEA_MCP_CONFIG: writeConfig(false), ...tokens() });
+    const ns = staticAuthor;
     const refused = await call(ns, 'gitea_activate_profile', { name: 'gitea-reviewer' });
     assert.equal(refused.error.reason, 'runtime_switching_disabled');
     assert.equal((await call(ns, 'gitea_whoami')).profile, 'gitea-author');
   });
 
   test('with allow_runtime_switching the namespace becomes the reviewer, verified again', async () => {
-    const ns = await namespace('gitea-author', { GITEA_MCP_CONFIG: writeConfig(true), ...tokens() });
+    const ns = switchingAuthor;
     assert.ok((await toolNames(ns.client)).includes('gitea_pulls_create'));
     const userChecks = await requestsDuring('GET', /\/api\/v1\/user$/, async () => {
       const switched = await call(ns, 'gitea_activate_profile', { name: 'gitea-reviewer' });

@@ -29,10 +29,27 @@ async function requestsDuring(action: () => Promise<unknown>): Promise<number> {
 
 let author: Connected;
 let reviewer: Connected;
+let reconciler: Connected;
+/** gitea-author with LIST_DENIED_TOOLS. */
+let listingDenied: Connected;
+/** gitea-author holding bob's token. */
+let wrongToken: Connected;
+/** gitea-author whose audit log cannot be written. */
+let blind: Connected;
 
 before(async () => {
   sandbox = await startSandbox();
-  [author, reviewer] = await Promise.all([namespace('gitea-author'), namespace('gitea-reviewer')]);
+  const notADir = join(dir.path, 'plain-file');
+  writeFileSync(notADir, 'not a directory');
+  // Every namespace of the file starts at once: a process start costs far more than any test here.
+  [author, reviewer, reconciler, listingDenied, wrongToken, blind] = await Promise.all([
+    namespace('gitea-author'),
+    namespace('gitea-reviewer'),
+    namespace('gitea-reconciler'),
+    namespace('gitea-author', { auditLog: join(dir.path, 'debug.jsonl'), extra: { LIST_DENIED_TOOLS: 'true' } }),
+    namespace('gitea-author', { tokenOf: 'bob', auditLog: join(dir.path, 'mismatch.jsonl') }),
+    namespace('gitea-author', { auditLog: join(notADir, 'audit.jsonl') }),
+  ]);
 });
 
 after(async () => {
@@ -43,7 +60,6 @@ after(async () => {
 
 describe('tools/list per profile', () => {
   test('each role lists its own tools, and never more than 128', async () => {
-    const reconciler = await namespace('gitea-reconciler');
     const lists = {
       author: await toolNames(author.client),
       reviewer: await toolNames(reviewer.client),
@@ -69,11 +85,10 @@ describe('tools/list per profile', () => {
   });
 
   test('LIST_DENIED_TOOLS lists tools the profile can never use', async () => {
-    const debug = await namespace('gitea-author', { auditLog: join(dir.path, 'debug.jsonl'), extra: { LIST_DENIED_TOOLS: 'true' } });
-    const names = await toolNames(debug.client);
+    const names = await toolNames(listingDenied.client);
     assert.ok(names.includes('gitea_pulls_merge'));
     assert.ok(names.length > (await toolNames(author.client)).length);
-    const denied = await debug.client.callTool({ name: 'gitea_pulls_merge', arguments: { owner: 'acme', repo: 'widgets', index: 1, body: { do: 'merge' } } });
+    const denied = await listingDenied.client.callTool({ name: 'gitea_pulls_merge', arguments: { owner: 'acme', repo: 'widgets', index: 1, body: { do: 'merge' } } });
     assert.equal(payloadOf(denied).error.kind, 'policy_denied');
   });
 
@@ -186,7 +201,7 @@ describe('built-in tools', () => {
 
 describe('identity', () => {
   test("a token of another user: mutations fail identity_mismatch, reads proceed", async () => {
-    const wrong = await namespace('gitea-author', { tokenOf: 'bob', auditLog: join(dir.path, 'mismatch.jsonl') });
+    const wrong = wrongToken;
     const whoami = payloadOf(await wrong.client.callTool({ name: 'gitea_whoami', arguments: {} }));
     assert.deepEqual({ login: whoami.login, verification: whoami.verification }, { login: 'bob', verification: 'mismatch' });
     let write: unknown;
@@ -202,9 +217,6 @@ describe('identity', () => {
 
 describe('audit', () => {
   test('an unwritable audit log refuses calls and makes no Gitea request', async () => {
-    const notADir = join(dir.path, 'plain-file');
-    writeFileSync(notADir, 'not a directory');
-    const blind = await namespace('gitea-author', { auditLog: join(notADir, 'audit.jsonl') });
     let result: unknown;
     const made = await requestsDuring(async () => {
       result = await blind.client.callTool({ name: 'gitea_comments_create', arguments: { owner: 'acme', repo: 'widgets', index: 3, body: { body: 'unaudited' } } });
