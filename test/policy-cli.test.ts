@@ -154,6 +154,19 @@ describe('gitea-warden decide --batch on malformed input', () => {
   }
 });
 
+test('decide --batch: an inline profile with a malformed scope is refused, not read as unscoped', async () => {
+  const requests = [
+    { profile: { allowed_operations: ['gitea.read'], repositories: 'acme/widgets' }, operation: 'gitea.read', targets: { repositories: ['evil/x'] } },
+    { profile: { allowed_operations: ['gitea.read'], branches: { 'gitea.read': 'main' } }, operation: 'gitea.read', targets: {} },
+    { profile: { allowed_operations: ['gitea.read'], repositories: ['acme/widgets'] }, operation: 'gitea.read', targets: { repositories: ['acme/widgets'] } },
+  ];
+  const lines: string[] = [];
+  await decideLines(Readable.from(requests.map((r) => `${JSON.stringify(r)}\n`)), (line) => lines.push(line), new BatchDecider(policy, { vocabulary: policy.vocabulary }));
+  const answers = lines.map((line) => JSON.parse(line));
+  assert.deepEqual(answers.map((a) => [a.decision, a.reason]), [['deny', 'invalid_profile'], ['deny', 'invalid_profile'], ['allow', 'allowed']]);
+  assert.match(answers[0].determining.rule, /\/repositories: must be array/);
+});
+
 describe('gitea-warden explain', () => {
   test('a denial names the verdict, operation, determining file:line and the namespace that holds it', async () => {
     const result = await capture(explain, ['--profile', 'profiles/gitea-reconciler.yaml', '--operation', 'approve']);

@@ -3,7 +3,7 @@
 // pure core. Fails closed: a profile with any error finding does not load.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { schemaValidator, type LoadedDocument, type PathSegment } from './document.js';
+import { schemaValidator, validationErrors, type LoadedDocument, type PathSegment } from './document.js';
 import { profilesDir } from './paths.js';
 import { loadSchema, readChecked, schemaFindings, type PolicySet } from './policies.js';
 import { credentialFindings, profileFindings, type Finding } from '../policy/findings.js';
@@ -82,15 +82,15 @@ export class ProfileError extends Error {
   override name = 'ProfileError';
 }
 
-/** An inline profile (decide --batch): only the lists are needed; other fields are not checked. */
+/**
+ * An inline profile (decide --batch): checked against the profile schema like a file, except that the
+ * identity fields may be left out. A malformed scope (repositories: "acme/x") must not read as "no scope".
+ */
 export function compileInlineProfile(data: unknown, policy: PolicySet, service?: string): CompiledProfile {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new ProfileError('inline profile must be an object');
-  for (const list of ['allowed_operations', 'forbidden_operations'] as const) {
-    const value = (data as Record<string, unknown>)[list];
-    if (value !== undefined && !(Array.isArray(value) && value.every((item) => typeof item === 'string'))) {
-      throw new ProfileError(`inline profile: ${list} must be a list of strings`);
-    }
-  }
+  const problems = validationErrors(loadSchema('profile', policy.dir), data).filter((e) => !(e.path === '/' && e.message.startsWith('missing required field')));
+  const [first] = problems;
+  if (first) throw new ProfileError(`inline profile: ${first.path}: ${first.message}`);
   return compileProfile({ data: data as ProfileData, file: '<inline>' }, policy.vocabulary, service);
 }
 
