@@ -197,15 +197,16 @@ describe('argumentNames', () => {
   });
 });
 
-describe('defaultAuditPath', () => {
-  const cases: { env: NodeJS.ProcessEnv; expected: string }[] = [
-    { env: { XDG_STATE_HOME: '/state', HOME: '/home/u' }, expected: '/state/gitea-warden/audit.jsonl' },
-    { env: { HOME: '/home/u' }, expected: '/home/u/.local/state/gitea-warden/audit.jsonl' },
-    { env: {}, expected: join(process.cwd(), '.data', 'audit.jsonl') },
+describe('defaultAuditPath: one file per profile, in the state directory', () => {
+  const cases: { profile: string; env: NodeJS.ProcessEnv; expected: string }[] = [
+    { profile: 'gitea-author', env: { XDG_STATE_HOME: '/state', HOME: '/home/u' }, expected: '/state/gitea-warden/audit-gitea-author.jsonl' },
+    { profile: 'gitea-reviewer', env: { HOME: '/home/u' }, expected: '/home/u/.local/state/gitea-warden/audit-gitea-reviewer.jsonl' },
+    { profile: 'gitea-merger', env: {}, expected: join(process.cwd(), '.data', 'audit-gitea-merger.jsonl') },
+    { profile: '../../etc/x y', env: { HOME: '/home/u' }, expected: '/home/u/.local/state/gitea-warden/audit-.._.._etc_x_y.jsonl' },
   ];
-  for (const { env, expected } of cases) {
-    test(`${JSON.stringify(env)} -> ${expected}`, () => {
-      assert.equal(defaultAuditPath(env), expected);
+  for (const { profile, env, expected } of cases) {
+    test(`${profile} ${JSON.stringify(env)} -> ${expected}`, () => {
+      assert.equal(defaultAuditPath(profile, env), expected);
     });
   }
 });

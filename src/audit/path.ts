@@ -2,11 +2,14 @@
 import { join, resolve } from 'node:path';
 
 /**
- * The log's path when AUDIT_LOG (a serve setting) is not given: `$XDG_STATE_HOME/gitea-warden/audit.jsonl`;
- * else `$HOME/.local/state/gitea-warden/audit.jsonl`; else `.data/audit.jsonl` below the working directory.
+ * The log's path when AUDIT_LOG (a serve setting) is not given: `audit-<profile>.jsonl` in
+ * `$XDG_STATE_HOME/gitea-warden/`, else `$HOME/.local/state/gitea-warden/`, else `.data/` below the
+ * working directory. One file per profile, because a log has one writer and the reference layout
+ * runs one namespace per profile side by side.
  */
-export function defaultAuditPath(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.XDG_STATE_HOME) return join(resolve(env.XDG_STATE_HOME), 'gitea-warden', 'audit.jsonl');
-  if (env.HOME) return join(env.HOME, '.local', 'state', 'gitea-warden', 'audit.jsonl');
-  return resolve('.data', 'audit.jsonl');
+export function defaultAuditPath(profileName: string, env: NodeJS.ProcessEnv = process.env): string {
+  const file = `audit-${profileName.replace(/[^A-Za-z0-9_.-]/g, '_')}.jsonl`;
+  if (env.XDG_STATE_HOME) return join(resolve(env.XDG_STATE_HOME), 'gitea-warden', file);
+  if (env.HOME) return join(env.HOME, '.local', 'state', 'gitea-warden', file);
+  return resolve('.data', file);
 }

@@ -3,7 +3,7 @@
 // configuration is a StartupError (exit 2); a missing token or an unwritable audit log is not: the
 // server starts and fails closed per call, and says so in the logs.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
 import { buildRouteTable } from '../catalog/routes.js';
 import { loadGuardsConfig } from '../config/guards.js';
@@ -38,7 +38,7 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
   const registry = startupStep(() => registryFor(settings, policy, profile, entries, builtins, guards));
   const gitea = giteaIdentityFor(settings, profile, env);
   const client = gitea.token === '' ? null : new GiteaHttpClient(gitea, { timeoutMs: settings.timeoutMs });
-  const auditPath = settings.auditLog ?? defaultAuditPath(env);
+  const auditPath = settings.auditLog ?? defaultAuditPath(profile.name ?? basename(profile.file), env);
   const session: Session = {
     version: packageVersion(),
     settings,
