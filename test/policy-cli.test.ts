@@ -185,6 +185,16 @@ describe('gitea-warden explain', () => {
     assert.match(result.stdout, /gitea\.pr\.close/);
   });
 
+  test('a profile can be named as serve names it: gitea-reviewer is profiles/gitea-reviewer.yaml', async () => {
+    const byName = await capture(explain, ['--profile', 'gitea-reviewer', '--operation', 'merge']);
+    const byFile = await capture(explain, ['--profile', 'profiles/gitea-reviewer.yaml', '--operation', 'merge']);
+    assert.equal(byName.code, 1, byName.stderr);
+    assert.equal(byName.stdout, byFile.stdout);
+    const missing = await capture(explain, ['--profile', 'gitea-nobody', '--operation', 'merge']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /gitea-nobody\.yaml/);
+  });
+
   test('the raw branch delete is refused as the server refuses it: guarded-only, naming the guarded tool', async () => {
     const args = JSON.stringify({ owner: 'acme', repo: 'widgets', branch: 'feature/old-docs' });
     const result = await capture(explain, ['--profile', 'profiles/gitea-reconciler.yaml', '--tool', 'gitea_branches_delete', '--args', args]);

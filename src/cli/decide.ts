@@ -12,7 +12,8 @@ import { decideContextFrom, errorMessage, fail, forOutput, policyOptions, policy
 const HELP = `usage: gitea-warden decide --profile P (--operation NAME | --operation-id ID [--args JSON]) [--service S]
        gitea-warden decide --batch < requests.jsonl
 
-P (and "profile") is a profile file, or a multi-identity config as FILE#name.
+P (and "profile") is a profile name (gitea-reviewer: profiles/gitea-reviewer.yaml), a profile file,
+or a multi-identity config as FILE#name.
 A request line: {"profile": "<path>" | {inline profile}, "operation": "<name as written>"}
             or: {"profile": ..., "operation_id": "<Gitea operationId>", "arguments": {...}}
             optional "service" (default gitea), "targets" ({"repositories","branches","paths"}: lists).

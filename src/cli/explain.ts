@@ -12,7 +12,8 @@ Shows the verdict, the canonical operation(s), the entry that decided it (file:l
 denial, what to do about it. --tool takes a catalog tool name (gitea-warden tools lists them);
 with --args, resource scopes and argument conditions are checked and the one that decided is named.
 --operation alone asks about the operation in general: scopes are not evaluated.
-P is a profile file (profiles/gitea-reviewer.yaml), or a multi-identity config as FILE#name.
+P is a profile name (gitea-reviewer: profiles/gitea-reviewer.yaml), a profile file, or a
+multi-identity config as FILE#name.
 Options: --policies DIR (default policies/), --reference-profiles DIR (default profiles/: the
 namespaces a hint may point to).
 Exit 0 allow, 1 deny, 2 unusable input.

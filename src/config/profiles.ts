@@ -1,7 +1,7 @@
 // Loads profile files (one profile per YAML/JSON file, or the multi-identity config shape
 // environments.<env>.services.gitea.identities.<role>), checks them, and compiles them once for the
 // pure core. Fails closed: a profile with any error finding does not load.
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { schemaValidator, validationErrors, type LoadedDocument, type PathSegment } from './document.js';
 import { profilesDir } from './paths.js';
@@ -64,9 +64,16 @@ function configProfiles(doc: LoadedDocument): FoundProfile[] {
 }
 
 /** `file` or `file#name` (a profile in a multi-identity config, by identity key, profile_name or alias). */
+/** A bare profile name (`gitea-reviewer`) means profiles/<name>.yaml; anything with a slash or an extension is a path. */
+export function profileFileFor(reference: string, dir: string = profilesDir): string {
+  if (/[\\/]|\.(ya?ml|json)$/i.test(reference) || existsSync(reference)) return reference;
+  return join(dir, `${reference}.yaml`);
+}
+
+/** A profile by name, file, or `file#name` (an identity, profile_name or alias of a multi-identity config). */
 export function loadProfile(reference: string, policy: PolicySet, service?: string): CompiledProfile {
   const hash = reference.lastIndexOf('#');
-  const file = hash > 0 ? reference.slice(0, hash) : reference;
+  const file = profileFileFor(hash > 0 ? reference.slice(0, hash) : reference);
   const name = hash > 0 ? reference.slice(hash + 1) : null;
   const report = checkProfileFile(file, policy);
   const error = report.findings.find((finding) => finding.severity === 'error');

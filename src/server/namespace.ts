@@ -2,12 +2,12 @@
 // tasks, token, audit log), builds the tool registry and verifies the identity. Any problem with the
 // configuration is a StartupError (exit 2); a missing token or an unwritable audit log is not: the
 // server starts and fails closed per call, and says so in the logs.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
 import { buildRouteTable } from '../catalog/routes.js';
 import { loadGuardsConfig } from '../config/guards.js';
-import { packageRoot, policiesDir, profilesDir } from '../config/paths.js';
+import { packageRoot, policiesDir } from '../config/paths.js';
 import { loadPolicySet, type PolicySet } from '../config/policies.js';
 import { hintHolders, loadProfile } from '../config/profiles.js';
 import { loadTaskCatalog } from '../config/tasks.js';
@@ -99,10 +99,9 @@ export async function switchProfile(namespace: Namespace, profile: CompiledProfi
 }
 
 /** GITEA_MCP_CONFIG#name, a profile file, or a reference profile name (profiles/<name>.yaml). */
+/** The profile setting as loadProfile reads it: a name or file, or `config#name` when a config file is set. */
 export function profileReference(settings: Pick<Settings, 'profile' | 'config'>): string {
-  if (settings.config) return `${settings.config}#${settings.profile}`;
-  if (/[\\/]|\.(ya?ml|json)$/.test(settings.profile) || existsSync(settings.profile)) return settings.profile;
-  return join(profilesDir, `${settings.profile}.yaml`);
+  return settings.config ? `${settings.config}#${settings.profile}` : settings.profile;
 }
 
 export function registryFor(
