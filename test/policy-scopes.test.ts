@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { buildRouteTable, matchRoute } from '../src/catalog/routes.js';
 import { loadCatalog } from '../src/catalog/load.js';
 import { loadProfile } from '../src/config/profiles.js';
-import { decideCall, type DecideContext } from '../src/policy/decide.js';
+import { decide, decideCall, type DecideContext } from '../src/policy/decide.js';
 import { policyChecks } from '../src/policy/checks.js';
 import { scopeFindings } from '../src/policy/scope-findings.js';
 import { describeScopes, filterRepositoryListing } from '../src/policy/scope-views.js';
@@ -138,4 +138,23 @@ describe('scope lint and diff', () => {
     assert.deepEqual(diff.scopes.gained, ['branches.gitea.branch.push + main', 'paths.write.deny - CODEOWNERS', 'repositories.read + acme/gadgets', 'repositories.write + acme/gadgets']);
     assert.deepEqual(diffProfiles(after, before, policy.vocabulary).scopes.gained, []);
   });
+});
+
+describe('scopes: targets a caller states without a call', () => {
+  const stated = (targets: Record<string, unknown>) => decide(widgets, { operations: ['gitea.read'], targets }, context);
+  const cases: [string, Record<string, unknown>, 'allow' | 'deny', string[]][] = [
+    ['a repository in scope', { repositories: ['acme/widgets'] }, 'allow', []],
+    ['a repository out of scope', { repositories: ['acme/gadgets'] }, 'deny', ['repository_out_of_scope']],
+    // A malformed field is unreadable, never "no targets": a scoped profile must deny it.
+    ['repositories as a bare string', { repositories: 'acme/gadgets' }, 'deny', ['target_unreadable']],
+    ['repositories holding a non-string', { repositories: [null] }, 'deny', ['target_unreadable']],
+    ['repositories as an object', { repositories: { name: 'acme/widgets' } }, 'deny', ['target_unreadable']],
+  ];
+  for (const [name, targets, expected, failed] of cases) {
+    test(name, () => {
+      const decision = stated(targets);
+      assert.equal(decision.decision, expected);
+      assert.deepEqual(codes(decision), failed);
+    });
+  }
 });

@@ -75,27 +75,32 @@ export function readTargets(spec: TargetSpec | undefined, args: unknown): Target
 export function withSupplied(read: Targets, supplied: Targets | undefined): Targets {
   if (!supplied) return read;
   const merged: Targets = { ...read };
-  for (const [key, kind] of [['repositories', 'repository'], ['branches', 'branch'], ['paths', 'paths']] as const) {
+  for (const [key, kind] of TARGET_KINDS) {
     const values = supplied[key];
     if (values === undefined) continue;
     merged[key] = [...new Set([...(read[key] ?? []), ...values])];
     merged.unreadable = (merged.unreadable ?? []).filter((entry) => entry !== kind);
   }
-  if (merged.unreadable?.length === 0) delete merged.unreadable;
+  const unreadable = [...new Set([...(merged.unreadable ?? []), ...(supplied.unreadable ?? [])])];
+  if (unreadable.length > 0) merged.unreadable = unreadable;
+  else delete merged.unreadable;
   return merged;
 }
 
-/** The Targets fields of a caller-supplied record (string lists only); anything else is ignored. */
+const TARGET_KINDS = [['repositories', 'repository'], ['branches', 'branch'], ['paths', 'paths']] as const;
+
+/** The Targets fields of a caller-supplied record; a field that is present but not a list of strings is unreadable (it denies where a scope needs it). */
 export function suppliedTargets(record: Readonly<Record<string, unknown>> | undefined): Targets | undefined {
   if (!record) return undefined;
-  const strings = (value: unknown): string[] | undefined =>
-    Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : undefined;
   const targets: Targets = {};
-  for (const key of ['repositories', 'branches', 'paths'] as const) {
-    const values = strings(record[key]);
-    if (values) targets[key] = values;
+  const unreadable: TargetKind[] = [];
+  for (const [key, kind] of TARGET_KINDS) {
+    const value = record[key];
+    if (value === undefined) continue;
+    if (Array.isArray(value) && value.every((item) => typeof item === 'string')) targets[key] = value;
+    else unreadable.push(kind);
   }
-  return targets;
+  return unreadable.length > 0 ? { ...targets, unreadable } : targets;
 }
 
 function repositoryName(args: unknown, source: RepositorySource): string | null {

@@ -44,7 +44,9 @@ export function judgeCleanup(request: CleanupRequest, facts: CleanupFacts, patte
     )
     .need({ pull: facts.pull }, ({ pull }) => [
       check('branch_not_pr_head', pull.headRef === name, `Pull request #${pull.number} has head branch ${pull.headRef}; asked to delete ${name}.`),
-      check('head_repo_mismatch', sameRepo(pull.headRepo, fullName), `The head branch lives in ${pull.headRepo ?? 'an unknown repository'}, not ${fullName}.`),
+      sameRepo(pull.headRepo, fullName)
+        ? check('head_repo_mismatch', true, `The head branch lives in ${fullName}.`)
+        : check('head_repo_mismatch', false, `The head branch lives in ${pull.headRepo ?? 'an unknown repository'}, not ${fullName}.`),
       check('pr_not_merged', pull.merged, `Pull request #${pull.number} is ${pull.merged ? 'merged' : `${pull.state} and not merged`}.`),
     ])
     .need({ pull: facts.pull, target: facts.target, compare: facts.compare }, ({ pull, target, compare }) => landedCheck(pull, target, compare))
