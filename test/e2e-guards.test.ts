@@ -5,13 +5,14 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { defaultSeed, startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { defaultSeed, type Sandbox } from '../src/sandbox/index.js';
 import { connectStdio, namespaceEnv, payloadOf, repoRoot, tempDir, toolNames, type Connected } from './support/namespace.js';
+import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
 const where = { owner: 'acme', repo: 'widgets' };
 const dir = tempDir('warden-e2e-guards-');
 const open: Connected[] = [];
-let sandbox: Sandbox;
+let sandbox: ContractSandbox;
 let author: Connected;
 let reviewer: Connected;
 let merger: Connected;
@@ -58,7 +59,7 @@ before(async () => {
   const seed = defaultSeed();
   // PR #3: from dev, whose head (main's first commit) is already on main: landed, still open.
   seed.repos.find((r) => r.name === 'widgets')?.pulls?.push({ title: 'Sync dev', author: 'alice', head: 'dev', base: 'main' });
-  sandbox = await startSandbox({ seed });
+  sandbox = await startContractSandbox({ seed });
   // Every namespace of the file starts at once: a process start costs far more than any test here.
   const switching = (allow: boolean) => ({ GITEA_MCP_CONFIG: writeSwitchingConfig(allow), GITEA_REVIEWER_TOKEN: sandbox.users.bob?.token ?? '' });
   [author, reviewer, merger, reconciler, selfReviewer, staticAuthor, switchingAuthor] = await Promise.all([
@@ -296,4 +297,8 @@ describe('activate_profile', () => {
     const names = await toolNames(ns.client);
     assert.ok(!names.includes('gitea_pulls_create') && names.includes('gitea_pulls_create_review'));
   });
+});
+
+test('every answer the sandbox gave in this file conforms to the pinned Gitea spec', () => {
+  sandbox.assertConformed();
 });

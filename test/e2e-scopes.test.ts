@@ -4,13 +4,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { connectStdio, namespaceEnv, payloadOf, repoRoot, tempDir, type Connected } from './support/namespace.js';
+import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
 const WIDGETS_PROFILE = join(repoRoot, 'profiles', 'examples', 'gitea-author-widgets.yaml');
 const WORKFLOW = '.gitea/workflows/ci.yml';
 
-let sandbox: Sandbox;
+let sandbox: ContractSandbox;
 let dir: ReturnType<typeof tempDir>;
 let author: Connected;
 let widgets: Connected;
@@ -33,7 +33,7 @@ branches:
 `;
 
 before(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startContractSandbox();
   dir = tempDir('warden-scopes-');
   const alice = sandbox.users.alice?.token ?? '';
   const releaseMerger = join(dir.path, 'gitea-merger-release.yaml');
@@ -154,4 +154,8 @@ describe('a merger scoped to release/* branches', () => {
     assert.match(payload.error.failed[0].message, /branch main is outside/);
     assert.deepEqual(requests.map((r) => `${r.method} ${r.path}`), [`GET /api/v1/repos/acme/widgets/pulls/${pull.number}`]);
   });
+});
+
+test('every answer the sandbox gave in this file conforms to the pinned Gitea spec', () => {
+  sandbox.assertConformed();
 });

@@ -4,16 +4,16 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { connectHttp, namespaceEnv, payloadOf, runServe, spawnHttpNamespace, tempDir, toolNames, type HttpNamespace } from './support/namespace.js';
+import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
 const BEARER = 'test-bearer-token-0123456789abcdef';
-let sandbox: Sandbox;
+let sandbox: ContractSandbox;
 let server: HttpNamespace;
 const dir = tempDir('warden-e2e-http-');
 
 before(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startContractSandbox();
   const env = namespaceEnv(sandbox, 'gitea-reviewer', { auditLog: join(dir.path, 'audit.jsonl'), extra: { MCP_BEARER_TOKEN: BEARER, RATE_LIMIT_PER_MINUTE: '20' } });
   server = await spawnHttpNamespace(env);
 });
@@ -73,4 +73,8 @@ test('an unknown DISABLED_TOOLS name stops start-up with exit 2', async () => {
   const { code, stderr } = await runServe(env);
   assert.equal(code, 2);
   assert.match(stderr, /gitea_no_such_tool/);
+});
+
+test('every answer the sandbox gave in this file conforms to the pinned Gitea spec', () => {
+  sandbox.assertConformed();
 });

@@ -6,10 +6,11 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { type Sandbox } from '../src/sandbox/index.js';
 import { connectStdio, namespaceEnv, payloadOf, repoRoot, tempDir, toolNames, type Connected } from './support/namespace.js';
+import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
-let sandbox: Sandbox;
+let sandbox: ContractSandbox;
 const dir = tempDir('warden-e2e-stdio-');
 const open: Connected[] = [];
 
@@ -38,7 +39,7 @@ let wrongToken: Connected;
 let blind: Connected;
 
 before(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startContractSandbox();
   const notADir = join(dir.path, 'plain-file');
   writeFileSync(notADir, 'not a directory');
   // Every namespace of the file starts at once: a process start costs far more than any test here.
@@ -238,4 +239,8 @@ describe('audit', () => {
     writeFileSync(tampered, readFileSync(log, 'utf8').replace('"decision":"deny"', '"decision":"allow"'));
     assert.notEqual(verify(tampered).status, 0);
   });
+});
+
+test('every answer the sandbox gave in this file conforms to the pinned Gitea spec', () => {
+  sandbox.assertConformed();
 });

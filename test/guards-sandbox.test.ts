@@ -1,7 +1,6 @@
 // The gatherers, judges and guarded reconciler actions against the sandbox Gitea over HTTP.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startSandbox, type Sandbox } from '../src/sandbox/server.js';
 import { defaultSeed } from '../src/sandbox/seed.js';
 import { GiteaHttpClient } from '../src/gitea/http.js';
 import { HttpGiteaWriter } from '../src/gitea/writer.js';
@@ -12,9 +11,10 @@ import { cleanupConfirmation, judgeCleanup, type CleanupRequest } from '../src/p
 import { judgeReconcileLanded } from '../src/policy/guards/reconcile-landed-guard.js';
 import { loadGuardsConfig } from '../src/config/guards.js';
 import { loadPolicySet } from '../src/config/policies.js';
+import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
 const config = loadGuardsConfig(loadPolicySet().vocabulary);
-let sandbox: Sandbox;
+let sandbox: ContractSandbox;
 
 function clientFor(login: string): GiteaHttpClient {
   const token = sandbox.users[login]?.token;
@@ -27,7 +27,7 @@ before(async () => {
   const widgets = seed.repos.find((r) => r.name === 'widgets');
   // An open pull request from dev, whose head (main's first commit) is already on main.
   widgets?.pulls?.push({ title: 'Sync dev', author: 'alice', head: 'dev', base: 'main' });
-  sandbox = await startSandbox({ seed });
+  sandbox = await startContractSandbox({ seed });
 });
 after(() => sandbox.close());
 
@@ -87,4 +87,8 @@ describe('guards against the sandbox', () => {
     assert.equal(evidence?.user.login, 'dave');
     assert.match(evidence?.body ?? '', new RegExp(`\`${String(report.evidence.target_sha)}\``));
   });
+});
+
+test('every answer the sandbox gave in this file conforms to the pinned Gitea spec', () => {
+  sandbox.assertConformed();
 });

@@ -11,18 +11,18 @@ import { parse, stringify } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { createMcpServer } from '../src/server/mcp-server.js';
 import { loadNamespace } from '../src/server/namespace.js';
 import type { Namespace } from '../src/server/session.js';
 import { readSettings } from '../src/server/settings.js';
 import { createLogger } from '../src/transports/logger.js';
 import { payloadOf, repoRoot, tempDir } from './support/namespace.js';
+import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
 const where = { owner: 'acme', repo: 'widgets' };
 const dir = tempDir('warden-pipeline-');
 const auditLog = join(dir.path, 'audit.jsonl');
-let sandbox: Sandbox;
+let sandbox: ContractSandbox;
 let relay: Relay;
 let namespace: Namespace;
 let client: Client;
@@ -79,7 +79,7 @@ function switchingConfig(): string {
 }
 
 before(async () => {
-  sandbox = await startSandbox();
+  sandbox = await startContractSandbox();
   relay = await startRelay(sandbox.url);
   const env = {
     GITEA_URL: relay.url,
@@ -188,4 +188,8 @@ describe('gitea_activate_profile', () => {
     assert.ok(names.includes('gitea_pulls_create_review') && !names.includes('gitea_pulls_create'));
     assert.equal(payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} })).login, 'bob');
   });
+});
+
+test('every answer the sandbox gave in this file conforms to the pinned Gitea spec', () => {
+  sandbox.assertConformed();
 });

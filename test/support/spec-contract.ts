@@ -14,7 +14,9 @@
 import { readFileSync } from 'node:fs';
 import AjvModule, { type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import assert from 'node:assert/strict';
 import { defaultSpecPath } from '../../src/config/paths.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
 const addFormats = addFormatsModule.default ?? addFormatsModule;
@@ -211,4 +213,19 @@ export function recordContract(checker: ContractChecker = (sharedChecker ??= cre
       problems.push(...checker.check(event));
     },
   };
+}
+
+/**
+ * A sandbox whose every Gitea answer is checked against the pinned spec while a test file runs:
+ * end-to-end tests then also prove the stand-in stayed Gitea-shaped for everything they did.
+ * Call `assertConformed()` last (it names each problem and which operations were checked).
+ */
+export type ContractSandbox = Sandbox & { assertConformed(): void };
+
+export async function startContractSandbox(options: Omit<SandboxOptions, 'onResponse'> = {}): Promise<ContractSandbox> {
+  const contract = recordContract();
+  const sandbox = await startSandbox({ ...options, onResponse: contract.onResponse });
+  return Object.assign(sandbox, {
+    assertConformed: () => assert.deepEqual(contract.problems, [], `non-conforming sandbox answers (operations checked: ${[...contract.checked].join(', ')})`),
+  });
 }
