@@ -10,8 +10,6 @@ export interface Observed {
   verdict: Verdict;
   /** The reason code of a denial or the error kind; 'allowed' for an allow. */
   reason: string;
-  /** A denial by the policy layer (profile lists, scopes, conditions, guards), not a server or protocol refusal. */
-  byPolicy: boolean;
   httpStatus: number | null;
   /** Indented lines for a person: the determining entry, failed checks, guard checks, the hint. */
   details: string[];
@@ -20,7 +18,7 @@ export interface Observed {
 }
 
 /** What the story expects: an allow, or a denial with this reason (null: any denial by the policy layer). */
-export type Expected = { verdict: 'allow' } | { verdict: 'deny'; reason: string | null };
+export type Expected = { verdict: 'allow' } | { verdict: 'deny'; reason: string };
 
 // Arguments that failed the schema or a crash are faults of the call, not decisions.
 const ERROR_KINDS = new Set(['invalid_arguments', 'internal_error']);
@@ -31,7 +29,7 @@ export function observe(outcome: CallOutcome): Observed {
     return {
       verdict: 'deny',
       reason: unknownTool ? 'unknown_tool' : 'protocol_error',
-      byPolicy: false,
+     
       httpStatus: null,
       details: [unknownTool ? 'not served here: this namespace does not list the tool at all' : outcome.message],
       payload: {},
@@ -39,21 +37,21 @@ export function observe(outcome: CallOutcome): Observed {
   }
   const { payload } = outcome;
   const status = typeof payload.status === 'number' ? payload.status : null;
-  if (!outcome.isError) return { verdict: 'allow', reason: 'allowed', byPolicy: false, httpStatus: status, details: checkLines(payload), payload };
+  if (!outcome.isError) return { verdict: 'allow', reason: 'allowed', httpStatus: status, details: checkLines(payload), payload };
   const error = isRecord(payload.error) ? payload.error : {};
   const kind = text(error.kind) ?? 'error';
   const fromGitea = payload.request !== null && typeof error.status === 'number';
   if (fromGitea || ERROR_KINDS.has(kind)) {
-    return { verdict: 'error', reason: kind, byPolicy: false, httpStatus: typeof error.status === 'number' ? error.status : null, details: lines(text(error.message)), payload };
+    return { verdict: 'error', reason: kind, httpStatus: typeof error.status === 'number' ? error.status : null, details: lines(text(error.message)), payload };
   }
-  return { verdict: 'deny', reason: text(error.reason) ?? kind, byPolicy: kind === 'policy_denied', httpStatus: null, details: refusalLines(error), payload };
+  return { verdict: 'deny', reason: text(error.reason) ?? kind, httpStatus: null, details: refusalLines(error), payload };
 }
 
 /** null when the observation is what the story expected, else what differs, in words. */
 export function mismatch(expected: Expected, observed: Observed): string | null {
   const differs =
     expected.verdict !== observed.verdict ||
-    (expected.verdict === 'deny' && (expected.reason === null ? !observed.byPolicy : expected.reason !== observed.reason));
+    (expected.verdict === 'deny' && expected.reason !== observed.reason);
   return differs ? `expected ${describeExpected(expected)}, got ${describeObserved(observed)}` : null;
 }
 
@@ -62,7 +60,7 @@ export function describeObserved(observed: Observed): string {
 }
 
 export function describeExpected(expected: Expected): string {
-  return expected.verdict === 'allow' ? 'ALLOW' : `DENY ${expected.reason ?? '(any policy reason)'}`;
+  return expected.verdict === 'allow' ? 'ALLOW' : `DENY ${expected.reason}`;
 }
 
 function refusalLines(error: Record<string, unknown>): string[] {

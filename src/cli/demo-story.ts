@@ -144,11 +144,11 @@ async function reconcilerCleansUp(stage: Stage, pr: PullRequest): Promise<void> 
     expect: { verdict: 'allow' },
   });
   stage.say(`Deleting a branch directly (${OTHER_MERGED_BRANCH}, head of the merged PR #2) is not the reconciler's to do:`);
-  await stage.attempt(raw('reconciler', 'DELETE', `/repos/${OWNER}/${REPO}/branches/${OTHER_MERGED_BRANCH}`, undefined, null));
+  await stage.attempt(raw('reconciler', 'DELETE', `/repos/${OWNER}/${REPO}/branches/${OTHER_MERGED_BRANCH}`, undefined, 'guarded_tool_only'));
 }
 
-/** A raw request (gitea_api_request) the story expects the policy layer to refuse; reason null: any policy reason. */
-function raw(role: Role, method: string, path: string, body: Record<string, unknown> | undefined, reason: string | null): Attempt {
+/** A raw request (gitea_api_request) the story expects the policy layer to refuse for `reason`. */
+function raw(role: Role, method: string, path: string, body: Record<string, unknown> | undefined, reason: string): Attempt {
   const tail = path.split('/').slice(-3).join('/');
   const args = body === undefined ? { method, path } : { method, path, body };
   return { role, tool: 'gitea_api_request', label: `gitea_api_request ${method} …/${tail}`, args, expect: { verdict: 'deny', reason } };
