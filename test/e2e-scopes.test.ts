@@ -66,7 +66,7 @@ async function assertDenied(ns: Connected, name: string, args: Record<string, un
   const { isError, payload, requests } = await call(ns, name, args);
   assert.equal(isError, true, `${name} should be refused`);
   assert.equal(payload.error?.kind, 'policy_denied');
-  assert.equal(payload.error?.reason, 'condition_failed');
+  assert.equal(payload.error?.reason, code);
   assert.ok(payload.error.failed.some((f: { code: string }) => f.code === code), JSON.stringify(payload.error.failed));
   assert.deepEqual(requests, [], `${name} reached the sandbox`);
 }

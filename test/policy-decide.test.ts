@@ -73,7 +73,7 @@ describe('enforcement matrix', () => {
     const profile = inline({ allowed_operations: ['gitea.read'] });
     const decision = decide(profile, { operations: ['gitea.read'], targets: { repository: 'acme/other' } }, { ...context, checks: [outOfScope] });
     assert.equal(decision.decision, 'deny');
-    assert.equal(decision.reason, 'condition_failed');
+    assert.equal(decision.reason, 'repository_out_of_scope');
     assert.equal(decision.failed[0]?.code, 'repository_out_of_scope');
   });
 });

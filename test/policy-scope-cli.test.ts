@@ -45,7 +45,7 @@ describe('scopes in the CLI', () => {
     const result = await capture(decide, ['--profile', 'profiles/gitea-author.yaml', '--operation-id', 'repoCreateFile', '--args', args]);
     assert.equal(result.code, 1);
     const decision = JSON.parse(result.stdout);
-    assert.equal(decision.reason, 'condition_failed');
+    assert.equal(decision.reason, 'path_not_allowed');
     assert.deepEqual(decision.failed.map((f: { code: string }) => f.code), ['path_not_allowed']);
   });
 

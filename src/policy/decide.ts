@@ -113,12 +113,13 @@ function notAllowedDenial(profile: CompiledProfile, operations: string[], holder
   return deny(operations[0] ?? null, operations, empty ? 'empty_allowed_list' : 'not_allowed', { file: profile.file, line: profile.allowedListLine, rule }, notAllowedHint(operation, profile, holders));
 }
 
-/** Every condition the checks find failing on a list-allowed request; the first with an entry determines. */
+/** Every condition the checks find failing on a list-allowed request; the first failure names the reason, the first with an entry determines. */
 function conditionDenial(profile: CompiledProfile, request: DecisionRequest, operations: string[], checks: readonly ConditionCheck[]): Decision | null {
-  const failed = checks.flatMap((check) => check(profile, request, operations));
-  if (failed.length === 0) return null;
+  const [first, ...more] = checks.flatMap((check) => check(profile, request, operations));
+  if (first === undefined) return null;
+  const failed = [first, ...more];
   const determining = failed.find((f) => f.entry)?.entry ?? grantOf(profile, operations);
-  return { decision: 'deny', operation: operations[0] ?? null, operations, reason: 'condition_failed', determining, failed, hint: failed.map((f) => f.message).join('; ') };
+  return { decision: 'deny', operation: operations[0] ?? null, operations, reason: first.code, determining, failed, hint: failed.map((f) => f.message).join('; ') };
 }
 
 function allow(profile: CompiledProfile, operations: string[]): Decision {
