@@ -2,6 +2,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadGuardsConfig } from '../src/config/guards.js';
+import { validationErrors } from '../src/config/document.js';
 import { loadCatalog } from '../src/catalog/load.js';
 import { loadPolicySet } from '../src/config/policies.js';
 import { loadProfile } from '../src/config/profiles.js';
@@ -75,4 +76,27 @@ describe('filters', () => {
   test('LIST_DENIED_TOOLS lists what the profile can never use', () => {
     assert.ok(names('gitea-author', { listDeniedTools: true }).includes('gitea_pulls_merge'));
   });
+});
+
+describe('built-in tool inputs', () => {
+  // A guarded tool is no looser about names than the generated tools it stands beside.
+  const byName = new Map(builtinTools().map((tool) => [tool.name, tool]));
+  const good = { owner: 'acme', repo: 'widgets', pr_number: 2 };
+  const cases: [string, Record<string, unknown>, boolean][] = [
+    ['a valid pull request', good, true],
+    ['owner ..', { ...good, owner: '..' }, false],
+    ['owner with a slash', { ...good, owner: 'acme/x' }, false],
+    ['repo with a space', { ...good, repo: 'wid gets' }, false],
+    ['pull request 0', { ...good, pr_number: 0 }, false],
+  ];
+  for (const tool of ['gitea_reconcile_already_landed_pr', 'gitea_cleanup_merged_pr_branch']) {
+    for (const [name, args, valid] of cases) {
+      test(`${tool}: ${name} is ${valid ? 'accepted' : 'refused'}`, () => {
+        const extra = tool === 'gitea_cleanup_merged_pr_branch' ? { branch: 'feature/x', confirmation: 'CLEANUP MERGED PR 2 BRANCH feature/x' } : {};
+        const schema = byName.get(tool)?.inputSchema;
+        assert.ok(schema);
+        assert.equal(validationErrors(schema, { ...args, ...extra }).length === 0, valid);
+      });
+    }
+  }
 });

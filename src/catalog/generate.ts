@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { assignToolNames, domainFor } from './naming.js';
 import { toJsonSchema, type Definitions } from './schema.js';
 import type { Catalog, CatalogEntry, CatalogParameter, CatalogPathParameter, HttpMethod, JsonSchema } from './types.js';
+import { LOGIN_SCHEMA, REPO_NAME_SCHEMA } from './gitea-names.js';
 
 type SwaggerParameter = JsonSchema & { name: string; in: string; required?: boolean; description?: string; schema?: JsonSchema };
 type SwaggerOperation = {
@@ -46,12 +47,8 @@ const WILDCARD_ROUTES: Readonly<Record<string, string>> = {
   '/repos/{owner}/{repo}/pulls/{base}/{head}': 'head',
 };
 
-/** Gitea user/org logins and repository names: the characters Gitea allows, never `.` or `..`. */
-const NAME_PATTERN = '^(?!\\.\\.?$)[A-Za-z0-9_.-]+$';
 const LOGIN_PARAMS = new Set(['owner', 'org', 'username', 'template_owner', 'collaborator', 'assignee', 'user', 'target']);
 const REPO_PARAMS = new Set(['repo', 'template_repo', 'repo_name']);
-const LOGIN_SCHEMA: JsonSchema = { type: 'string', pattern: NAME_PATTERN, maxLength: 40 };
-const REPO_NAME_SCHEMA: JsonSchema = { type: 'string', pattern: NAME_PATTERN, maxLength: 100 };
 const SUDO_PROPERTY: JsonSchema = { ...LOGIN_SCHEMA, description: 'Run the call as this user (admin tokens only).' };
 
 /** Credentials never become tool arguments: the server supplies them. */

@@ -3,6 +3,7 @@
 // goes only when every check of judgeCleanup passes on facts read just now. The report lists them all.
 import { cleanupMergedPrBranch } from '../../gitea/reconcile.js';
 import { judgeCleanup, type CleanupRequest } from '../../policy/guards/cleanup-branch-guard.js';
+import { PULL_REQUEST_REF_PROPERTIES, pullRequestRefOf } from './pull-request-ref.js';
 import type { BuiltinTool } from './types.js';
 
 const OPERATIONS = ['gitea.branch.delete'];
@@ -18,9 +19,7 @@ export const cleanupMergedPrBranchTool: BuiltinTool = {
   inputSchema: {
     type: 'object',
     properties: {
-      owner: { type: 'string', minLength: 1 },
-      repo: { type: 'string', minLength: 1 },
-      pr_number: { type: 'integer', minimum: 1 },
+      ...PULL_REQUEST_REF_PROPERTIES,
       branch: { type: 'string', minLength: 1, description: "The pull request's head branch" },
       confirmation: { type: 'string', description: 'Exactly: CLEANUP MERGED PR <pr_number> BRANCH <branch>' },
     },
@@ -31,13 +30,8 @@ export const cleanupMergedPrBranchTool: BuiltinTool = {
   operations: OPERATIONS,
   role: 'reconciler',
   async handler(args, session) {
-    const request: CleanupRequest = {
-      owner: String(args.owner),
-      repo: String(args.repo),
-      prNumber: Number(args.pr_number),
-      branch: String(args.branch),
-      confirmation: String(args.confirmation),
-    };
+    const { owner, repo, index } = pullRequestRefOf(args);
+    const request: CleanupRequest = { owner, repo, prNumber: index, branch: String(args.branch), confirmation: String(args.confirmation) };
     const { cleanup, facts } = session.guards;
     return {
       kind: 'guarded_action',

@@ -3,6 +3,7 @@
 // the report, when the head has not landed or the pull request is not open.
 import { reconcileAlreadyLandedPr } from '../../gitea/reconcile.js';
 import { judgeReconcileLanded } from '../../policy/guards/reconcile-landed-guard.js';
+import { PULL_REQUEST_REF_PROPERTIES, pullRequestRefOf } from './pull-request-ref.js';
 import type { BuiltinTool } from './types.js';
 
 const OPERATIONS = ['gitea.pr.close', 'gitea.issue.comment'];
@@ -15,11 +16,7 @@ export const reconcileAlreadyLandedPrTool: BuiltinTool = {
     'shows no commits ahead). Posts an evidence comment (head SHA, target SHA, compare) before closing. Returns each check with pass/fail and the evidence.',
   inputSchema: {
     type: 'object',
-    properties: {
-      owner: { type: 'string', minLength: 1 },
-      repo: { type: 'string', minLength: 1 },
-      pr_number: { type: 'integer', minimum: 1 },
-    },
+    properties: PULL_REQUEST_REF_PROPERTIES,
     required: ['owner', 'repo', 'pr_number'],
     additionalProperties: false,
   },
@@ -27,7 +24,7 @@ export const reconcileAlreadyLandedPrTool: BuiltinTool = {
   operations: OPERATIONS,
   role: 'reconciler',
   async handler(args) {
-    const ref = { owner: String(args.owner), repo: String(args.repo), index: Number(args.pr_number) };
+    const ref = pullRequestRefOf(args);
     return {
       kind: 'guarded_action',
       guard: 'reconcile_landed',
