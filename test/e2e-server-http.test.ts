@@ -3,6 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectHttp, namespaceEnv, payloadOf, runServe, spawnHttpNamespace, tempDir, toolNames, type HttpNamespace } from './support/namespace.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
@@ -60,12 +61,23 @@ test('without a token: 401; with a foreign Host: 403; past the rate limit: 429',
   assert.ok(statuses.includes(429), `statuses: ${statuses.join(',')}`);
 });
 
-test('a non-loopback bind without a bearer token exits 2 before listening', async () => {
-  const env = { ...namespaceEnv(sandbox, 'gitea-reviewer', { auditLog: join(dir.path, 'refused.jsonl') }), MCP_TRANSPORT: 'http', MCP_HOST: '0.0.0.0', MCP_PORT: '0' };
+test('a non-loopback bind without a bearer token exits 2 before listening, and before opening anything', async () => {
+  const auditLog = join(dir.path, 'refused.jsonl');
+  const env = { ...namespaceEnv(sandbox, 'gitea-reviewer', { auditLog }), MCP_TRANSPORT: 'http', MCP_HOST: '0.0.0.0', MCP_PORT: '0' };
+  const before = sandbox.requests.length;
   const { code, stderr } = await runServe(env);
   assert.equal(code, 2);
   assert.match(stderr, /MCP_BEARER_TOKEN/);
   assert.doesNotMatch(stderr, /listening/);
+  assert.equal(existsSync(auditLog), false, 'the audit log was opened by a server that refused to start');
+  assert.equal(sandbox.requests.length, before, 'a server that refused to start called Gitea');
+});
+
+test('MCP_BEARER_TOKEN set but empty is refused (exit 2), never read as "no authentication"', async () => {
+  const env = { ...namespaceEnv(sandbox, 'gitea-reviewer', { auditLog: join(dir.path, 'refused.jsonl') }), MCP_TRANSPORT: 'http', MCP_PORT: '0', MCP_BEARER_TOKEN: '' };
+  const { code, stderr } = await runServe(env);
+  assert.equal(code, 2);
+  assert.match(stderr, /MCP_BEARER_TOKEN is shorter than/);
 });
 
 test('an unknown DISABLED_TOOLS name stops start-up with exit 2', async () => {

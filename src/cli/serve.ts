@@ -7,7 +7,7 @@ import { readSettings, SETTINGS, SettingsError, settingsHelp, type Settings } fr
 import { serveStdio } from '../transports/stdio.js';
 import { DEFAULT_MAX_BODY_BYTES, startHttpTransport } from '../transports/http.js';
 import { createLogger, type Logger } from '../transports/logger.js';
-import { StartupError } from '../transports/startup.js';
+import { checkStartup, StartupError, type StartupOptions } from '../transports/startup.js';
 import type { Namespace } from '../server/session.js';
 
 export async function run(argv: string[]): Promise<number> {
@@ -24,9 +24,12 @@ export async function run(argv: string[]): Promise<number> {
   }
   try {
     const settings = readSettings(flags, process.env);
+    // An unsafe HTTP setup is refused before anything is loaded, opened or written.
+    const http = settings.transport === 'http' ? httpOptions(settings, process.env) : null;
+    if (http) checkStartup(http);
     const logger = createLogger(settings.logLevel as Parameters<typeof createLogger>[0]);
     const namespace = await loadNamespace(settings, process.env, logger);
-    await serve(namespace, settings, logger);
+    await serve(namespace, http, logger);
     return 0;
   } catch (error) {
     if (error instanceof SettingsError || error instanceof StartupError) return fail(error.message);
@@ -34,28 +37,32 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-async function serve(namespace: Namespace, settings: Settings, logger: Logger): Promise<void> {
+/** The HTTP transport's settings. MCP_BEARER_TOKEN set but empty stays set, so checkStartup refuses it rather than serve unauthenticated. */
+function httpOptions(settings: Settings, env: NodeJS.ProcessEnv): StartupOptions {
+  const bearerToken = env.MCP_BEARER_TOKEN;
+  return {
+    host: settings.host,
+    port: settings.port,
+    path: settings.mcpPath,
+    ...(bearerToken !== undefined ? { bearerToken } : {}),
+    ...(settings.publicBaseUrl ? { publicBaseUrl: settings.publicBaseUrl } : {}),
+    allowedHosts: settings.allowedHosts,
+    rateLimitPerMinute: settings.rateLimitPerMinute,
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+  };
+}
+
+async function serve(namespace: Namespace, http: StartupOptions | null, logger: Logger): Promise<void> {
   // The audit sink and version stay the same across profile switches.
   const { audit, version, profile } = namespace.session;
-  if (settings.transport === 'stdio') {
+  if (http === null) {
     const connection = await serveStdio(createMcpServer(namespace));
     await connection.closed;
     await audit.close();
     return;
   }
-  const bearerToken = process.env.MCP_BEARER_TOKEN || undefined;
   const handle = await startHttpTransport(
-    {
-      host: settings.host,
-      port: settings.port,
-      path: settings.mcpPath,
-      ...(bearerToken ? { bearerToken } : {}),
-      ...(settings.publicBaseUrl ? { publicBaseUrl: settings.publicBaseUrl } : {}),
-      allowedHosts: settings.allowedHosts,
-      rateLimitPerMinute: settings.rateLimitPerMinute,
-      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-      info: { name: 'gitea-warden', version, profile: profile.name ?? profile.file },
-    },
+    { ...http, info: { name: 'gitea-warden', version, profile: profile.name ?? profile.file } },
     () => createMcpServer(namespace),
     logger,
   );
