@@ -37,12 +37,20 @@ export class ToolRegistryError extends Error {
 export class ToolRegistry {
   private readonly byName: ReadonlyMap<string, RegisteredTool>;
 
-  constructor(readonly tools: readonly RegisteredTool[]) {
+  constructor(
+    readonly tools: readonly RegisteredTool[],
+    private readonly disabledTools: ReadonlySet<string> = new Set(),
+  ) {
     this.byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
   }
 
   get(name: string): RegisteredTool | undefined {
     return this.byName.get(name);
+  }
+
+  /** Named in DISABLED_TOOLS: the operator took it away, so the raw tool may not reach its operation either. */
+  isDisabled(name: string): boolean {
+    return this.disabledTools.has(name);
   }
 
   definitions(): ToolDefinition[] {
@@ -74,7 +82,7 @@ export function buildToolRegistry(sources: RegistrySources, filters: ToolFilters
     .filter((tool) => filters.listDenied || (tool.operations.every((op) => sources.effective.has(op)) && (tool.role === undefined || tool.role === sources.role)))
     .map((tool): RegisteredTool => ({ kind: 'builtin', tool, definition: builtinDefinition(tool) }));
   const disabled = new Set(filters.disabledTools);
-  return new ToolRegistry([...builtins, ...gitea].filter((tool) => !disabled.has(tool.definition.name)));
+  return new ToolRegistry([...builtins, ...gitea].filter((tool) => !disabled.has(tool.definition.name)), disabled);
 }
 
 /** The canonical primaries a call of this operationId can have: the mapping's default and each rule's. */

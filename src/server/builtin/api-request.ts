@@ -34,6 +34,13 @@ export const apiRequestTool: BuiltinTool = {
       };
       return { kind: 'answer', payload, isError: true, audit: { operation: null, decision: 'deny', reason: match.reason } };
     }
+    if (session.registry.isDisabled(match.entry.name)) {
+      const payload = {
+        error: { kind: 'tool_disabled', reason: 'tool_disabled', message: `${args.method} ${args.path} is ${match.entry.name}, which this namespace's DISABLED_TOOLS takes away.`, hint: 'Ask the operator of this namespace; the raw tool reaches only what the namespace serves.' },
+        request: null,
+      };
+      return { kind: 'answer', payload, isError: true, audit: { operation: null, decision: 'deny', reason: 'tool_disabled' } };
+    }
     const query = typedQuery(match.entry, (args.query ?? {}) as Record<string, unknown>);
     const reconstructed: Record<string, unknown> = { ...query, ...match.pathParams };
     if (args.body !== undefined) reconstructed.body = args.body;
