@@ -283,6 +283,19 @@ forbidden_operations: [approve, merge, review, pr.create, push, commit]
     assert.equal((await capture(check, [file])).code, 0);
   });
 
+  test('-w -o writes the result to OUT and leaves the input as it was, backed up', async () => {
+    const file = join(temp, 'legacy-o.yaml');
+    const out = join(temp, 'legacy-o.out.yaml');
+    writeFileSync(file, legacy);
+    const dryRun = await capture(migrate, ['-i', file]);
+    const result = await capture(migrate, ['-i', file, '-o', out, '-w']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(readFileSync(out, 'utf8'), dryRun.stdout);
+    assert.equal(readFileSync(file, 'utf8'), legacy);
+    assert.equal(readFileSync(`${file}.bak`, 'utf8'), legacy);
+    assert.equal((await capture(check, [out])).code, 0);
+  });
+
   test('-o writes elsewhere; an entry with no replacement is reported and blocks writing', async () => {
     const file = join(temp, 'typo.yaml');
     copyFileSync(join(fixtures, 'bad-forbidden-typo.yaml'), file);
