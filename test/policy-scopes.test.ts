@@ -10,6 +10,7 @@ import { describeScopes, filterRepositoryListing } from '../src/policy/scope-vie
 import { diffProfiles } from '../src/policy/diff.js';
 import type { ProfileData } from '../src/policy/profile.js';
 import { inline, policy } from './policy-helpers.js';
+import { loadSpec } from './support/spec-contract.js';
 
 const context: DecideContext = { vocabulary: policy.vocabulary, checks: policyChecks(policy) };
 const widgets = loadProfile('profiles/examples/gitea-author-widgets.yaml', policy);
@@ -114,6 +115,22 @@ describe('scopes: repositories', () => {
     assert.deepEqual(search, { ok: true, data: { ok: true, data: [{ full_name: 'acme/widgets' }] }, removed: 2 });
     assert.equal(filterRepositoryListing(widgets, 'repoSearch', { weird: 1 }, listings).ok, false);
     assert.deepEqual(filterRepositoryListing(author, 'repoSearch', repos, listings), { ok: true, data: repos, removed: 0 });
+  });
+
+  test('every operation of the pinned spec that answers with a list of repositories is filtered', () => {
+    // A listing left out (listForks was) hands a repository-scoped profile every fork of its repository.
+    const spec = loadSpec();
+    const listsRepositories = (response: { $ref?: string; schema?: { type?: string; items?: { $ref?: string } } } | undefined): boolean => {
+      const resolved = response?.$ref ? spec.responses[response.$ref.replace('#/responses/', '')] : response;
+      const schema = resolved?.schema as { type?: string; items?: { $ref?: string } } | undefined;
+      return schema?.type === 'array' && schema.items?.$ref === '#/definitions/Repository';
+    };
+    const listings = Object.values(spec.paths)
+      .flatMap((methods) => Object.values(methods))
+      .filter((operation) => operation.operationId && listsRepositories(operation.responses?.['200']))
+      .map((operation) => operation.operationId as string);
+    assert.ok(listings.length > 5);
+    assert.deepEqual(listings.filter((id) => !policy.repositoryListings.has(id)), []);
   });
 
   test('describeScopes shows what whoami reports', () => {
