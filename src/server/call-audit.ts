@@ -1,9 +1,13 @@
 // The two audit events of one tool call: a write-ahead event before anything reaches Gitea, and a
-// result event, linked by call_id. Every call writes both, failed and invalid calls included.
+// result event, linked by call_id. Every call writes both, failed and invalid calls included. What the
+// caller wrote (tool name, argument names, target) passes the session's redaction: a name or an owner
+// can hold a secret as well as a value can.
 import { randomUUID } from 'node:crypto';
 import { argumentNames, type AuditEvidence, type AuditStatus, type AuditTarget } from '../audit/event.js';
+import type { Redactor } from '../gitea/redact.js';
 import type { Effect } from '../policy/decision.js';
 import type { Session } from './session.js';
+import { sessionRedactor } from './session-redactor.js';
 
 /** What the result event says about the call's outcome. */
 export interface CallRecord {
@@ -20,14 +24,18 @@ export interface CallRecord {
 export class CallAudit {
   readonly callId = randomUUID();
   private writeAheadDone = false;
+  private readonly redactor: Redactor;
+  private readonly tool: string;
   private readonly names: string[];
 
   constructor(
     private readonly session: Session,
-    private readonly tool: string,
+    tool: string,
     args: unknown,
   ) {
-    this.names = isObject(args) ? argumentNames(args) : [];
+    this.redactor = sessionRedactor(session);
+    this.tool = this.redactor.text(tool);
+    this.names = isObject(args) ? argumentNames(args).map((name) => this.redactor.text(name)) : [];
   }
 
   /** Writes the write-ahead event once; false when it could not be made durable (refuse the call). */
@@ -56,12 +64,17 @@ export class CallAudit {
       operation: record.operation,
       decision: record.decision,
       reason: record.reason,
-      target: record.target,
+      target: record.target && this.redactedTarget(record.target),
       status: record.status,
       http_status: record.httpStatus,
       argument_names: this.names,
       ...(record.evidence && phase === 'result' ? { evidence: record.evidence } : {}),
     });
+  }
+
+  private redactedTarget(target: AuditTarget): AuditTarget {
+    const text = (value: string | null) => (value === null ? null : this.redactor.text(value));
+    return { owner: text(target.owner), repo: text(target.repo), index: target.index };
   }
 }
 

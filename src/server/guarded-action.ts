@@ -3,7 +3,6 @@
 // check passed. Its report quotes Gitea (refs, check details, failures), so what it returns and what
 // the audit keeps pass the executor's secret redaction first.
 import type { ReconcileReport } from '../gitea/reconcile.js';
-import { Redactor } from '../gitea/redact.js';
 import { HttpGiteaWriter } from '../gitea/writer.js';
 import { decide, deny } from '../policy/decide.js';
 import type { Decision } from '../policy/decision.js';
@@ -13,6 +12,7 @@ import type { BuiltinOutcome, BuiltinTool } from './builtin/types.js';
 import type { CallRecord } from './call-audit.js';
 import { identityRefusal } from './identity-gate.js';
 import { denied, type Outcome } from './outcome.js';
+import { sessionRedactor } from './session-redactor.js';
 import type { Session } from './session.js';
 import { toolResult } from './tool-result.js';
 
@@ -63,10 +63,4 @@ function reportOutcome(decision: Decision, action: GuardedAction, report: Reconc
 function auditEvidence(report: ReconcileReport): AuditEvidence {
   const failed = report.checks.filter((c) => !c.passed).map((c) => c.code);
   return { ...report.evidence, action: report.action, failed_checks: failed.join(',') };
-}
-
-/** The executor's redaction with this session's secrets: the token and the server's own secrets, exact; credential shapes masked unless SECRET_DETECTION_MODE is off. */
-function sessionRedactor(session: Session): Redactor {
-  const { serverSecrets = [], secretDetectionMode = 'mask' } = session.executorOptions;
-  return new Redactor([session.gitea.token, ...serverSecrets], { patterns: secretDetectionMode !== 'off' });
 }
