@@ -154,6 +154,13 @@ describe('merge guard: stale approvals and moved heads', () => {
 
     const fresh = await call(reviewer, 'gitea_pulls_create_review', { ...where, index: 1, body: { event: 'APPROVED', commit_id: second } });
     assert.equal(fresh.error, undefined);
+    // Scheduling lets Gitea merge later whatever head passes its checks, a head no guard judged.
+    let scheduled: Record<string, any> = {};
+    const scheduledMerges = await requestsDuring('POST', /\/pulls\/1\/merge$/, async () => {
+      scheduled = await call(merger, 'gitea_pulls_merge', { ...where, index: 1, body: { do: 'merge', head_commit_id: second, merge_when_checks_succeed: true } });
+    });
+    assert.deepEqual(failedCodes(scheduled), ['scheduled_merge_refused']);
+    assert.equal(scheduledMerges, 0, 'the scheduled merge never reached Gitea');
     const merged = await merge(second);
     assert.equal(merged.error, undefined, JSON.stringify(merged.error));
     assert.equal((await call(merger, 'gitea_pulls_get', { ...where, index: 1 })).data.merged, true);
