@@ -43,6 +43,12 @@ async function main(argv: string[]): Promise<number> {
   return module.run(rest);
 }
 
+// A reader that stops early (`gitea-warden tools --json | head`) is not an error of ours.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
