@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { defaultSpecPath } from '../src/config/paths.js';
 import { checkPolicies } from '../src/config/policies.js';
-import { mapCall } from '../src/policy/operation-map.js';
+import { mapCall, pullRequestOperations, withOperations } from '../src/policy/operation-map.js';
 import { policy } from './policy-helpers.js';
 
 const spec = JSON.parse(readFileSync(defaultSpecPath(), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
@@ -82,4 +82,29 @@ describe('argument rules', () => {
       else assert.equal(!mapped.ok && mapped.reason, expected);
     });
   }
+});
+
+describe('issue operations on a pull request (on_pull_requests)', () => {
+  const mapped = (operationId: string, args: unknown) => {
+    const call = mapCall(policy.operationMap, operationId, args);
+    assert.ok(call.ok);
+    return call;
+  };
+  const cases: [string, string, unknown, string[]][] = [
+    ['closing through the issue endpoint also needs the pull request close', 'issueEditIssue', { owner: 'a', repo: 'b', index: 1, body: { state: 'closed' } }, ['gitea.pr.close']],
+    ['editing through the issue endpoint also needs the pull request edit', 'issueEditIssue', { owner: 'a', repo: 'b', index: 1, body: { title: 't' } }, ['gitea.pr.edit']],
+    ['commenting is shared by issues and pull requests: nothing more', 'issueCreateComment', { owner: 'a', repo: 'b', index: 1, body: { body: 'x' } }, []],
+    ['a read needs no live fact', 'issueGetIssue', { owner: 'a', repo: 'b', index: 1 }, []],
+  ];
+  for (const [name, operationId, args, expected] of cases) {
+    test(name, () => assert.deepEqual(pullRequestOperations(policy.operationMap, mapped(operationId, args)), expected));
+  }
+
+  test('withOperations adds each extra operation once and says why', () => {
+    const close = mapped('issueEditIssue', { owner: 'a', repo: 'b', index: 1, body: { state: 'closed' } });
+    const widened = withOperations(close, ['gitea.pr.close', 'gitea.pr.close']);
+    assert.deepEqual(widened.operations, ['gitea.issue.close', 'gitea.pr.close']);
+    assert.match(widened.rule, /pull request/);
+    assert.equal(withOperations(close, []), close);
+  });
 });

@@ -139,7 +139,7 @@ function documentErrorFinding(error: unknown, file: string): Finding {
 
 interface RawVocabulary { service: string; operations: Record<string, { risk: RiskClass; meaning: string }> }
 interface RawAliases { aliases: Record<string, string>; migration?: Record<string, string> }
-interface RawOperations { map: Record<string, string[]>; global_rules?: MapRule[]; rules?: Record<string, { known?: KnownValues[]; rules?: MapRule[] }> }
+interface RawOperations { map: Record<string, string[]>; global_rules?: MapRule[]; on_pull_requests?: Record<string, string>; rules?: Record<string, { known?: KnownValues[]; rules?: MapRule[] }> }
 interface RawRoles { credential_roles: string[]; roles: Record<string, { never: string[] }> }
 
 function buildPolicySet(dir: string, docs: Map<PolicyName, LoadedDocument>): PolicySet {
@@ -173,7 +173,7 @@ function buildOperationMap(doc: LoadedDocument): OperationMap {
       byOperationId.set(operationId, { operationId, operation, known: rules?.known ?? [], rules: rules?.rules ?? [], line: doc.lineOf(['map', operation, index]) });
     });
   }
-  return { file: doc.file, byOperationId, globalRules: data.global_rules ?? [] };
+  return { file: doc.file, byOperationId, globalRules: data.global_rules ?? [], onPullRequests: new Map(Object.entries(data.on_pull_requests ?? {})) };
 }
 
 /** Names that must exist in the vocabulary, operationIds mapped twice, rules for unmapped operationIds. */
@@ -209,6 +209,10 @@ function crossReferenceFindings(set: PolicySet, docs: Map<PolicyName, LoadedDocu
     });
   }
   (operations.global_rules ?? []).forEach((rule, i) => rule.also !== undefined && unknownName(operationsDoc, ['global_rules', i, 'also'], rule.also));
+  for (const [issueOperation, pullOperation] of Object.entries(operations.on_pull_requests ?? {})) {
+    unknownName(operationsDoc, ['on_pull_requests', issueOperation], issueOperation);
+    unknownName(operationsDoc, ['on_pull_requests', issueOperation], pullOperation);
+  }
   const rolesDoc = docs.get('roles') as LoadedDocument;
   for (const [role, entry] of Object.entries((rolesDoc.data as RawRoles).roles)) {
     entry.never.forEach((name, i) => unknownName(rolesDoc, ['roles', role, 'never', i], name));

@@ -121,6 +121,16 @@ export async function readPull(reader: FactReader, ref: PullRef): Promise<Fact<P
   return pull ? present(pull) : missing(`${what} lacks its number, state, merged flag, head or base.`);
 }
 
+/** Whether issue #index is a pull request (Gitea's issue carries `pull_request` then); unreadable is a missing fact. */
+export async function readIsPullRequest(reader: FactReader, ref: PullRef): Promise<Fact<boolean>> {
+  const what = `Issue #${ref.index} of ${ref.owner}/${ref.repo}`;
+  const answer = await read(reader, what, repoPath(ref.owner, ref.repo, 'issues', String(ref.index)));
+  if (!answer.ok) return answer;
+  if (typeof field(answer.value, 'number') !== 'number') return missing(`${what} lacks its number.`);
+  const pull = field(answer.value, 'pull_request');
+  return present(pull !== null && pull !== undefined);
+}
+
 function parseReview(data: unknown): ReviewFact | null {
   const state = text(field(data, 'state'));
   if (state === null) return null;

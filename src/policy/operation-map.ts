@@ -31,6 +31,8 @@ export interface OperationMap {
   file: string;
   byOperationId: ReadonlyMap<string, OperationMapping>;
   globalRules: MapRule[];
+  /** Issue operation -> the pull request operation it also needs when the issue is a pull request. */
+  onPullRequests: ReadonlyMap<string, string>;
 }
 
 export type MappedCall =
@@ -63,6 +65,20 @@ export function mapCall(map: OperationMap, operationId: string, args: unknown): 
     .map((rule) => rule.also as string);
   const operations = [...new Set([primary, ...extras])];
   return { ok: true, operations, rule: describeMapping(mapping, primaryRule, extras), line: mapping.line };
+}
+
+/** The pull request operations a mapped call also needs if the issue it names is a pull request; none: no live fact is needed. */
+export function pullRequestOperations(map: OperationMap, mapped: Extract<MappedCall, { ok: true }>): string[] {
+  return mapped.operations.flatMap((operation) => {
+    const pull = map.onPullRequests.get(operation);
+    return pull === undefined ? [] : [pull];
+  });
+}
+
+/** The mapped call, needing `extra` operations as well (each once). */
+export function withOperations(mapped: Extract<MappedCall, { ok: true }>, extra: readonly string[]): Extract<MappedCall, { ok: true }> {
+  const operations = [...new Set([...mapped.operations, ...extra])];
+  return operations.length === mapped.operations.length ? mapped : { ...mapped, operations, rule: `${mapped.rule}; the issue is a pull request: also ${extra.join(', ')}` };
 }
 
 function checkKnownValues(mapping: OperationMapping, args: unknown, file: string): MappedCall | null {

@@ -16,6 +16,7 @@ import { mapCall } from '../policy/operation-map.js';
 import { CallAudit, isObject, targetOf, type CallRecord } from './call-audit.js';
 import { runGuardedAction } from './guarded-action.js';
 import { identityRefusal } from './identity-gate.js';
+import { withLivePullRequestOperations } from './live-operations.js';
 import { liveMergeTargets } from './live-targets.js';
 import { auditUnavailable, denied, errorRecord, invalidArguments, invalidShape, type Outcome } from './outcome.js';
 import { applyResultScope } from './result-scope.js';
@@ -75,9 +76,10 @@ async function runTool(session: Session, namespace: Namespace, name: string, arg
 /** Steps 3 to 9 for one Gitea operation with schema-valid arguments. */
 async function runGiteaCall(session: Session, entry: CatalogEntry, args: Record<string, unknown>, audit: CallAudit): Promise<Outcome> {
   const target = targetOf(args);
-  const mapped = mapCall(session.policy.operationMap, entry.operationId, args);
-  const operation = mapped.ok ? (mapped.operations[0] ?? null) : null;
+  const mappedByArguments = mapCall(session.policy.operationMap, entry.operationId, args);
+  const operation = mappedByArguments.ok ? (mappedByArguments.operations[0] ?? null) : null;
   if (!(await audit.writeAhead(operation, target))) return auditUnavailable(operation, target);
+  const mapped = await withLivePullRequestOperations(session, mappedByArguments, args);
   const live = mapped.ok ? await liveMergeTargets(session, mapped.operations, args) : null;
   const call = { operationId: entry.operationId, arguments: args, ...(live ? { targets: live } : {}) };
   let decision = decideMappedCall(session.profile, call, mapped, session.policy.operationMap, session.decideContext);

@@ -1,0 +1,73 @@
+// In Gitea a pull request is also an issue. The issue-manager may close and edit issues, never pull
+// requests: reaching PR #1 through /issues/1 needs the pull request permission too, read from the
+// live issue, and an issue that is no pull request is not affected.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { handleToolCall } from '../src/server/pipeline.js';
+import { loadNamespace } from '../src/server/namespace.js';
+import type { Namespace } from '../src/server/session.js';
+import { readSettings } from '../src/server/settings.js';
+import { createLogger } from '../src/transports/logger.js';
+import { payloadOf, tempDir } from './support/namespace.js';
+import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
+
+const dir = tempDir('warden-pr-as-issue-');
+let sandbox: ContractSandbox;
+const namespaces = new Map<string, Namespace>();
+
+async function open(profile: string, login: string, tokenVariable: string): Promise<Namespace> {
+  const env = { GITEA_URL: sandbox.url, GITEA_MCP_PROFILE: profile, [tokenVariable]: sandbox.users[login]?.token ?? '', AUDIT_LOG: join(dir.path, `${profile}.jsonl`) };
+  return loadNamespace(readSettings({}, env), env, createLogger('silent'));
+}
+
+before(async () => {
+  sandbox = await startContractSandbox();
+  namespaces.set('issue-manager', await open('gitea-issue-manager', 'erin', 'GITEA_ISSUE_MANAGER_TOKEN'));
+  namespaces.set('reconciler', await open('gitea-reconciler', 'dave', 'GITEA_RECONCILER_TOKEN'));
+});
+
+after(async () => {
+  for (const namespace of namespaces.values()) await namespace.session.audit.close();
+  await sandbox.close();
+  dir.dispose();
+});
+
+/** The call's outcome and the PATCH requests it sent to Gitea. */
+async function edit(role: string, tool: string, args: Record<string, unknown>) {
+  const namespace = namespaces.get(role);
+  assert.ok(namespace);
+  const before = sandbox.requests.length;
+  const result = await handleToolCall(namespace, tool, args);
+  const patches = sandbox.requests.slice(before).filter((r) => r.method === 'PATCH');
+  return { isError: result.isError === true, payload: payloadOf(result), patches };
+}
+
+describe('issue endpoints on a pull request', () => {
+  const cases: [string, string, string, Record<string, unknown>, 'allow' | 'deny', string[]][] = [
+    ['closing PR #1 through the issue endpoint', 'issue-manager', 'gitea_issues_edit', { owner: 'acme', repo: 'widgets', index: 1, body: { state: 'closed' } }, 'deny', ['gitea.issue.close', 'gitea.pr.close']],
+    ['retitling PR #1 through the issue endpoint', 'issue-manager', 'gitea_issues_edit', { owner: 'acme', repo: 'widgets', index: 1, body: { title: 'renamed' } }, 'deny', ['gitea.issue.edit', 'gitea.pr.edit']],
+    ['the same close through the raw tool', 'issue-manager', 'gitea_api_request', { method: 'PATCH', path: '/repos/acme/widgets/issues/1', body: { state: 'closed' } }, 'deny', ['gitea.issue.close', 'gitea.pr.close']],
+    ['retitling issue #4, which is no pull request', 'issue-manager', 'gitea_issues_edit', { owner: 'acme', repo: 'widgets', index: 4, body: { title: 'Document releases' } }, 'allow', []],
+    ['closing issue #3, which is no pull request', 'issue-manager', 'gitea_issues_edit', { owner: 'acme', repo: 'widgets', index: 3, body: { state: 'closed' } }, 'allow', []],
+    ['the reconciler, who may close pull requests, closing PR #1 there', 'reconciler', 'gitea_issues_edit', { owner: 'acme', repo: 'widgets', index: 1, body: { state: 'closed' } }, 'allow', []],
+  ];
+  for (const [name, role, tool, args, expected, operations] of cases) {
+    test(`${name}: ${expected}`, async () => {
+      const { isError, payload, patches } = await edit(role, tool, args);
+      if (expected === 'allow') {
+        assert.equal(isError, false, JSON.stringify(payload));
+        assert.equal(patches.length, 1);
+        return;
+      }
+      assert.equal(payload.error?.kind, 'policy_denied');
+      assert.equal(payload.error?.reason, 'not_allowed');
+      assert.deepEqual(payload.error?.operations, operations);
+      assert.deepEqual(patches, [], 'a refused edit reached Gitea');
+    });
+  }
+});
+
+test('every answer the sandbox gave in this file conforms to the pinned Gitea spec', () => {
+  sandbox.assertConformed();
+});
