@@ -126,6 +126,9 @@ function argumentRulesSection(map: OperationMap, mapped: readonly MappedTool[]):
     '',
   ];
   for (const rule of map.globalRules) lines.push(`- Any tool: ${ruleWords(rule, 'the primary operation')}.`);
+  for (const [issueOperation, pullOperation] of map.onPullRequests) {
+    lines.push(`- Any tool needing \`${issueOperation}\` on an issue that is a pull request (read live; unreadable counts as one): also needs \`${pullOperation}\`.`);
+  }
   for (const { name, mapping } of mapped) {
     if (mapping.rules.length === 0 && mapping.known.length === 0) continue;
     const sentences = [
