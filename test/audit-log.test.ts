@@ -1,7 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { appendFile, chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,15 @@ before(async () => {
 after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+
+function canWrite(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 async function writeEvents(path: string, count: number): Promise<void> {
   const log = await AuditLog.open(path);
@@ -118,7 +127,9 @@ describe('AuditLog', () => {
     await assert.rejects(AuditLog.open(path), /line 1 .*genesis/);
   });
 
-  test('a failed write rejects with the path and errno code, and every later append rejects too', { skip: !existsSync('/dev/full') && 'needs /dev/full' }, async () => {
+  // /dev/full accepts the open and fails every write (ENOSPC); its lock file goes beside it in /dev.
+  const devFullUsable = existsSync('/dev/full') && canWrite('/dev');
+  test('a failed write rejects with the path and errno code, and every later append rejects too', { skip: !devFullUsable && 'needs /dev/full and a writable /dev' }, async () => {
     const log = await AuditLog.open('/dev/full');
     for (const n of [1, 2]) {
       await assert.rejects(log.append(sampleEvent(n)), (error: unknown) => {
