@@ -5,12 +5,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { handleToolCall } from '../src/server/pipeline.js';
-import { loadNamespace } from '../src/server/namespace.js';
 import type { Namespace } from '../src/server/session.js';
-import { readSettings } from '../src/server/settings.js';
-import { createLogger } from '../src/transports/logger.js';
 import { payloadOf, tempDir } from './support/namespace.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
+import { openNamespace } from './support/in-process.js';
 
 const dir = tempDir('warden-pr-as-issue-');
 let sandbox: ContractSandbox;
@@ -18,7 +16,7 @@ const namespaces = new Map<string, Namespace>();
 
 async function open(profile: string, login: string, tokenVariable: string): Promise<Namespace> {
   const env = { GITEA_URL: sandbox.url, GITEA_MCP_PROFILE: profile, [tokenVariable]: sandbox.users[login]?.token ?? '', AUDIT_LOG: join(dir.path, `${profile}.jsonl`) };
-  return loadNamespace(readSettings({}, env), env, createLogger('silent'));
+  return openNamespace(env);
 }
 
 before(async () => {

@@ -4,37 +4,27 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { fingerprint } from '../src/gitea/redact.js';
-import { createMcpServer } from '../src/server/mcp-server.js';
-import { loadNamespace } from '../src/server/namespace.js';
-import type { Namespace } from '../src/server/session.js';
-import { readSettings } from '../src/server/settings.js';
-import { createLogger } from '../src/transports/logger.js';
 import { tempDir } from './support/namespace.js';
+import { connectInProcess, type InProcessConnection } from './support/in-process.js';
 
 // Gitea's token shape (40 hex) fits the owner and repo name patterns, so a valid call can carry it.
 const TOKEN = 'abcdef0123456789abcdef0123456789abcdef01';
 const BEARER = 'bearer-secret-for-http-clients-0123';
 const dir = tempDir('warden-audit-secrets-');
 const auditLog = join(dir.path, 'audit.jsonl');
-let namespace: Namespace;
-let client: Client;
+let client: InProcessConnection['client'];
+let connection: InProcessConnection;
 
 before(async () => {
   // Nothing listens on port 9: identity stays unverified, reads fail at the network, which is enough here.
   const env = { GITEA_URL: 'http://127.0.0.1:9', GITEA_MCP_PROFILE: 'gitea-reviewer', AUDIT_LOG: auditLog, GITEA_REVIEWER_TOKEN: TOKEN, MCP_BEARER_TOKEN: BEARER };
-  namespace = await loadNamespace(readSettings({}, env), env, createLogger('silent'));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(namespace).connect(serverSide);
-  client = new Client({ name: 'audit-secrets-test', version: '0.0.0' });
-  await client.connect(clientSide);
+  connection = await connectInProcess(env);
+  ({ client } = connection);
 });
 
 after(async () => {
-  await client.close();
-  await namespace.session.audit.close();
+  await connection.close();
   dir.dispose();
 });
 

@@ -4,37 +4,29 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createMcpServer } from '../src/server/mcp-server.js';
-import { loadNamespace } from '../src/server/namespace.js';
 import type { Namespace } from '../src/server/session.js';
-import { readSettings } from '../src/server/settings.js';
-import { createLogger } from '../src/transports/logger.js';
 import { payloadOf, tempDir } from './support/namespace.js';
+import { connectInProcess, type InProcessConnection } from './support/in-process.js';
 
 const DETAIL = 'stack detail quoting an argument value 7f3a';
 const dir = tempDir('warden-internal-');
 const auditLog = join(dir.path, 'audit.jsonl');
 let namespace: Namespace;
-let client: Client;
+let client: InProcessConnection['client'];
+let connection: InProcessConnection;
 
 before(async () => {
   const env = { GITEA_URL: 'http://127.0.0.1:9', GITEA_MCP_PROFILE: 'gitea-reviewer', AUDIT_LOG: auditLog };
-  namespace = await loadNamespace(readSettings({}, env), env, createLogger('silent'));
+  connection = await connectInProcess(env);
+  ({ namespace, client } = connection);
   const whoami = namespace.session.registry.get('gitea_whoami');
   assert.equal(whoami?.kind, 'builtin');
   // This process only: the built-in tool fails the way a bug would.
   if (whoami?.kind === 'builtin') whoami.tool.handler = () => Promise.reject(new Error(DETAIL));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(namespace).connect(serverSide);
-  client = new Client({ name: 'internal-error-test', version: '0.0.0' });
-  await client.connect(clientSide);
 });
 
 after(async () => {
-  await client.close();
-  await namespace.session.audit.close();
+  await connection.close();
   dir.dispose();
 });
 

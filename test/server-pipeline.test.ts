@@ -8,24 +8,18 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpServer } from '../src/server/mcp-server.js';
-import { loadNamespace } from '../src/server/namespace.js';
-import type { Namespace } from '../src/server/session.js';
-import { readSettings } from '../src/server/settings.js';
-import { createLogger } from '../src/transports/logger.js';
 import { payloadOf, repoRoot, tempDir } from './support/namespace.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
+import { connectInProcess, type InProcessConnection } from './support/in-process.js';
 
 const where = { owner: 'acme', repo: 'widgets' };
 const dir = tempDir('warden-pipeline-');
 const auditLog = join(dir.path, 'audit.jsonl');
 let sandbox: ContractSandbox;
 let relay: Relay;
-let namespace: Namespace;
-let client: Client;
+let client: InProcessConnection['client'];
+let connection: InProcessConnection;
 let listChanged = 0;
 
 /** Forwards to the sandbox; a request whose path matches `hold` waits until the test releases it. */
@@ -89,19 +83,16 @@ before(async () => {
     GITEA_AUTHOR_TOKEN: sandbox.users.alice?.token ?? '',
     GITEA_REVIEWER_TOKEN: sandbox.users.bob?.token ?? '',
   };
-  namespace = await loadNamespace(readSettings({}, env), env, createLogger('silent'));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(namespace).connect(serverSide);
-  client = new Client({ name: 'pipeline-test', version: '0.0.0' });
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-    listChanged++;
-  });
-  await client.connect(clientSide);
+  connection = await connectInProcess(env, (sdkClient) =>
+    sdkClient.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      listChanged++;
+    }),
+  );
+  ({ client } = connection);
 });
 
 after(async () => {
-  await client.close();
-  await namespace.session.audit.close();
+  await connection.close();
   await relay.close();
   await sandbox.close();
   dir.dispose();

@@ -4,12 +4,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { handleToolCall } from '../src/server/pipeline.js';
-import { loadNamespace } from '../src/server/namespace.js';
 import type { Namespace } from '../src/server/session.js';
-import { readSettings } from '../src/server/settings.js';
-import { createLogger } from '../src/transports/logger.js';
 import { payloadOf, tempDir } from './support/namespace.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
+import { openNamespace } from './support/in-process.js';
 
 const dir = tempDir('warden-raw-filters-');
 let sandbox: ContractSandbox;
@@ -24,7 +22,7 @@ before(async () => {
     AUDIT_LOG: join(dir.path, 'audit.jsonl'),
     DISABLED_TOOLS: 'gitea_comments_create',
   };
-  namespace = await loadNamespace(readSettings({}, env), env, createLogger('silent'));
+  namespace = await openNamespace(env);
 });
 
 after(async () => {

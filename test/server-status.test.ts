@@ -6,19 +6,13 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createMcpServer } from '../src/server/mcp-server.js';
-import { loadNamespace } from '../src/server/namespace.js';
-import type { Namespace } from '../src/server/session.js';
-import { readSettings } from '../src/server/settings.js';
-import { createLogger } from '../src/transports/logger.js';
 import { payloadOf, repoRoot, tempDir, toolNames } from './support/namespace.js';
+import { connectInProcess, type InProcessConnection } from './support/in-process.js';
 
 const dir = tempDir('warden-status-');
 const profileFile = join(dir.path, 'reviewer.yaml');
-let namespace: Namespace;
-let client: Client;
+let client: InProcessConnection['client'];
+let connection: InProcessConnection;
 
 interface StatusFile {
   path: string;
@@ -29,16 +23,12 @@ interface StatusFile {
 before(async () => {
   copyFileSync(join(repoRoot, 'profiles', 'gitea-reviewer.yaml'), profileFile);
   const env = { GITEA_URL: 'http://127.0.0.1:9', GITEA_MCP_PROFILE: profileFile, AUDIT_LOG: join(dir.path, 'audit.jsonl') };
-  namespace = await loadNamespace(readSettings({}, env), env, createLogger('silent'));
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(namespace).connect(serverSide);
-  client = new Client({ name: 'status-test', version: '0.0.0' });
-  await client.connect(clientSide);
+  connection = await connectInProcess(env);
+  ({ client } = connection);
 });
 
 after(async () => {
-  await client.close();
-  await namespace.session.audit.close();
+  await connection.close();
   dir.dispose();
 });
 

@@ -1,0 +1,39 @@
+// A namespace loaded in this process, as `serve` loads it, for tests that need no child process:
+// the pipeline can be called directly, or through the official SDK client over an in-memory transport.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createMcpServer } from '../../src/server/mcp-server.js';
+import { loadNamespace } from '../../src/server/namespace.js';
+import type { Namespace } from '../../src/server/session.js';
+import { readSettings } from '../../src/server/settings.js';
+import { createLogger } from '../../src/transports/logger.js';
+
+/** Loads a namespace from an environment (GITEA_URL, GITEA_MCP_PROFILE, AUDIT_LOG, the token, ...). */
+export function openNamespace(env: Record<string, string>): Promise<Namespace> {
+  return loadNamespace(readSettings({}, env), env, createLogger('silent'));
+}
+
+export interface InProcessConnection {
+  namespace: Namespace;
+  client: Client;
+  /** Closes the client and the namespace's audit log. */
+  close(): Promise<void>;
+}
+
+/** A namespace and an SDK client connected to it; `prepare` runs on the client before it connects (notification handlers). */
+export async function connectInProcess(env: Record<string, string>, prepare: (client: Client) => void = () => {}): Promise<InProcessConnection> {
+  const namespace = await openNamespace(env);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await createMcpServer(namespace).connect(serverSide);
+  const client = new Client({ name: 'warden-test', version: '0.0.0' });
+  prepare(client);
+  await client.connect(clientSide);
+  return {
+    namespace,
+    client,
+    close: async () => {
+      await client.close();
+      await namespace.session.audit.close();
+    },
+  };
+}
