@@ -17,7 +17,7 @@ import { CallAudit, isObject, targetOf, type CallRecord } from './call-audit.js'
 import { runGuardedAction } from './guarded-action.js';
 import { identityRefusal } from './identity-gate.js';
 import { withLivePullRequestOperations } from './live-operations.js';
-import { liveMergeTargets } from './live-targets.js';
+import { livePullTargets } from './live-targets.js';
 import { auditUnavailable, denied, errorRecord, invalidArguments, invalidShape, type Outcome } from './outcome.js';
 import { applyResultScope } from './result-scope.js';
 import { ErrorCode, McpError, type CallToolResult } from './sdk.js';
@@ -80,7 +80,7 @@ async function runGiteaCall(session: Session, entry: CatalogEntry, args: Record<
   const operation = mappedByArguments.ok ? (mappedByArguments.operations[0] ?? null) : null;
   if (!(await audit.writeAhead(operation, target))) return auditUnavailable(operation, target);
   const mapped = await withLivePullRequestOperations(session, mappedByArguments, args);
-  const live = mapped.ok ? await liveMergeTargets(session, mapped.operations, args) : null;
+  const live = mapped.ok ? await livePullTargets(session, mapped.operations, args) : null;
   const call = { operationId: entry.operationId, arguments: args, ...(live ? { targets: live } : {}) };
   let decision = decideMappedCall(session.profile, call, mapped, session.policy.operationMap, session.decideContext);
   if (decision.decision === 'deny') return denied(decision, target);
