@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { decide, decideCall, type DecideContext } from '../src/policy/decide.js';
 import { policyChecks } from '../src/policy/checks.js';
-import { buildConditionSet, checkConditions, type ArgumentTest } from '../src/policy/conditions.js';
+import { buildConditionSet, checkConditions, type ArgumentTest, type ConditionSet } from '../src/policy/conditions.js';
 import { jsonPathProblem } from '../src/policy/schema-paths.js';
 import { catalogByOperationId } from '../src/catalog/load.js';
 import { inline, policy } from './policy-helpers.js';
@@ -81,4 +81,21 @@ describe('JSONPaths are checked against input schemas', () => {
     ['recursive descent', 'repoChangeFiles', '$..path', false],
   ];
   for (const [name, id, path, ok] of cases) test(name, () => assert.equal(jsonPathProblem(path, schema(id)) === null, ok));
+});
+
+describe('a JSONPath that cannot be evaluated is never read as "absent" or "does not apply"', () => {
+  // Loading refuses filter expressions; this builds the set directly, as a future policy bug could.
+  const filter = '$.body.files[?(@.path)]';
+  const condition = (when: ArgumentTest[], require: ArgumentTest[]): ConditionSet =>
+    buildConditionSet('conditions.yaml', [{ id: 'probe', operation_ids: ['repoChangeFiles'], when, require, code: 'probe_failed', message: 'the probe holds', line: 1 }]);
+  const args = { owner: 'acme', repo: 'widgets', body: { branch: 'feature/x', files: [{ path: 'a', operation: 'create' }] } };
+  const cases: [string, ConditionSet][] = [
+    ['in a when test', condition([{ path: filter, present: true }], [{ path: '$.body.branch', present: true }])],
+    ['in a require test for absence', condition([], [{ path: filter, absent: true }])],
+  ];
+  for (const [name, set] of cases) {
+    test(name, () => {
+      assert.deepEqual(checkConditions(set, 'repoChangeFiles', args, any.scopes).map((f) => f.code), ['target_unreadable']);
+    });
+  }
 });

@@ -45,16 +45,20 @@ export function buildConditionSet(file: string, conditions: readonly PolicyCondi
   return { file, byOperationId };
 }
 
-type Outcome = 'holds' | 'fails' | 'missing';
+/** `unreadable`: the path could not be evaluated, which never counts as absent or as not applying. */
+type Outcome = 'holds' | 'fails' | 'missing' | 'unreadable';
 
 /** Every condition of the operation that applies to these arguments and does not hold. */
 export function checkConditions(set: ConditionSet, operationId: string, args: unknown, scopes: CompiledScopes): FailedCondition[] {
   return (set.byOperationId.get(operationId) ?? []).flatMap((condition): FailedCondition[] => {
-    if (!(condition.when ?? []).every((test) => evaluate(test, args, scopes) === 'holds')) return [];
     const entry: DeterminingEntry = { file: set.file, line: condition.line, rule: `condition ${condition.id}` };
+    const applies = (condition.when ?? []).map((test) => ({ test, outcome: evaluate(test, args, scopes) }));
+    const unknown = applies.find(({ outcome }) => outcome === 'unreadable');
+    if (unknown) return [{ code: 'target_unreadable', message: `${condition.id}: ${unknown.test.path} cannot be evaluated, so whether ${condition.message} cannot be told`, entry }];
+    if (!applies.every(({ outcome }) => outcome === 'holds')) return [];
     for (const test of condition.require) {
       const outcome = evaluate(test, args, scopes);
-      if (outcome === 'missing') return [{ code: 'target_unreadable', message: `${condition.id}: ${test.path} cannot be read from the arguments, and ${condition.message}`, entry }];
+      if (outcome === 'missing' || outcome === 'unreadable') return [{ code: 'target_unreadable', message: `${condition.id}: ${test.path} cannot be read from the arguments, and ${condition.message}`, entry }];
       if (outcome === 'fails') return [{ code: condition.code, message: condition.message, entry }];
     }
     return [];
@@ -63,6 +67,7 @@ export function checkConditions(set: ConditionSet, operationId: string, args: un
 
 export function evaluate(test: ArgumentTest, args: unknown, scopes: CompiledScopes): Outcome {
   const values = readPath(args, test.path);
+  if (values === null) return 'unreadable';
   if (test.present) return values.length > 0 ? 'holds' : 'missing';
   if (test.absent) return values.length === 0 ? 'holds' : 'fails';
   if (values.length === 0) return 'missing';

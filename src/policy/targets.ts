@@ -38,13 +38,16 @@ export interface Targets {
   unreadable?: TargetKind[];
 }
 
-/** Every value the JSONPath finds (script evaluation off: a filter expression throws, and finds nothing). */
-export function readPath(args: unknown, path: string): unknown[] {
+/**
+ * Every value the JSONPath finds; null when it cannot be evaluated (script evaluation is off, so a
+ * filter expression throws). Null is never "nothing found": callers treat it as unreadable.
+ */
+export function readPath(args: unknown, path: string): unknown[] | null {
   if (args === null || typeof args !== 'object') return [];
   try {
     return JSONPath({ path, json: args as object, eval: false, wrap: true }) as unknown[];
   } catch {
-    return [];
+    return null;
   }
 }
 
@@ -59,12 +62,15 @@ export function readTargets(spec: TargetSpec | undefined, args: unknown): Target
     else unreadable.push('repository');
   }
   if (spec.branch !== undefined) {
-    const branch = spec.branch === 'opaque' ? undefined : spec.branch.map((path) => single(args, path)).find((value) => value !== null);
+    const candidates = spec.branch === 'opaque' ? [] : spec.branch.map((path) => single(args, path));
+    // The first path that names a branch wins, unless an earlier one could not be evaluated.
+    const branch = candidates.includes(undefined) ? undefined : candidates.find((value) => value !== null);
     if (branch) targets.branches = [branch];
     else unreadable.push('branch');
   }
   if (spec.paths !== undefined) {
-    const values = spec.paths === 'opaque' ? [] : spec.paths.flatMap((path) => readPath(args, path));
+    const read = spec.paths === 'opaque' ? [null] : spec.paths.map((path) => readPath(args, path));
+    const values = read.every((found): found is unknown[] => found !== null) ? read.flat() : [];
     if (values.length > 0 && values.every((value): value is string => typeof value === 'string')) targets.paths = values;
     else unreadable.push('paths');
   }
@@ -106,10 +112,13 @@ export function suppliedTargets(record: Readonly<Record<string, unknown>> | unde
 function repositoryName(args: unknown, source: RepositorySource): string | null {
   const owner = single(args, source.owner);
   const name = single(args, source.name);
-  return owner === null || name === null ? null : `${owner}/${name}`;
+  return owner == null || name == null ? null : `${owner}/${name}`;
 }
 
-function single(args: unknown, path: string): string | null {
-  const [value, ...more] = readPath(args, path);
+/** The one string the path names; null when it names none or several; undefined when it cannot be evaluated. */
+function single(args: unknown, path: string): string | null | undefined {
+  const found = readPath(args, path);
+  if (found === null) return undefined;
+  const [value, ...more] = found;
   return typeof value === 'string' && more.length === 0 ? value : null;
 }
