@@ -61,6 +61,54 @@ test('without a token: 401; with a foreign Host: 403; past the rate limit: 429',
   assert.ok(statuses.includes(429), `statuses: ${statuses.join(',')}`);
 });
 
+/** A raw POST of any JSON body; resolves with the status and the parsed answer. */
+function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text === '' ? null : JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+test('under a limit of 3, a batch of 25 tools/call and 25 single calls make at most 3 comments reach Gitea', async () => {
+  const env = namespaceEnv(sandbox, 'gitea-author', { auditLog: join(dir.path, 'limited.jsonl'), extra: { MCP_BEARER_TOKEN: BEARER, RATE_LIMIT_PER_MINUTE: '3' } });
+  const limited = await spawnHttpNamespace(env);
+  try {
+    const auth = { authorization: `Bearer ${BEARER}` };
+    const comment = (id: number) => ({
+      jsonrpc: '2.0', id, method: 'tools/call',
+      params: { name: 'gitea_comments_create', arguments: { owner: 'acme', repo: 'widgets', index: 3, body: { body: `batch ${id}` } } },
+    });
+    const commentsReached = () => sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/issues/3/comments')).length;
+    const before = commentsReached();
+    const batch = await postJson(limited.url, Array.from({ length: 25 }, (_, i) => comment(i + 1)), auth);
+    assert.equal(batch.status, 400);
+    assert.equal(batch.body.error.code, -32600);
+    const statuses: number[] = [];
+    for (let i = 0; i < 25; i++) statuses.push((await postJson(limited.url, comment(100 + i), auth)).status);
+    assert.ok(statuses.includes(429), `statuses: ${statuses.join(',')}`);
+    const reached = commentsReached() - before;
+    assert.ok(reached <= 3, `${reached} comments reached Gitea`);
+  } finally {
+    await limited.close();
+  }
+});
+
+test('stateless HTTP does not advertise tools.listChanged (no stream could carry it); a foreign Origin gets 403', async () => {
+  const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
+  const answer = await postJson(server.url, init, { authorization: `Bearer ${BEARER}` });
+  assert.equal(answer.status, 200);
+  assert.deepEqual(answer.body.result.capabilities.tools, { listChanged: false });
+  const foreign = await postJson(server.url, init, { authorization: `Bearer ${BEARER}`, origin: 'https://evil.example' });
+  assert.equal(foreign.status, 403);
+  assert.equal(foreign.body.jsonrpc, '2.0');
+});
+
 test('a non-loopback bind without a bearer token exits 2 before listening, and before opening anything', async () => {
   const auditLog = join(dir.path, 'refused.jsonl');
   const env = { ...namespaceEnv(sandbox, 'gitea-reviewer', { auditLog }), MCP_TRANSPORT: 'http', MCP_HOST: '0.0.0.0', MCP_PORT: '0' };

@@ -129,6 +129,45 @@ describe('streamable HTTP transport', () => {
     assert.equal(response.status, 403);
   });
 
+  test('the 403 for a foreign Host is JSON-RPC shaped like the 401, 405 and 429 answers', async () => {
+    const response = await raw(server.url, { path: '/health', headers: { Host: 'evil.example.com' } });
+    const body = JSON.parse(response.body);
+    assert.equal(body.jsonrpc, '2.0');
+    assert.equal(body.error.code, -32000);
+    assert.match(body.error.message, /Host header not allowed/);
+  });
+
+  // Absent Origin: a command-line client. Present: it must name a host this server answers to.
+  const origins: { origin: string | undefined; status: number }[] = [
+    { origin: undefined, status: 200 },
+    { origin: 'http://localhost:6274', status: 200 },
+    { origin: 'http://127.0.0.1:3000', status: 200 },
+    { origin: 'https://mcp.example.com', status: 200 },
+    { origin: 'https://extra.example.org:8443', status: 200 },
+    { origin: 'https://evil.example.com', status: 403 },
+    { origin: 'http://localhost.evil.example.com', status: 403 },
+    { origin: 'https://extra.example.org:9999', status: 403 },
+    { origin: 'null', status: 403 },
+    { origin: 'file://', status: 403 },
+  ];
+  for (const { origin, status } of origins) {
+    test(`Origin ${origin ?? '(absent)'} on the MCP path -> ${status}`, async () => {
+      const headers = { ...mcpHeaders(), ...(origin === undefined ? {} : { Origin: origin }) };
+      const response = await raw(server.url, { method: 'POST', headers, body: initialize });
+      assert.equal(response.status, status);
+      if (status === 403) assert.match(JSON.parse(response.body).error.message, /Origin not allowed/);
+    });
+  }
+
+  test('a JSON-RPC batch is refused as an invalid request, none of its messages run', async () => {
+    const batch = JSON.stringify([JSON.parse(initialize), { jsonrpc: '2.0', id: 2, method: 'tools/list' }]);
+    const response = await raw(server.url, { method: 'POST', headers: mcpHeaders(), body: batch });
+    assert.equal(response.status, 400);
+    const body = JSON.parse(response.body);
+    assert.equal(body.error.code, -32600);
+    assert.match(body.error.message, /batches are not accepted/);
+  });
+
   test('GET /health answers ok and GET / describes the server without secrets, no auth needed', async () => {
     const health = await raw(server.url, { path: '/health' });
     assert.equal(health.status, 200);

@@ -56,14 +56,14 @@ async function serve(namespace: Namespace, http: StartupOptions | null, logger: 
   // The audit sink and version stay the same across profile switches.
   const { audit, version, profile } = namespace.session;
   if (http === null) {
-    const connection = await serveStdio(createMcpServer(namespace));
+    const connection = await serveStdio(createMcpServer(namespace, { notifications: true }));
     await connection.closed;
     await audit.close();
     return;
   }
   const handle = await startHttpTransport(
     { ...http, info: { name: 'gitea-warden', version, profile: profile.name ?? profile.file } },
-    () => createMcpServer(namespace),
+    () => createMcpServer(namespace, { notifications: false }),
     logger,
   );
   await new Promise<void>((resolve) => {

@@ -5,19 +5,22 @@ import { CallToolRequestSchema, ListToolsRequestSchema, Server } from './sdk.js'
 import { handleToolCall } from './pipeline.js';
 import type { Namespace, Session } from './session.js';
 
-export function createMcpServer(namespace: Namespace): Server {
+/**
+ * `notifications`: whether the transport can carry a server-initiated message (stdio can; stateless
+ * HTTP answers each POST and has no stream). `tools.listChanged` is advertised only where it can arrive.
+ */
+export function createMcpServer(namespace: Namespace, transport: { notifications: boolean }): Server {
   const server = new Server(
     { name: 'gitea-warden', version: namespace.session.version },
-    { capabilities: { tools: { listChanged: true } }, instructions: instructionsFor(namespace.session) },
+    { capabilities: { tools: { listChanged: transport.notifications } }, instructions: instructionsFor(namespace.session) },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: namespace.session.registry.definitions() }));
   // The tool list this client was last told of; a profile switch replaces it, and the client hears so once.
   let announced = namespace.session.registry;
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const result = await handleToolCall(namespace, request.params.name, request.params.arguments);
-    if (namespace.session.registry !== announced) {
+    if (transport.notifications && namespace.session.registry !== announced) {
       announced = namespace.session.registry;
-      // Stateless HTTP has no stream to carry this (the SDK drops it); stdio does.
       await server.sendToolListChanged().catch(() => namespace.session.logger.warn('could not notify the client that the tool list changed'));
     }
     return result;

@@ -72,7 +72,9 @@ export const SETTINGS: readonly SettingSpec[] = [
   { key: 'mcpPath', env: 'MCP_PATH', flag: 'mcp-path', default: '/mcp', description: 'HTTP path of the MCP endpoint', parse: text },
   { key: 'publicBaseUrl', env: 'PUBLIC_BASE_URL', flag: 'public-base-url', default: null, description: 'public URL of this server; its host is an allowed Host header', parse: text },
   { key: 'allowedHosts', env: 'ALLOWED_HOSTS', flag: 'allowed-hosts', default: '', description: 'comma-separated extra allowed Host headers (DNS-rebinding protection)', parse: list },
-  { key: 'rateLimitPerMinute', env: 'RATE_LIMIT_PER_MINUTE', flag: 'rate-limit', default: '120', description: 'MCP requests per client per minute over HTTP (429 beyond)', parse: positiveInt },
+  { key: 'rateLimitPerMinute', env: 'RATE_LIMIT_PER_MINUTE', flag: 'rate-limit', default: '600',
+    description: 'HTTP requests to the MCP path per client (address and credential) per minute, bursts up to it; one '
+      + 'request is one JSON-RPC message (batches are refused); 429 beyond', parse: positiveInt },
   { key: 'auditLog', env: 'AUDIT_LOG', flag: 'audit-log', default: null, description: 'hash-chained audit log (JSON Lines); default under the data directory', parse: text },
   { key: 'toolsets', env: 'TOOLSETS', flag: 'toolsets', default: null, description: "comma-separated domains to serve; 'all' for every domain; default: the profile's toolsets", parse: list },
   { key: 'readOnly', env: 'READ_ONLY', flag: 'read-only', default: 'false', description: 'serve read-only tools only', parse: bool },

@@ -8,7 +8,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** JSON-RPC error codes this transport answers with itself (the SDK answers the rest). */
-export const JsonRpcCode = { parseError: -32700, internalError: -32603, serverError: -32000 } as const;
+export const JsonRpcCode = { parseError: -32700, invalidRequest: -32600, internalError: -32603, serverError: -32000 } as const;
 
 export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);

@@ -1,6 +1,7 @@
 // Streamable HTTP, stateless: every POST to the MCP path gets a fresh SDK Server and transport
 // (no sessions to hijack or leak between clients). Every request passes the Host check; the MCP
-// path also passes the rate limit and bearer authentication before its body is read.
+// path also passes the Origin check, the rate limit and bearer authentication before its body is
+// read, and a JSON-RPC batch is refused once read (one request, one message).
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +9,9 @@ import { StreamableHTTPServerTransport, type Server } from '../server/sdk.js';
 import { BearerCheck } from './bearer.js';
 import { readJsonBody } from './body.js';
 import { serveInfoRoute, type ServerInfo } from './health.js';
+import { BATCH_REFUSAL, isJsonRpcBatch } from './batch-check.js';
 import { allowedHostList, hostAllowed } from './host-check.js';
+import { originAllowed } from './origin-check.js';
 import { JsonRpcCode, sendJson, sendJsonRpcError } from './http-response.js';
 import type { Logger } from './logger.js';
 import { RateLimiter } from './rate-limit.js';
@@ -68,13 +71,18 @@ function requestHandler(options: HttpTransportOptions, createServer: () => Serve
     const refused = (status: number, why: string) => logger.warn({ remote: req.socket.remoteAddress, status }, `request refused: ${why}`);
     if (!hostAllowed(req.headers.host, allowed)) {
       refused(403, 'Host header not allowed');
-      sendJson(res, 403, { error: 'host_not_allowed', hint: 'add this host name to ALLOWED_HOSTS or PUBLIC_BASE_URL' });
+      sendJsonRpcError(res, 403, JsonRpcCode.serverError, 'Forbidden: Host header not allowed; add this host name to ALLOWED_HOSTS or PUBLIC_BASE_URL');
       return;
     }
     const pathname = (req.url ?? '/').split('?')[0] ?? '/';
     if (pathname !== options.path) {
       if (req.method === 'GET' && serveInfoRoute(pathname, res, options.info, options.path)) return;
       sendJson(res, 404, { error: 'not_found' });
+      return;
+    }
+    if (!originAllowed(req.headers.origin, allowed)) {
+      refused(403, 'Origin not allowed');
+      sendJsonRpcError(res, 403, JsonRpcCode.serverError, 'Forbidden: Origin not allowed; a browser page may call this server only from an allowed host');
       return;
     }
     const authenticated = bearer === null || bearer.matches(req.headers.authorization);
@@ -106,6 +114,10 @@ async function serveMcp(req: IncomingMessage, res: ServerResponse, maxBodyBytes:
   }
   if (body.kind === 'invalid_json') {
     sendJsonRpcError(res, 400, JsonRpcCode.parseError, 'Parse error: the body is not valid JSON');
+    return;
+  }
+  if (isJsonRpcBatch(body.value)) {
+    sendJsonRpcError(res, 400, JsonRpcCode.invalidRequest, BATCH_REFUSAL);
     return;
   }
   const server = createServer();

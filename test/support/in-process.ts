@@ -24,7 +24,7 @@ export interface InProcessConnection {
 export async function connectInProcess(env: Record<string, string>, prepare: (client: Client) => void = () => {}): Promise<InProcessConnection> {
   const namespace = await openNamespace(env);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(namespace).connect(serverSide);
+  await createMcpServer(namespace, { notifications: true }).connect(serverSide);
   const client = new Client({ name: 'warden-test', version: '0.0.0' });
   prepare(client);
   await client.connect(clientSide);
