@@ -99,3 +99,13 @@ test('argument rules are listed in words, and guarded-only operations get their 
   const none = renderOperationsDoc({ ...input, guardedOnly: {} });
   assert.match(none, /## Guarded-only operations\n\nNone: policies\/guards\.yaml lists no guarded_only operations\./);
 });
+
+test('the repository reach section shows how a scope holds every filtered, opaque or argument-named operation', () => {
+  const reach = fresh.slice(fresh.indexOf('## Repository reach'));
+  const input = operationsDocInput();
+  const row = (operationId: string) => reach.split('\n').find((line) => line.includes(` | ${operationId} | `)) ?? '';
+  for (const id of input.scopeFiltered) assert.match(row(id), / \| filtered \| /, id);
+  for (const [id, spec] of input.targets.byOperationId) if (spec.repositories === 'opaque') assert.match(row(id), / \| opaque \| /, id);
+  assert.match(row('renderMarkdown'), /names it in arguments: URL path `\$\.body\.Context`/);
+  assert.match(row('userGetStopWatches'), /filtered \| its result embeds StopWatch/);
+});

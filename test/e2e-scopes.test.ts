@@ -119,7 +119,8 @@ describe('a profile scoped to acme/widgets', () => {
     const { isError, payload } = await call(widgets, 'gitea_repos_search', { limit: 50 });
     assert.equal(isError, false, JSON.stringify(payload));
     assert.deepEqual(payload.data.data.map((r: { full_name: string }) => r.full_name), ['acme/widgets']);
-    assert.match(payload.scope_filtered, /^\d+ repositories outside this profile's scope were removed$/);
+    assert.match(payload.scope_filtered, /^\d+ items outside this profile's repository scope were removed from this page/);
+    assert.ok(payload.pagination.removed_by_scope > 0, JSON.stringify(payload.pagination));
     // The unscoped author sees more than one repository in the same search.
     const unscoped = await call(author, 'gitea_repos_search', { limit: 50 });
     assert.ok(unscoped.payload.data.data.length > 1);

@@ -48,6 +48,7 @@ export function entry(spec: EntrySpec): CatalogEntry {
     consumes: spec.consumes ?? ['application/json'],
     produces: spec.produces ?? ['application/json'],
     annotations: { readOnly: spec.method === undefined || spec.method === 'GET', destructive: false, idempotent: true, paginated: spec.paginated ?? false },
+    reach: { inPath: false, fields: [], unnamed: null },
     inputSchema: { type: 'object' },
   };
 }

@@ -6,7 +6,7 @@ import { loadProfile } from '../src/config/profiles.js';
 import { decide, decideCall, type DecideContext } from '../src/policy/decide.js';
 import { policyChecks } from '../src/policy/checks.js';
 import { scopeFindings } from '../src/policy/scope-findings.js';
-import { describeScopes, filterRepositoryListing } from '../src/policy/scope-views.js';
+import { describeScopes, filterToReadScope } from '../src/policy/scope-views.js';
 import { diffProfiles } from '../src/policy/diff.js';
 import type { ProfileData } from '../src/policy/profile.js';
 import { inline, policy } from './policy-helpers.js';
@@ -16,6 +16,7 @@ const context: DecideContext = { vocabulary: policy.vocabulary, checks: policyCh
 const widgets = loadProfile('profiles/examples/gitea-author-widgets.yaml', policy);
 const author = loadProfile('profiles/gitea-author.yaml', policy);
 const owner = inline({ allowed_operations: ['gitea.*'] });
+const scopedOwner = inline({ allowed_operations: ['gitea.*'], repositories: ['acme/widgets'] });
 const call = (profile = widgets, operationId: string, args: unknown) => decideCall(profile, { operationId, arguments: args }, policy.operationMap, context);
 const codes = (decision: { failed: { code: string }[] }) => decision.failed.map((f) => f.code);
 const file = (path: string, extra: Record<string, unknown> = {}) => ({ owner: 'acme', repo: 'widgets', filepath: path, body: { content: 'eA==', branch: 'feature/x', ...extra } });
@@ -26,10 +27,17 @@ describe('scopes: every route to a file', () => {
     ['other repository (generated tool)', widgets, 'repoCreateFile', { ...file('src/a.js'), repo: 'gadgets' }, 'deny', ['repository_out_of_scope']],
     ['other repository, read', widgets, 'repoGetContents', { owner: 'acme', repo: 'gadgets', filepath: 'README.md' }, 'deny', ['repository_out_of_scope']],
     ['repository case variant is the same repository', widgets, 'repoGetContents', { owner: 'ACME', repo: 'Widgets', filepath: 'README.md' }, 'allow', []],
-    ['repository by id cannot be scoped', widgets, 'repoGetByID', { id: 7 }, 'deny', ['target_unreadable']],
-    ['notifications across repositories cannot be scoped', widgets, 'notifyGetList', {}, 'deny', ['target_unreadable']],
-    ['an activity feed across repositories cannot be scoped', widgets, 'userListActivityFeeds', { username: 'alice' }, 'deny', ['target_unreadable']],
-    ['the same feed for a profile without a repository scope', author, 'userListActivityFeeds', { username: 'alice' }, 'allow', []],
+    ['marking every notification read cannot be scoped', scopedOwner, 'notifyReadList', {}, 'deny', ['target_unreadable']],
+    ['an organization webhook sees every repository of the organization', owner, 'orgCreateHook', { org: 'acme', body: {} }, 'allow', []],
+    ['the same webhook for a repository-scoped profile', scopedOwner, 'orgCreateHook', { org: 'acme', body: {} }, 'deny', ['target_unreadable']],
+    ['markdown rendered in another repository', widgets, 'renderMarkdown', { body: { Text: '#1', Context: '/acme/gadgets/src/branch/main' } }, 'deny', ['repository_out_of_scope']],
+    ['markdown rendered in its own repository', widgets, 'renderMarkdown', { body: { Text: '#1', Context: '/acme/widgets' } }, 'allow', []],
+    ['markdown without a context', widgets, 'renderMarkdown', { body: { Text: '#1' } }, 'allow', []],
+    ['markdown with a context naming no repository', widgets, 'renderMarkdown', { body: { Text: '#1', Context: 'acme' } }, 'deny', ['target_unreadable']],
+    ['a dependency on an issue of another repository', scopedOwner, 'issueCreateIssueDependencies', { owner: 'acme', repo: 'widgets', index: 1, body: { owner: 'acme', repo: 'gadgets', index: 2 } }, 'deny', ['repository_out_of_scope']],
+    ['a workflow from another repository, by id', widgets, 'ActionsListWorkflowRuns', { owner: 'acme', repo: 'widgets', workflow_id: 'ci.yml', scoped_workflow_source_repo_id: 9 }, 'deny', ['target_unreadable']],
+    ['a workflow of the repository itself', widgets, 'ActionsListWorkflowRuns', { owner: 'acme', repo: 'widgets', workflow_id: 'ci.yml', scoped_workflow_source_repo_id: 0 }, 'allow', []],
+    ['a transfer to another owner', scopedOwner, 'repoTransfer', { owner: 'acme', repo: 'widgets', body: { new_owner: 'mallory' } }, 'deny', ['repository_out_of_scope']],
     ['notifications of one repository in scope', widgets, 'notifyGetRepoList', { owner: 'acme', repo: 'widgets' }, 'allow', []],
     ['workflow file by the author', author, 'repoCreateFile', file('.gitea/workflows/ci.yml'), 'deny', ['path_not_allowed']],
     ['github workflow file by a profile without paths (protected for all)', owner, 'repoCreateFile', file('.github/workflows/ci.yml'), 'deny', ['path_not_allowed']],
@@ -111,14 +119,41 @@ describe('scopes: repositories', () => {
     assert.deepEqual(codes(call(broken, 'repoGetContents', { owner: 'acme', repo: 'widgets', filepath: 'a' })), ['malformed_pattern']);
   });
 
-  test('listings are filtered to the read scope (array and search shapes); unknown shapes are withheld', () => {
-    const listings = policy.repositoryListings;
+  test('results spanning repositories are filtered to the read scope, nested items included, unknown shapes withheld', () => {
+    const filter = (data: unknown, profile = widgets) => filterToReadScope(profile, 'someListing', data);
     const repos = [{ full_name: 'acme/widgets' }, { full_name: 'acme/gadgets' }, { name: 'no-full-name' }];
-    assert.deepEqual(filterRepositoryListing(widgets, 'orgListRepos', repos, listings), { ok: true, data: [{ full_name: 'acme/widgets' }], removed: 2 });
-    const search = filterRepositoryListing(widgets, 'repoSearch', { ok: true, data: repos }, listings);
-    assert.deepEqual(search, { ok: true, data: { ok: true, data: [{ full_name: 'acme/widgets' }] }, removed: 2 });
-    assert.equal(filterRepositoryListing(widgets, 'repoSearch', { weird: 1 }, listings).ok, false);
-    assert.deepEqual(filterRepositoryListing(author, 'repoSearch', repos, listings), { ok: true, data: repos, removed: 0 });
+    assert.deepEqual(filter(repos), { ok: true, data: [{ full_name: 'acme/widgets' }], removed: 2 });
+    assert.deepEqual(filter({ ok: true, data: repos }), { ok: true, data: { ok: true, data: [{ full_name: 'acme/widgets' }] }, removed: 2 });
+    const issue = (repo: string) => ({ id: 1, repository: { full_name: repo, owner: repo.split('/')[0], name: repo.split('/')[1] } });
+    const items: Array<[string, unknown, boolean]> = [
+      ['an issue in scope', issue('acme/widgets'), true],
+      ['an issue of another repository', issue('acme/gadgets'), false],
+      ['a tracked time on an issue of another repository', { id: 1, issue: issue('acme/gadgets') }, false],
+      ['a tracked time on an issue in scope', { id: 1, issue: issue('acme/widgets') }, true],
+      ['a stopwatch of another repository', { repo_owner_name: 'acme', repo_name: 'gadgets' }, false],
+      ['a stopwatch in scope', { repo_owner_name: 'acme', repo_name: 'widgets' }, true],
+      ['a notification whose subject lies elsewhere', { repository: { full_name: 'acme/widgets' }, subject: { url: 'http://h/api/v1/repos/acme/gadgets/issues/1' } }, false],
+      ['a notification in scope', { repository: { full_name: 'acme/widgets' }, subject: { url: 'http://h/api/v1/repos/acme/widgets/issues/1' } }, true],
+      ['a package linked to another repository', { id: 1, repository: { full_name: 'acme/gadgets' } }, false],
+      ['a package linked to none', { id: 1, repository: null }, false],
+      ['a workflow run of another repository', { id: 1, repository: { full_name: 'acme/gadgets' }, url: 'http://h/api/v1/repos/acme/gadgets/actions/runs/1' }, false],
+      ['a workflow run in scope from a fork elsewhere', { repository: { full_name: 'acme/widgets' }, head_repository: { full_name: 'mallory/widgets' } }, false],
+      ['a workflow job known only by its URL', { id: 1, url: 'http://h/api/v1/repos/acme/widgets/actions/jobs/1', run_url: 'http://h/api/v1/repos/acme/widgets/actions/runs/1' }, true],
+      ['a workflow job of another repository', { id: 1, url: 'http://h/api/v1/repos/acme/gadgets/actions/jobs/1' }, false],
+      ['an activity on another repository', { id: 1, repo: { full_name: 'acme/gadgets' } }, false],
+      ['an item naming no repository', { id: 1 }, false],
+      ['a repository object that cannot be read', { repository: { id: 3 } }, false],
+    ];
+    for (const [what, item, kept] of items) {
+      assert.deepEqual(filter([item]), { ok: true, data: kept ? [item] : [], removed: kept ? 0 : 1 }, what);
+    }
+    const runs = { total_count: 2, workflow_runs: [issue('acme/widgets'), issue('acme/gadgets')] };
+    assert.deepEqual(filter(runs), { ok: true, data: { total_count: 2, workflow_runs: [issue('acme/widgets')] }, removed: 1 });
+    assert.deepEqual(filter({ jobs: [{ url: 'http://h/api/v1/repos/acme/gadgets/actions/jobs/1' }] }), { ok: true, data: { jobs: [] }, removed: 1 });
+    assert.deepEqual(filter(issue('acme/widgets')), { ok: true, data: issue('acme/widgets'), removed: 0 });
+    assert.equal((filter(issue('acme/gadgets')) as { code?: string }).code, 'repository_out_of_scope');
+    assert.equal((filter('<p>html</p>') as { code?: string }).code, 'unfilterable_result');
+    assert.deepEqual(filter(repos, author), { ok: true, data: repos, removed: 0 });
   });
 
   test('every operation of the pinned spec that answers with a list of repositories is filtered', () => {
@@ -134,7 +169,7 @@ describe('scopes: repositories', () => {
       .filter((operation) => operation.operationId && listsRepositories(operation.responses?.['200']))
       .map((operation) => operation.operationId as string);
     assert.ok(listings.length > 5);
-    assert.deepEqual(listings.filter((id) => !policy.repositoryListings.has(id)), []);
+    assert.deepEqual(listings.filter((id) => !policy.scopeFiltered.has(id)), []);
   });
 
   test('describeScopes shows what whoami reports', () => {

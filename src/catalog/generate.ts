@@ -5,6 +5,7 @@ import { assignToolNames, domainFor } from './naming.js';
 import { toJsonSchema, type Definitions } from './schema.js';
 import type { Catalog, CatalogEntry, CatalogParameter, CatalogPathParameter, HttpMethod, JsonSchema } from './types.js';
 import { LOGIN_SCHEMA, REPO_NAME_SCHEMA } from './gitea-names.js';
+import { reachOf } from './reach.js';
 
 type SwaggerParameter = JsonSchema & { name: string; in: string; required?: boolean; description?: string; schema?: JsonSchema };
 type SwaggerOperation = {
@@ -15,6 +16,7 @@ type SwaggerOperation = {
   consumes?: string[];
   produces?: string[];
   parameters?: SwaggerParameter[];
+  responses?: Record<string, { $ref?: string; schema?: JsonSchema }>;
 };
 type SwaggerSpec = {
   info: { title: string; version: string };
@@ -22,6 +24,7 @@ type SwaggerSpec = {
   produces?: string[];
   paths: Record<string, Record<string, SwaggerOperation>>;
   definitions?: Definitions;
+  responses?: Record<string, { schema?: JsonSchema }>;
 };
 
 const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -134,6 +137,7 @@ function buildEntry(
     produces: op.produces ?? spec.produces ?? [],
     annotations: annotate(method, op.operationId, parameters.query),
     inputSchema: inputSchema(name, parameters),
+    reach: reachOf(spec, op),
   };
 }
 

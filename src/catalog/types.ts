@@ -2,6 +2,8 @@
 // Gitea spec by src/catalog/generate.ts; read at run time by src/catalog/load.ts. Nothing else
 // describes an operation: the policy map, the executor, the route table and the docs all key on it.
 
+import type { RepositoryReach } from './reach.js';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** JSON Schema as plain data (draft-07 subset that ajv compiles). */
@@ -55,6 +57,8 @@ export interface CatalogEntry {
   };
   /** The MCP input schema: type object, additionalProperties false, every $ref inlined. */
   inputSchema: JsonSchema;
+  /** Which repositories the operation can reach, derived from the spec (src/catalog/reach.ts). */
+  reach: RepositoryReach;
 }
 
 export interface Catalog {

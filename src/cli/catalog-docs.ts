@@ -16,8 +16,8 @@ export const operationsDocFile: string = join(packageRoot, 'docs', 'operations.m
 const USAGE = `usage: gitea-warden catalog docs [--check] [--out FILE]
 
 Generates docs/operations.md: every canonical operation with its risk, meaning, legacy aliases, the
-reference profiles that allow or forbid it, the catalog tools that need it, the argument rules and the
-guarded-only operations.
+reference profiles that allow or forbid it, the catalog tools that need it, the argument rules, the
+guarded-only operations and how repository scopes hold each operation that can reach another repository.
   --check     write nothing; exit 1 and list the differing lines when the file is stale
   --out FILE  the file to write or check (default: docs/operations.md)
 `;
@@ -46,6 +46,8 @@ export function operationsDocInput(): OperationsDocInput {
     profiles: loadReferenceProfiles(policy),
     tools: loadCatalog().entries,
     guardedOnly: loadGuardsConfig(policy.vocabulary).guarded_only,
+    targets: policy.targets,
+    scopeFiltered: policy.scopeFiltered,
   };
 }
 

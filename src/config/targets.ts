@@ -2,6 +2,7 @@
 // policies/conditions.yaml and policies/guards.yaml, checked against the catalog: every operationId
 // must exist and every JSONPath must be able to find something in that operation's input schema.
 import { catalogByOperationId } from '../catalog/load.js';
+import type { RepositoryReach } from '../catalog/reach.js';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { LoadedDocument } from './document.js';
 import { buildConditionSet, type ArgumentTest, type ConditionSet, type PolicyCondition } from '../policy/conditions.js';
@@ -12,13 +13,14 @@ import { compilePatternList, type PatternList } from '../policy/scope-patterns.j
 import type { ScopePolicy } from '../policy/scopes.js';
 import type { RepositorySource, TargetMap, TargetSpec } from '../policy/targets.js';
 
-interface RawSpec { repository?: RepositorySource[] | 'opaque'; branch?: string[] | 'opaque'; paths?: string[] | 'opaque' }
+interface RawSpec { repository?: RepositorySource[]; branch?: string[] | 'opaque'; paths?: string[] | 'opaque' }
 interface RawTargets {
-  default_repository: RepositorySource;
+  default_repository: { owner: string; name: string };
   protected_branch_operations: string[];
   protected_paths: string[];
   operations: Record<string, RawSpec>;
-  result_filters: { repository_listings: string[] };
+  unrelated_fields: Record<string, string[]>;
+  unnamed_repositories: { filtered: string[]; opaque: string[] };
 }
 type RawCondition = Omit<PolicyCondition, 'line'>;
 
@@ -27,21 +29,24 @@ export interface TargetPolicies {
   scopePolicy: ScopePolicy;
   conditions: ConditionSet;
   /** operationIds whose results are filtered to the profile's repositories.read scope. */
-  repositoryListings: ReadonlySet<string>;
+  scopeFiltered: ReadonlySet<string>;
 }
 
 export function buildTargetPolicies(targetsDoc: LoadedDocument, conditionsDoc: LoadedDocument, guardsDoc: LoadedDocument): TargetPolicies {
   const raw = targetsDoc.data as RawTargets;
   const byOperationId = new Map<string, TargetSpec>();
+  const opaque = new Map(raw.unnamed_repositories.opaque.map((id, i) => [id, i]));
   for (const entry of catalogByOperationId().values()) {
     const spec = raw.operations[entry.operationId];
-    const repositories = spec?.repository ?? (namesRepository(entry) ? [raw.default_repository] : []);
+    const opaqueAt = opaque.get(entry.operationId);
+    const named = spec?.repository ?? (namesRepository(entry) ? [raw.default_repository] : []);
+    const repositories = opaqueAt !== undefined ? 'opaque' : named;
     if (!spec && repositories.length === 0) continue;
     byOperationId.set(entry.operationId, {
       repositories,
       ...(spec?.branch !== undefined ? { branch: spec.branch } : {}),
       ...(spec?.paths !== undefined ? { paths: spec.paths } : {}),
-      line: spec ? targetsDoc.lineOf(['operations', entry.operationId]) : null,
+      line: opaqueAt !== undefined ? targetsDoc.lineOf(['unnamed_repositories', 'opaque', opaqueAt]) : spec ? targetsDoc.lineOf(['operations', entry.operationId]) : null,
     });
   }
   const guards = guardsDoc.data as GuardsConfig;
@@ -56,8 +61,45 @@ export function buildTargetPolicies(targetsDoc: LoadedDocument, conditionsDoc: L
       targetsFile: targetsDoc.file,
     },
     conditions: buildConditionSet(conditionsDoc.file, conditions),
-    repositoryListings: new Set(raw.result_filters.repository_listings),
+    scopeFiltered: new Set(raw.unnamed_repositories.filtered),
   };
+}
+
+function sourcePaths(source: RepositorySource): string[] {
+  if ('id' in source) return [source.id];
+  if ('url_path' in source) return [source.url_path];
+  return [source.owner, source.name];
+}
+
+export interface ReachGap {
+  operationId: string;
+  /** The input field that can name a repository, when that is the gap. */
+  field?: string;
+  problem: string;
+  fix: string;
+}
+
+/**
+ * Operations whose reach policies/targets.yaml leaves open: one that can reach repositories it does not
+ * name and is neither filtered, opaque nor named through argument targets; a field that can name a
+ * repository and is neither a target, of an operation filtered or opaque, nor declared unrelated.
+ */
+export function reachGaps(reach: ReadonlyMap<string, RepositoryReach>, targets: unknown): ReachGap[] {
+  const raw = targets as RawTargets;
+  const closed = new Set([...raw.unnamed_repositories.filtered, ...raw.unnamed_repositories.opaque]);
+  const gaps: ReachGap[] = [];
+  for (const [operationId, { fields, unnamed }] of reach) {
+    if (closed.has(operationId)) continue;
+    const sources = raw.operations[operationId]?.repository;
+    if (unnamed !== null && sources === undefined) {
+      gaps.push({ operationId, problem: `can reach repositories it does not name (${unnamed}) and is neither filtered nor opaque`, fix: 'list it under unnamed_repositories.filtered or .opaque in policies/targets.yaml' });
+    }
+    const read = new Set([...(sources ?? []).flatMap(sourcePaths), ...(raw.unrelated_fields[operationId] ?? [])]);
+    for (const field of fields.filter((f) => !read.has(f))) {
+      gaps.push({ operationId, field, problem: `field ${field} can name a repository and is not one of its repository targets`, fix: `add it to operations.${operationId}.repository (or to unrelated_fields) in policies/targets.yaml` });
+    }
+  }
+  return gaps;
 }
 
 function namesRepository(entry: CatalogEntry): boolean {
@@ -85,13 +127,26 @@ export function targetFindings(policies: TargetPolicies, targetsDoc: LoadedDocum
   for (const [id, spec] of Object.entries(raw.operations)) {
     if (unknownId(targetsDoc, ['operations', id], id)) continue;
     const paths = [
-      ...(Array.isArray(spec.repository) ? spec.repository.flatMap((source) => [source.owner, source.name]) : []),
+      ...(spec.repository ?? []).flatMap(sourcePaths),
       ...(Array.isArray(spec.branch) ? spec.branch : []),
       ...(Array.isArray(spec.paths) ? spec.paths : []),
     ];
     for (const path of paths) checkPath(targetsDoc, ['operations', id], id, path);
   }
-  raw.result_filters.repository_listings.forEach((id, i) => unknownId(targetsDoc, ['result_filters', 'repository_listings', i], id));
+  for (const list of ['filtered', 'opaque'] as const) {
+    raw.unnamed_repositories[list].forEach((id, i) => {
+      const where = ['unnamed_repositories', list, i];
+      if (unknownId(targetsDoc, where, id)) return;
+      if (list === 'filtered' && raw.unnamed_repositories.opaque.includes(id)) at(targetsDoc, where, 'filtered_and_opaque', `${id} is both filtered and opaque`, 'keep it in one of the two lists');
+    });
+  }
+  for (const [id, fields] of Object.entries(raw.unrelated_fields)) {
+    if (unknownId(targetsDoc, ['unrelated_fields', id], id)) continue;
+    for (const field of fields) checkPath(targetsDoc, ['unrelated_fields', id], id, field);
+  }
+  for (const gap of reachGaps(new Map([...catalog].map(([id, entry]) => [id, entry.reach])), raw)) {
+    at(targetsDoc, gap.field ? ['operations'] : ['unnamed_repositories'], 'unscoped_reach', `${gap.operationId} ${gap.problem}`, gap.fix);
+  }
   raw.protected_branch_operations.forEach((name, i) => {
     if (!known.has(name)) at(targetsDoc, ['protected_branch_operations', i], 'unknown_operation', `'${name}' is not in the vocabulary`, 'use a canonical name from policies/vocabulary.yaml');
   });

@@ -9,6 +9,8 @@ export interface Pagination {
   total_count: number | null;
   next_page: number | null;
   last_page: number | null;
+  /** Items the server removed from this page because they lie outside the profile's repository scope. */
+  removed_by_scope?: number;
 }
 
 export interface PageRequest {

@@ -1,10 +1,12 @@
 // Renders docs/operations.md, the reference table of canonical operations, from data the caller loads:
 // the vocabulary, the operation map, the reference profiles, the catalog tools and the guarded-only
 // operations. Pure: data in, Markdown out; src/cli/catalog-docs.ts reads the files.
+import type { RepositoryReach } from '../catalog/reach.js';
 import type { GuardedOnly } from './guards/settings.js';
 import { conditionText, type MapRule, type OperationMap, type OperationMapping } from './operation-map.js';
 import { normalizeName } from './normalize.js';
 import { effectiveOperations, type CompiledProfile } from './profile.js';
+import type { RepositorySource, TargetMap } from './targets.js';
 import type { Vocabulary, VocabularyEntry } from './vocabulary.js';
 
 export interface OperationsDocInput {
@@ -13,7 +15,11 @@ export interface OperationsDocInput {
   /** Legacy category spellings only `gitea-warden migrate` reads (PolicySet.legacyCategories). */
   legacyCategories: ReadonlyMap<string, string>;
   profiles: readonly CompiledProfile[];
-  tools: readonly { name: string; operationId: string }[];
+  tools: readonly { name: string; operationId: string; reach: RepositoryReach }[];
+  /** policies/targets.yaml: how each catalog operation reaches repositories. */
+  targets: TargetMap;
+  /** policies/targets.yaml unnamed_repositories.filtered. */
+  scopeFiltered: ReadonlySet<string>;
   /** policies/guards.yaml guarded_only: operation -> the guarded built-in tool that alone may perform it. */
   guardedOnly: GuardedOnly;
 }
@@ -49,7 +55,7 @@ export function renderOperationsDoc(input: OperationsDocInput): string {
     for (const entry of entries) lines.push(tableRow(operationCells(entry, input, mapped)));
     lines.push('');
   }
-  lines.push(...argumentRulesSection(input.operationMap, mapped), ...guardedOnlySection(input.guardedOnly));
+  lines.push(...argumentRulesSection(input.operationMap, mapped), ...guardedOnlySection(input.guardedOnly), ...repositoryReachSection(input));
   return lines.join('\n');
 }
 
@@ -161,6 +167,47 @@ function guardedOnlySection(guardedOnly: GuardedOnly): string[] {
     '',
   );
   return lines;
+}
+
+/** Every operation that names a repository outside its path or can reach one it does not name, and how a scope holds it. */
+function repositoryReachSection(input: OperationsDocInput): string[] {
+  const inPath = input.tools.filter((tool) => tool.reach.inPath).length;
+  const rows = input.tools.flatMap((tool) => {
+    const spec = input.targets.byOperationId.get(tool.operationId);
+    const filtered = input.scopeFiltered.has(tool.operationId);
+    const sources = spec && spec.repositories !== 'opaque' ? spec.repositories.filter((source) => !isDefault(source)) : [];
+    if (!filtered && spec?.repositories !== 'opaque' && sources.length === 0) return [];
+    const how = filtered ? 'filtered' : spec?.repositories === 'opaque' ? 'opaque' : `named: ${sources.map(sourceText).join(', ')}`;
+    const why = tool.reach.unnamed ?? (tool.reach.fields.length > 0 ? `names a repository in ${tool.reach.fields.map((f) => `\`${f}\``).join(', ')}` : '-');
+    return [{ how, row: tableRow([`\`${tool.name}\``, tool.operationId, how.startsWith('named') ? `names it in arguments: ${sources.map(sourceText).join(', ')}` : how, why]) }];
+  });
+  const count = (prefix: string) => rows.filter((r) => r.how.startsWith(prefix)).length;
+  return [
+    '## Repository reach',
+    '',
+    'Derived from the pinned spec (src/catalog/reach.ts) and policies/targets.yaml; test/scope-closure.test.ts fails when an',
+    `operation that can reach another repository is left open. ${inPath} operations name their repository in the path;`,
+    `below, ${count('named')} name one in their arguments (a scope checks it like a path's), ${count('filtered')} are *filtered* (the result`,
+    'is cut to the profile\'s repositories.read scope: items of other repositories, nested ones included, or of none that can',
+    `be told are removed and \`pagination.removed_by_scope\` counts them; a single object outside is withheld), and ${count('opaque')} are`,
+    '*opaque* (refused to a profile whose repositories scope applies to the call). Profiles without a repositories scope see',
+    'every result whole.',
+    '',
+    '| Tool | operationId | Scope | Why it can reach other repositories |',
+    '|---|---|---|---|',
+    ...rows.map((r) => r.row),
+    '',
+  ];
+}
+
+function isDefault(source: RepositorySource): boolean {
+  return 'owner' in source && source.owner === '$.owner' && source.name === '$.repo';
+}
+
+function sourceText(source: RepositorySource): string {
+  if ('id' in source) return `id \`${source.id}\``;
+  if ('url_path' in source) return `URL path \`${source.url_path}\``;
+  return `\`${source.owner}\`/\`${source.name}\``;
 }
 
 function tableRow(cells: readonly string[]): string {

@@ -1,9 +1,10 @@
 // What the server shows and filters from a profile's scopes: a plain description for gitea_whoami,
-// and repository listings cut down to the repositories the profile may read, so an agent never sees
-// a repository it may not touch.
+// and results that span repositories cut down to the repositories the profile may read, so an agent
+// never sees a repository it may not touch.
 import type { PatternList } from './scope-patterns.js';
 import { firstMatch } from './scope-patterns.js';
 import type { CompiledScopes } from './scopes.js';
+import { itemRepositories } from './item-repositories.js';
 
 export interface ScopeDescription {
   /** Patterns, or 'any' when the profile does not restrict them. */
@@ -26,31 +27,41 @@ export function describeScopes(profile: { scopes: CompiledScopes }): ScopeDescri
   };
 }
 
-export type FilteredListing = { ok: true; data: unknown; removed: number } | { ok: false; code: 'malformed_pattern' | 'unfilterable_result'; message: string };
+export type ScopedResult =
+  | { ok: true; data: unknown; removed: number }
+  | { ok: false; code: 'malformed_pattern' | 'unfilterable_result' | 'repository_out_of_scope'; message: string };
+
+/** Where Gitea's list envelopes keep their items (search results, Actions runs, tasks and jobs). */
+const ENVELOPE_LISTS = ['data', 'workflow_runs', 'jobs'] as const;
 
 /**
- * A listing result with only the repositories in the profile's read scope. Handles an array of
- * Repository objects and the search shape `{ ok, data: [...] }`; an item without a string full_name
- * is removed. Operations not in `listings`, and profiles without a read scope, pass unchanged.
+ * A result of an operation of policies/targets.yaml unnamed_repositories.filtered, with only what the
+ * profile's read scope holds: a list (an array, or the items of Gitea's list envelopes) loses every
+ * item that belongs to a repository outside the scope or to none that can be told (item-repositories.ts);
+ * a single object outside the scope is withheld. Profiles without a read scope see the result unchanged.
  */
-export function filterRepositoryListing(profile: { scopes: CompiledScopes }, operationId: string, data: unknown, listings: ReadonlySet<string>): FilteredListing {
+export function filterToReadScope(profile: { scopes: CompiledScopes }, operationId: string, data: unknown): ScopedResult {
   const scope = profile.scopes.repositories.read;
-  if (!listings.has(operationId) || !scope) return { ok: true, data, removed: 0 };
-  if (scope.broken.length > 0) return { ok: false, code: 'malformed_pattern', message: `${scope.field} holds a malformed pattern; listings are withheld until it is fixed` };
+  if (!scope) return { ok: true, data, removed: 0 };
+  if (scope.broken.length > 0) return { ok: false, code: 'malformed_pattern', message: `${scope.field} holds a malformed pattern; results that span repositories are withheld until it is fixed` };
   const keep = (items: unknown[]): unknown[] => items.filter((item) => inScope(scope, item));
   if (Array.isArray(data)) {
     const kept = keep(data);
     return { ok: true, data: kept, removed: data.length - kept.length };
   }
-  if (data !== null && typeof data === 'object' && Array.isArray((data as { data?: unknown }).data)) {
-    const items = (data as { data: unknown[] }).data;
+  if (data === null || typeof data !== 'object') return { ok: false, code: 'unfilterable_result', message: `the result of ${operationId} is not one this server can filter; it is withheld` };
+  const record = data as Record<string, unknown>;
+  const list = ENVELOPE_LISTS.find((key) => Array.isArray(record[key]));
+  if (list) {
+    const items = record[list] as unknown[];
     const kept = keep(items);
-    return { ok: true, data: { ...data, data: kept }, removed: items.length - kept.length };
+    return { ok: true, data: { ...record, [list]: kept }, removed: items.length - kept.length };
   }
-  return { ok: false, code: 'unfilterable_result', message: `the result of ${operationId} is not a repository listing this server can filter; it is withheld` };
+  if (inScope(scope, data)) return { ok: true, data, removed: 0 };
+  return { ok: false, code: 'repository_out_of_scope', message: `the result of ${operationId} belongs to a repository outside ${scope.field}, or to none this server can tell` };
 }
 
 function inScope(scope: PatternList, item: unknown): boolean {
-  const name = item !== null && typeof item === 'object' ? (item as { full_name?: unknown }).full_name : undefined;
-  return typeof name === 'string' && firstMatch(scope, name) !== undefined;
+  const names = itemRepositories(item);
+  return names !== null && names.every((name) => firstMatch(scope, name) !== undefined);
 }

@@ -5,11 +5,12 @@ import { JSONPath } from 'jsonpath-plus';
 
 export type TargetKind = 'repository' | 'branch' | 'paths';
 
-/** Where a repository name lives in the arguments: its owner and its name. */
-export interface RepositorySource {
-  owner: string;
-  name: string;
-}
+/**
+ * Where a repository lives in the arguments: its owner and its name (both required); a URL path
+ * `/{owner}/{repo}/...` (Gitea's markup `Context`: absent or empty names none); or an id the
+ * arguments cannot turn into a name (absent or 0 names none; any other value is unreadable).
+ */
+export type RepositorySource = { owner: string; name: string } | { url_path: string } | { id: string };
 
 /** `opaque`: the call touches this kind of resource but does not name it in its arguments. */
 export type Opaque = 'opaque';
@@ -57,9 +58,10 @@ export function readTargets(spec: TargetSpec | undefined, args: unknown): Target
   const unreadable: TargetKind[] = [];
   if (spec.repositories === 'opaque') unreadable.push('repository');
   else if (spec.repositories.length > 0) {
-    const names = spec.repositories.map((source) => repositoryName(args, source));
-    if (names.every((name): name is string => name !== null)) targets.repositories = names;
-    else unreadable.push('repository');
+    const names = spec.repositories.flatMap((source) => repositoryName(args, source));
+    if (names.every((name): name is string => name !== null)) {
+      if (names.length > 0) targets.repositories = names;
+    } else unreadable.push('repository');
   }
   if (spec.branch !== undefined) {
     const candidates = spec.branch === 'opaque' ? [] : spec.branch.map((path) => single(args, path));
@@ -109,10 +111,32 @@ export function suppliedTargets(record: Readonly<Record<string, unknown>> | unde
   return unreadable.length > 0 ? { ...targets, unreadable } : targets;
 }
 
-function repositoryName(args: unknown, source: RepositorySource): string | null {
+/** The repository a source names: [] when it names none, [null] when it cannot be read. */
+function repositoryName(args: unknown, source: RepositorySource): Array<string | null> {
+  if ('id' in source) {
+    const found = readPath(args, source.id);
+    if (found === null || found.length > 1) return [null];
+    return found.length === 0 || found[0] === 0 || found[0] === '0' || found[0] === null ? [] : [null];
+  }
+  if ('url_path' in source) {
+    const found = readPath(args, source.url_path);
+    if (found === null || found.length > 1) return [null];
+    const [value] = found;
+    if (value === undefined || value === null || value === '') return [];
+    return [typeof value === 'string' ? urlPathRepository(value) : null];
+  }
   const owner = single(args, source.owner);
   const name = single(args, source.name);
-  return owner == null || name == null ? null : `${owner}/${name}`;
+  return [owner == null || name == null ? null : `${owner}/${name}`];
+}
+
+/**
+ * `owner/repo` from the first two segments of a URL path, as Gitea's RenderMarkup splits its
+ * urlPathContext (one leading slash trimmed); null when they do not name one.
+ */
+function urlPathRepository(value: string): string | null {
+  const [owner, repo] = value.replace(/^\//, '').split('/');
+  return owner && repo ? `${owner}/${repo}` : null;
 }
 
 /** The one string the path names; null when it names none or several; undefined when it cannot be evaluated. */

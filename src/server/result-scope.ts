@@ -1,8 +1,10 @@
-// Results pass back through the policy layer: a repository listing (policies/targets.yaml
-// result_filters) is cut down to the profile's repositories.read scope, so an agent never sees a
-// repository it may not touch. A listing that cannot be filtered is withheld, never passed whole.
+// Results pass back through the policy layer: the result of an operation that can reach repositories
+// it does not name (policies/targets.yaml unnamed_repositories.filtered) is cut down to the profile's
+// repositories.read scope, so an agent never sees a repository it may not touch. The pagination says
+// how many items were removed, so a short page is not read as the end of the list. A result that
+// cannot be filtered is withheld, never passed whole.
 import type { ExecutionResult, SuccessPayload } from '../gitea/envelope.js';
-import { filterRepositoryListing } from '../policy/scope-views.js';
+import { filterToReadScope } from '../policy/scope-views.js';
 import type { CallToolResult } from './sdk.js';
 import type { Session } from './session.js';
 import { refusal } from './tool-result.js';
@@ -11,11 +13,11 @@ export type ScopedResult =
   | { withheld: false; executed: ExecutionResult }
   | { withheld: true; result: CallToolResult; reason: string; httpStatus: number };
 
-/** The executed result as the profile may see it; errors and unscoped profiles pass unchanged. */
+/** The executed result as the profile may see it; errors, other operations and unscoped profiles pass unchanged. */
 export function applyResultScope(session: Session, operationId: string, executed: ExecutionResult): ScopedResult {
-  if (executed.isError) return { withheld: false, executed };
+  if (executed.isError || !session.policy.scopeFiltered.has(operationId)) return { withheld: false, executed };
   const { payload } = executed;
-  const filtered = filterRepositoryListing(session.profile, operationId, payload.data, session.policy.repositoryListings);
+  const filtered = filterToReadScope(session.profile, operationId, payload.data);
   if (!filtered.ok) {
     const result = refusal('result_withheld', `Withheld by policy: ${filtered.message}.`, {
       reason: filtered.code,
@@ -26,7 +28,8 @@ export function applyResultScope(session: Session, operationId: string, executed
   if (filtered.removed === 0) return { withheld: false, executed };
   const scoped: SuccessPayload & { scope_filtered: string } = {
     ...payload,
-    scope_filtered: `${filtered.removed} repositories outside this profile's scope were removed`,
+    pagination: payload.pagination ? { ...payload.pagination, removed_by_scope: filtered.removed } : null,
+    scope_filtered: `${filtered.removed} items outside this profile's repository scope were removed from this page; more may follow on the next page`,
     data: filtered.data,
   };
   return { withheld: false, executed: { isError: false, payload: scoped } };
