@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sandboxRoutes, startSandbox, type Sandbox } from '../src/sandbox/server.js';
 import { recordContract } from './support/spec-contract.js';
+import { arrangeReachWorld } from './support/reach-world.js';
 import { b64, sandboxClient, type CallOptions, type CallResult } from './support/sandbox-client.js';
 
 const contract = recordContract();
@@ -309,6 +310,55 @@ describe('branches, contents, issues, pulls, repositories, hooks', () => {
     assert.equal((await call('GET', `${W}/hooks/${hook.body.id}`, { as: 'admin' })).body.config.url, 'http://127.0.0.1:9/hook');
     assert.equal((await call('PATCH', `${W}/hooks/${hook.body.id}`, { as: 'admin', body: { active: false } })).body.active, false);
     assert.equal((await call('DELETE', `${W}/hooks/${hook.body.id}`, { as: 'admin' })).status, 204);
+  });
+});
+
+describe('routes that reach repositories without naming them', () => {
+  before(() => arrangeReachWorld(sandbox.state));
+
+  test("the user's stopwatches and tracked times span repositories, each naming its issue's repository", async () => {
+    const watches = await call('GET', '/user/stopwatches');
+    assert.deepEqual(watches.body.map((w: { repo_owner_name: string; repo_name: string }) => `${w.repo_owner_name}/${w.repo_name}`), ['acme/widgets', 'acme/gadgets']);
+    assert.equal(watches.headers.get('x-total-count'), '2');
+    const times = await call('GET', '/user/times');
+    assert.deepEqual(times.body.map((t: { issue: { repository: { full_name: string } } }) => t.issue.repository.full_name), ['acme/widgets', 'acme/gadgets']);
+    assert.equal(times.body[0].time, 900);
+    assert.deepEqual((await call('GET', '/user/times', { as: 'bob' })).body, []);
+  });
+
+  test("Actions runs and jobs of every repository an owner owns; an organization's for its owners only", async () => {
+    const mine = await call('GET', '/user/actions/runs');
+    assert.deepEqual(mine.body.workflow_runs.map((r: { repository: { full_name: string } }) => r.repository.full_name), ['alice/dotfiles']);
+    assert.equal(mine.body.workflow_runs[0].status, 'in_progress');
+    const jobs = await call('GET', '/user/actions/jobs');
+    assert.match(jobs.body.jobs[0].url, /\/api\/v1\/repos\/alice\/dotfiles\/actions\/jobs\/\d+$/);
+    const org = await call('GET', '/orgs/acme/actions/runs', { as: 'admin' });
+    assert.deepEqual(org.body.workflow_runs.map((r: { repository: { full_name: string } }) => r.repository.full_name), ['acme/gadgets', 'acme/widgets']);
+    assert.equal(org.body.total_count, 2);
+    assert.deepEqual(org.body.workflow_runs.map((r: { conclusion: string }) => r.conclusion), ['failure', 'success']);
+    assert.equal((await call('GET', '/orgs/acme/actions/jobs', { as: 'admin' })).body.jobs.length, 2);
+    assert.equal((await call('GET', '/orgs/acme/actions/runs')).status, 403);
+    assert.equal((await call('GET', '/orgs/nobody/actions/jobs', { as: 'admin' })).status, 404);
+  });
+
+  test('packages of an owner link to a repository, or to none', async () => {
+    const list = await call('GET', '/packages/acme');
+    assert.deepEqual(list.body.map((p: { name: string; repository: { full_name: string } | null }) => [p.name, p.repository?.full_name ?? null]), [
+      ['widgets-lib', 'acme/widgets'], ['gadgets-lib', 'acme/gadgets'], ['orphan-lib', null],
+    ]);
+    assert.equal((await call('GET', '/packages/acme?q=gadgets')).body.length, 1);
+    const one = await call('GET', '/packages/acme/npm/gadgets-lib/1.0.0');
+    assert.equal(one.body.html_url, `${sandbox.url}/acme/-/packages/npm/gadgets-lib/1.0.0`);
+    assert.equal((await call('GET', '/packages/acme/npm/gadgets-lib/9.9.9')).status, 404);
+  });
+
+  test('markdown is HTML; in gfm mode an issue reference links into the context repository; an unknown mode is 422', async () => {
+    const gfm = await call('POST', '/markdown', { body: { Text: 'See #1 & more', Mode: 'gfm', Context: '/acme/gadgets/src/branch/main' } });
+    assert.equal(gfm.status, 200);
+    assert.match(gfm.headers.get('content-type') ?? '', /^text\/html/);
+    assert.equal(gfm.body, `<p>See <a href="${sandbox.url}/acme/gadgets/issues/1" class="ref-issue">#1</a> &amp; more</p>\n`);
+    assert.equal((await call('POST', '/markdown', { body: { Text: 'See #1' } })).body, '<p>See #1</p>\n');
+    assert.equal((await call('POST', '/markdown', { body: { Text: 'x', Mode: 'shout' } })).status, 422);
   });
 });
 

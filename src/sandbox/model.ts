@@ -156,6 +156,54 @@ export interface OAuth2App {
   created: string;
 }
 
+/** Time a user tracked on an issue (Gitea's tracked_time). */
+export interface TrackedTime {
+  id: number;
+  repoId: number;
+  issueNumber: number;
+  user: string;
+  seconds: number;
+  created: string;
+}
+
+/** A running stopwatch of a user on an issue (Gitea's stopwatch). */
+export interface Stopwatch {
+  repoId: number;
+  issueNumber: number;
+  user: string;
+  created: string;
+}
+
+export type ActionStatus = 'success' | 'failure' | 'running' | 'waiting';
+
+/** One Actions workflow run of a repository and its jobs (Gitea's action_run, action_run_job). */
+export interface ActionRun {
+  id: number;
+  repoId: number;
+  index: number;
+  workflowId: string;
+  branch: string;
+  sha: string;
+  event: string;
+  title: string;
+  actor: string;
+  status: ActionStatus;
+  created: string;
+  jobs: Array<{ id: number; name: string; status: ActionStatus }>;
+}
+
+/** One version of a package of an owner, linked to a repository or to none (Gitea's package_version). */
+export interface PackageVersion {
+  id: number;
+  owner: string;
+  type: string;
+  name: string;
+  version: string;
+  creator: string;
+  repoId: number | null;
+  created: string;
+}
+
 /** Hashes exactly as git does for a blob, so `sha` of a file is the real git blob id. */
 export function blobSha(content: string): string {
   const bytes = Buffer.from(content, 'utf8');
@@ -169,6 +217,10 @@ export class SandboxState {
   readonly repos: Repo[] = [];
   readonly tokens: AccessToken[] = [];
   readonly oauth2Apps: OAuth2App[] = [];
+  readonly trackedTimes: TrackedTime[] = [];
+  readonly stopwatches: Stopwatch[] = [];
+  readonly actionRuns: ActionRun[] = [];
+  readonly packages: PackageVersion[] = [];
   private nextIds = new Map<string, number>();
   private lastTime = 0;
 

@@ -35,6 +35,10 @@ import { pullRoutes } from './handlers/pulls.js';
 import { repoRoutes } from './handlers/repos.js';
 import { reviewRoutes } from './handlers/reviews.js';
 import { userRoutes } from './handlers/users.js';
+import { actionRoutes } from './handlers/actions.js';
+import { markupRoutes } from './handlers/markup.js';
+import { packageRoutes } from './handlers/packages.js';
+import { timeRoutes } from './handlers/times.js';
 import type { SandboxState } from './model.js';
 import { Router } from './router.js';
 import { defaultSeed, loadSeed, type Credentials, type SandboxSeed } from './seed.js';
@@ -54,6 +58,10 @@ export const sandboxRoutes: readonly Route[] = [
   ...issueRoutes,
   ...hookRoutes,
   ...userRoutes,
+  ...timeRoutes,
+  ...actionRoutes,
+  ...packageRoutes,
+  ...markupRoutes,
 ];
 
 export interface SandboxRequestRecord {
@@ -152,9 +160,11 @@ function errorReply(state: SandboxState, status: number, message: string): Reply
 
 function send(res: ServerResponse, reply: Reply): Record<string, string> {
   const headers: Record<string, string> = { ...reply.headers };
-  if (reply.body !== undefined) headers['Content-Type'] = 'application/json;charset=utf-8';
+  // A handler that names its own Content-Type (text/html from the markup routes) sends its body as is.
+  const raw = headers['Content-Type'] !== undefined && typeof reply.body === 'string';
+  if (reply.body !== undefined && !raw) headers['Content-Type'] = 'application/json;charset=utf-8';
   res.writeHead(reply.status, headers);
-  res.end(reply.body === undefined ? undefined : JSON.stringify(reply.body));
+  res.end(reply.body === undefined ? undefined : raw ? reply.body : JSON.stringify(reply.body));
   return headers;
 }
 

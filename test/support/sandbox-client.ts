@@ -34,7 +34,8 @@ export function sandboxClient(sandbox: Sandbox) {
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
     });
     const text = await response.text();
-    return { status: response.status, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) };
+    const json = (response.headers.get('content-type') ?? '').includes('json');
+    return { status: response.status, headers: response.headers, body: text === '' ? undefined : json ? JSON.parse(text) : text };
   };
 }
 
