@@ -122,6 +122,17 @@ describe('a profile scoped to acme/widgets sees nothing of another repository; a
     });
   }
 
+  test('the raw tool reaches the same operations and is filtered the same way', async () => {
+    const before = sandbox.requests.length;
+    const result = await widgets.client.callTool({ name: 'gitea_api_request', arguments: { method: 'GET', path: '/user/times' } });
+    const payload = payloadOf(result);
+    assert.equal(result.isError === true, false, JSON.stringify(payload));
+    assert.equal(sandbox.requests.length, before + 1);
+    assert.equal(payload.data.length, 1);
+    assert.doesNotMatch(JSON.stringify(payload.data), /gadgets/);
+    assert.equal(payload.pagination?.removed_by_scope, 1);
+  });
+
   test('one package: in scope it is shown, linked elsewhere it is withheld', async () => {
     const at = (name: string) => ({ owner: 'acme', type: 'npm', name, version: '1.0.0' });
     const mine = await call(widgets, 'getPackage', at('widgets-lib'));
