@@ -3,8 +3,8 @@
 // Run: node --import tsx bench/policy-decide.ts [rounds]
 import { pathToFileURL } from 'node:url';
 import { loadCatalog } from '../src/catalog/load.js';
-import { loadPolicySet } from '../src/config/policies.js';
-import { loadReferenceProfiles, referenceHolders } from '../src/config/profiles.js';
+import { loadPolicySet } from '../src/policy-files/policy-set.js';
+import { loadReferenceProfiles, referenceHolders } from '../src/policy-files/profile-files.js';
 import { decideCall } from '../src/policy/decide.js';
 
 export interface PolicyDecideFigures {

@@ -4,9 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { packageRoot } from '../src/config/paths.js';
-import { loadPolicySet } from '../src/config/policies.js';
-import { referenceHolders } from '../src/config/profiles.js';
+import { packageRoot } from '../src/shared/paths.js';
+import { loadPolicySet } from '../src/policy-files/policy-set.js';
+import { referenceHolders } from '../src/policy-files/profile-files.js';
 import { benchAuditAppend } from './audit-append.js';
 import { benchDecisionEngines, DisagreementError } from './decision-engines.js';
 import { benchRedaction } from './redaction.js';

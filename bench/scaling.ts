@@ -4,8 +4,8 @@
 // is the real operation map plus synthetic operationIds mapped round-robin onto the vocabulary.
 // Every engine answers the same sampled requests, agreement checked first.
 import { loadCatalog } from '../src/catalog/load.js';
-import { loadPolicySet } from '../src/config/policies.js';
-import { loadReferenceProfiles } from '../src/config/profiles.js';
+import { loadPolicySet } from '../src/policy-files/policy-set.js';
+import { loadReferenceProfiles } from '../src/policy-files/profile-files.js';
 import type { OperationMap, OperationMapping } from '../src/policy/operation-map.js';
 import { compileProfile, type CompiledProfile } from '../src/policy/profile.js';
 import type { Vocabulary, VocabularyEntry } from '../src/policy/vocabulary.js';

@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { profilesDir } from '../src/config/paths.js';
-import { profileFilesIn } from '../src/config/profiles.js';
+import { profilesDir } from '../src/shared/paths.js';
+import { profileFilesIn } from '../src/policy-files/profile-files.js';
 import { startSandbox } from '../src/sandbox/index.js';
 import { namespaceListing } from '../src/server/namespace-report.js';
 import { namespaceEnv, repoRoot, SERVE_ARGS, tempDir } from '../test/support/namespace.js';

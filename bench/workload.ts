@@ -3,8 +3,8 @@
 // against each reference profile; plus the self-merge context check, a merge judged with the
 // pull request author equal to, or other than, the session login.
 import { loadCatalog } from '../src/catalog/load.js';
-import { loadPolicySet } from '../src/config/policies.js';
-import { loadReferenceProfiles } from '../src/config/profiles.js';
+import { loadPolicySet } from '../src/policy-files/policy-set.js';
+import { loadReferenceProfiles } from '../src/policy-files/profile-files.js';
 import { valueAt, type ArgumentCondition, type Scalar } from '../src/policy/argument-match.js';
 import { MERGE_OPERATIONS } from '../src/policy/guards/merge-guard.js';
 import { SELF_REVIEW_OPERATIONS } from '../src/policy/guards/self-review-guard.js';

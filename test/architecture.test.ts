@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, dirname, resolve } from 'node:path';
-import { packageRoot } from '../src/config/paths.js';
+import { packageRoot } from '../src/shared/paths.js';
 
 interface ImportEdge {
   from: string;
@@ -51,7 +51,7 @@ function roomOf(edge: ImportEdge): string {
 const ioModule = /^(node:)?(fs|net|http|https|http2|child_process|process|os|dgram|tls|dns|worker_threads|perf_hooks|cluster)(\/|$)/;
 
 test('src/policy is pure: no I/O modules, no shell rooms, no clock or environment', () => {
-  const forbiddenRooms = new Set(['gitea', 'server', 'transports', 'audit', 'sandbox', 'config', 'cli']);
+  const forbiddenRooms = new Set(['gitea', 'server', 'transports', 'audit', 'sandbox', 'policy-files', 'shared', 'cli']);
   const offending = edges.filter(
     (e) =>
       roomOf(e) === 'policy' &&

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AjvModule from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { catalogFile, defaultSpecPath, toolsDocFile } from '../src/config/paths.js';
+import { catalogFile, defaultSpecPath, toolsDocFile } from '../src/shared/paths.js';
 import { catalogDrift, generateCatalog, renderGeneratedFiles, type GeneratedFiles } from '../src/catalog/generate.js';
 import { catalogByName, catalogByOperationId, loadCatalog, readCatalog } from '../src/catalog/load.js';
 import { TOOL_NAME_PATTERN } from '../src/catalog/naming.js';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { packageRoot } from '../src/config/paths.js';
+import { packageRoot } from '../src/shared/paths.js';
 
 const main = join(packageRoot, 'src', 'cli', 'main.ts');
 const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', main, ...args], { cwd: packageRoot, encoding: 'utf8' });

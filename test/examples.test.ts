@@ -4,7 +4,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { packageRoot, profilesDir } from '../src/config/paths.js';
+import { packageRoot, profilesDir } from '../src/shared/paths.js';
 import { profileIdentity } from '../src/cli/demo-namespace.js';
 import { SETTINGS } from '../src/server/settings.js';
 

@@ -7,7 +7,7 @@ import { execute } from '../src/gitea/executor.js';
 import type { ErrorPayload, SuccessPayload } from '../src/gitea/envelope.js';
 import { fingerprint, maskFingerprint, redactText } from '../src/gitea/redact.js';
 import { CREDENTIAL_ISSUING_OPERATIONS } from '../src/gitea/secrets.js';
-import { defaultSpecPath } from '../src/config/paths.js';
+import { defaultSpecPath } from '../src/shared/paths.js';
 import { entry, json, startServer, TOKEN, type TestServer } from './gitea-fixtures.js';
 
 let server: TestServer;

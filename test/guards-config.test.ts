@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadGuardsConfig } from '../src/config/guards.js';
-import { DocumentError } from '../src/config/document.js';
-import { loadPolicySet } from '../src/config/policies.js';
+import { loadGuardsConfig } from '../src/policy-files/guards-settings.js';
+import { DocumentError } from '../src/shared/document.js';
+import { loadPolicySet } from '../src/policy-files/policy-set.js';
 
 const { vocabulary } = loadPolicySet();
 

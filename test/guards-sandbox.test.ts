@@ -9,8 +9,8 @@ import { cleanupMergedPrBranch, reconcileAlreadyLandedPr } from '../src/gitea/re
 import { callGuardsFor, judgeCall } from '../src/policy/guards/call-guards.js';
 import { cleanupConfirmation, judgeCleanup, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
 import { judgeReconcileLanded } from '../src/policy/guards/reconcile-landed-guard.js';
-import { loadGuardsConfig } from '../src/config/guards.js';
-import { loadPolicySet } from '../src/config/policies.js';
+import { loadGuardsConfig } from '../src/policy-files/guards-settings.js';
+import { loadPolicySet } from '../src/policy-files/policy-set.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
 const config = loadGuardsConfig(loadPolicySet().vocabulary);

@@ -9,7 +9,7 @@ import { run as explain } from '../src/cli/explain.js';
 import { run as diff } from '../src/cli/diff.js';
 import { run as migrate } from '../src/cli/migrate.js';
 import { BatchDecider, decideLines, MAX_REQUEST_LINE_CHARS } from '../src/cli/decide.js';
-import { loadProfile } from '../src/config/profiles.js';
+import { loadProfile } from '../src/policy-files/profile-files.js';
 import { capture, policy } from './policy-helpers.js';
 
 const fixtures = 'test/fixtures/profiles';

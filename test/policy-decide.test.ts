@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { decide, decideCall, type ConditionCheck } from '../src/policy/decide.js';
 import { decideContextFor } from '../src/policy/checks.js';
 import type { ProfileData } from '../src/policy/profile.js';
-import { loadGuardsConfig } from '../src/config/guards.js';
+import { loadGuardsConfig } from '../src/policy-files/guards-settings.js';
 import { inline, policy } from './policy-helpers.js';
 
 const context = { vocabulary: policy.vocabulary };

@@ -1,6 +1,6 @@
 // Shared by the policy tests: the loaded policy set, compiling inline profiles, and capturing what a
 // CLI command prints.
-import { loadPolicySet } from '../src/config/policies.js';
+import { loadPolicySet } from '../src/policy-files/policy-set.js';
 import { compileProfile, type CompiledProfile, type ProfileData } from '../src/policy/profile.js';
 
 export const policy = loadPolicySet();

@@ -2,8 +2,8 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { defaultSpecPath } from '../src/config/paths.js';
-import { checkPolicies } from '../src/config/policies.js';
+import { defaultSpecPath } from '../src/shared/paths.js';
+import { checkPolicies } from '../src/policy-files/policy-set.js';
 import { mapCall, pullRequestOperations, withOperations } from '../src/policy/operation-map.js';
 import { policy } from './policy-helpers.js';
 

@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildRouteTable, matchRoute } from '../src/catalog/routes.js';
 import { loadCatalog } from '../src/catalog/load.js';
-import { loadProfile } from '../src/config/profiles.js';
+import { loadProfile } from '../src/policy-files/profile-files.js';
 import { decide, decideCall, type DecideContext } from '../src/policy/decide.js';
 import { policyChecks } from '../src/policy/checks.js';
 import { scopeFindings } from '../src/policy/scope-findings.js';

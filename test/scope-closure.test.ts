@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { loadCatalog } from '../src/catalog/load.js';
 import { reachOf, REACH_RULE_OPERATIONS, type RepositoryReach } from '../src/catalog/reach.js';
-import { readDocument } from '../src/config/document.js';
-import { policiesDir } from '../src/config/paths.js';
-import { checkPolicies } from '../src/config/policies.js';
-import { reachGaps } from '../src/config/targets.js';
+import { readDocument } from '../src/shared/document.js';
+import { policiesDir } from '../src/shared/paths.js';
+import { checkPolicies } from '../src/policy-files/policy-set.js';
+import { reachGaps } from '../src/policy-files/target-policies.js';
 import { loadSpec } from './support/spec-contract.js';
 
 const spec = loadSpec();

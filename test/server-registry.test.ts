@@ -1,11 +1,11 @@
 // The tool registry: filters (TOOLSETS, READ_ONLY, DISABLED_TOOLS) and profile visibility.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadGuardsConfig } from '../src/config/guards.js';
-import { validationErrors } from '../src/config/document.js';
+import { loadGuardsConfig } from '../src/policy-files/guards-settings.js';
+import { validationErrors } from '../src/shared/document.js';
 import { loadCatalog } from '../src/catalog/load.js';
-import { loadPolicySet } from '../src/config/policies.js';
-import { loadProfile } from '../src/config/profiles.js';
+import { loadPolicySet } from '../src/policy-files/policy-set.js';
+import { loadProfile } from '../src/policy-files/profile-files.js';
 import { builtinTools } from '../src/server/builtin/index.js';
 import { profileReference, registryFor } from '../src/server/namespace.js';
 import { possiblePrimaries, ToolRegistryError } from '../src/server/tool-registry.js';

@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadTaskCatalog } from '../src/config/tasks.js';
-import { readDocument } from '../src/config/document.js';
-import { policiesDir } from '../src/config/paths.js';
-import { loadPolicySet } from '../src/config/policies.js';
-import { loadReferenceProfiles } from '../src/config/profiles.js';
+import { loadTaskCatalog } from '../src/policy-files/task-catalog.js';
+import { readDocument } from '../src/shared/document.js';
+import { policiesDir } from '../src/shared/paths.js';
+import { loadPolicySet } from '../src/policy-files/policy-set.js';
+import { loadReferenceProfiles } from '../src/policy-files/profile-files.js';
 import { effectiveOperations } from '../src/policy/profile.js';
 import { resolveTaskCapability, type TaskSession } from '../src/policy/tasks.js';
 

@@ -1,6 +1,6 @@
 // Reads the committed catalog (src/catalog/tools.json) once; the spec is never read at run time.
 import { readFileSync } from 'node:fs';
-import { catalogFile } from '../config/paths.js';
+import { catalogFile } from '../shared/paths.js';
 import type { Catalog, CatalogEntry } from './types.js';
 
 let cached: Catalog | undefined;

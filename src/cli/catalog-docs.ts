@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCatalog } from '../catalog/load.js';
 import { lineDrift } from '../catalog/generate.js';
-import { loadGuardsConfig } from '../config/guards.js';
-import { packageRoot } from '../config/paths.js';
-import { loadPolicySet } from '../config/policies.js';
-import { loadReferenceProfiles } from '../config/profiles.js';
+import { loadGuardsConfig } from '../policy-files/guards-settings.js';
+import { packageRoot } from '../shared/paths.js';
+import { loadPolicySet } from '../policy-files/policy-set.js';
+import { loadReferenceProfiles } from '../policy-files/profile-files.js';
 import { OPERATIONS_DOC_REGENERATE, renderOperationsDoc, type OperationsDocInput } from '../policy/operations-doc.js';
 
 export const operationsDocFile: string = join(packageRoot, 'docs', 'operations.md');

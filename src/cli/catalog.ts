@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { catalogFile, defaultSpecPath, toolsDocFile } from '../config/paths.js';
+import { catalogFile, defaultSpecPath, toolsDocFile } from '../shared/paths.js';
 import { catalogDrift, generateCatalog, renderGeneratedFiles, type GeneratedFiles } from '../catalog/generate.js';
 
 const USAGE = `usage: gitea-warden catalog generate [--spec FILE] [--check]

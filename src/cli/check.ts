@@ -2,9 +2,9 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { checkPolicies, loadPolicySet } from '../config/policies.js';
-import { checkProfileFile, profileFilesIn } from '../config/profiles.js';
-import { policiesDir, profilesDir } from '../config/paths.js';
+import { checkPolicies, loadPolicySet } from '../policy-files/policy-set.js';
+import { checkProfileFile, profileFilesIn } from '../policy-files/profile-files.js';
+import { policiesDir, profilesDir } from '../shared/paths.js';
 import type { Finding } from '../policy/findings.js';
 import { displayPath, errorMessage, fail, findingLine } from './policy-context.js';
 

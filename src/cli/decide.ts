@@ -2,8 +2,8 @@
 // request, in order). Compiled profiles are cached by path within a run.
 import { StringDecoder } from 'node:string_decoder';
 import { parseArgs } from 'node:util';
-import type { PolicySet } from '../config/policies.js';
-import { compileInlineProfile, loadProfile } from '../config/profiles.js';
+import type { PolicySet } from '../policy-files/policy-set.js';
+import { compileInlineProfile, loadProfile } from '../policy-files/profile-files.js';
 import type { Decision } from '../policy/decision.js';
 import { decide, decideCall, deny, type DecideContext } from '../policy/decide.js';
 import type { CompiledProfile } from '../policy/profile.js';

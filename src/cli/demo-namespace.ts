@@ -3,8 +3,8 @@
 // JSON payload, whether the server flagged it as an error, or the protocol error it raised.
 import { join } from 'node:path';
 import type { Stream } from 'node:stream';
-import { readDocument } from '../config/document.js';
-import { packageRoot, profilesDir } from '../config/paths.js';
+import { readDocument } from '../shared/document.js';
+import { packageRoot, profilesDir } from '../shared/paths.js';
 import { isRecord } from '../gitea/errors.js';
 import { Client, StdioClientTransport } from '../server/sdk.js';
 

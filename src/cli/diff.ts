@@ -1,6 +1,6 @@
 // gitea-warden diff OLD NEW: every operation a profile gains or loses between two versions.
 import { parseArgs } from 'node:util';
-import { loadProfile } from '../config/profiles.js';
+import { loadProfile } from '../policy-files/profile-files.js';
 import { diffProfiles } from '../policy/diff.js';
 import { errorMessage, fail, policyOptions, policySetFrom } from './policy-context.js';
 

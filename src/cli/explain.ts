@@ -1,7 +1,7 @@
 // gitea-warden explain: one decision, for a person, in one screen.
 import { parseArgs } from 'node:util';
 import { catalogByName } from '../catalog/load.js';
-import { loadProfile } from '../config/profiles.js';
+import { loadProfile } from '../policy-files/profile-files.js';
 import type { Decision } from '../policy/decision.js';
 import { decide, decideCall } from '../policy/decide.js';
 import { decideContextFrom, displayPath, errorMessage, fail, forOutput, policyOptions, policySetFrom } from './policy-context.js';

@@ -3,8 +3,8 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isSeq, isScalar, parseDocument } from 'yaml';
-import { parseDocumentText } from '../config/document.js';
-import { loadSchema, schemaFindings, type PolicySet } from '../config/policies.js';
+import { parseDocumentText } from '../shared/document.js';
+import { loadSchema, schemaFindings, type PolicySet } from '../policy-files/policy-set.js';
 import { profileFindings, type Finding } from '../policy/findings.js';
 import { planMigration, type MigrationStep } from '../policy/migrate.js';
 import { compileProfile, type ProfileData } from '../policy/profile.js';

@@ -1,10 +1,10 @@
 // What the policy commands (check, decide, explain, diff, migrate) share: the loaded policy set,
 // the reference-profile holders for hints, and paths shown relative to the working directory.
 import { join, relative } from 'node:path';
-import { loadGuardsConfig } from '../config/guards.js';
-import { loadPolicySet, type PolicySet } from '../config/policies.js';
-import { hintHolders } from '../config/profiles.js';
-import { policiesDir, profilesDir } from '../config/paths.js';
+import { loadGuardsConfig } from '../policy-files/guards-settings.js';
+import { loadPolicySet, type PolicySet } from '../policy-files/policy-set.js';
+import { hintHolders } from '../policy-files/profile-files.js';
+import { policiesDir, profilesDir } from '../shared/paths.js';
 import type { Decision } from '../policy/decision.js';
 import type { Finding } from '../policy/findings.js';
 import type { DecideContext } from '../policy/decide.js';

@@ -2,7 +2,7 @@
 // one JSON line {url, users: {login: {token, password}}} on stdout, then logs each request to
 // stderr (method, path, status, login; never a credential) until SIGINT or SIGTERM.
 import { parseArgs } from 'node:util';
-import { readDocument, validateDocument } from '../config/document.js';
+import { readDocument, validateDocument } from '../shared/document.js';
 import { seedSchema } from '../sandbox/seed-schema.js';
 import type { SandboxSeed } from '../sandbox/seed.js';
 import { startSandbox } from '../sandbox/server.js';

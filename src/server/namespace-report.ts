@@ -3,11 +3,11 @@
 // and docs/namespaces.md.
 import { basename, join } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
-import { loadGuardsConfig } from '../config/guards.js';
-import { loadPolicySet } from '../config/policies.js';
-import { packageRoot } from '../config/paths.js';
-import { loadProfile, profileFilesIn } from '../config/profiles.js';
-import { profilesDir } from '../config/paths.js';
+import { loadGuardsConfig } from '../policy-files/guards-settings.js';
+import { loadPolicySet } from '../policy-files/policy-set.js';
+import { packageRoot } from '../shared/paths.js';
+import { loadProfile, profileFilesIn } from '../policy-files/profile-files.js';
+import { profilesDir } from '../shared/paths.js';
 import { builtinTools } from './builtin/index.js';
 import { profileReference, registryFor } from './namespace.js';
 import type { ToolDefinition } from './tool-registry.js';

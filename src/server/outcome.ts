@@ -2,8 +2,8 @@
 // audit event is written from. The server's own refusals (before or instead of Gitea) are built here.
 import { relative } from 'node:path';
 import type { JsonSchema } from '../catalog/types.js';
-import { validationErrors } from '../config/document.js';
-import { packageRoot } from '../config/paths.js';
+import { validationErrors } from '../shared/document.js';
+import { packageRoot } from '../shared/paths.js';
 import type { Decision } from '../policy/decision.js';
 import type { CallRecord } from './call-audit.js';
 import type { CallToolResult } from './sdk.js';

@@ -2,7 +2,7 @@
 // guards, tasks), the tool registry built from it, the verified identity and the audit log.
 // A Session never changes: a profile switch (switchProfile) builds a new one and puts it in the
 // Namespace, so a call that took the session at its start keeps one profile, token and identity.
-import type { PolicySet } from '../config/policies.js';
+import type { PolicySet } from '../policy-files/policy-set.js';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { RouteTable } from '../catalog/routes.js';
 import type { ExecutorOptions } from '../gitea/options.js';

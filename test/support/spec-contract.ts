@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import AjvModule, { type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import assert from 'node:assert/strict';
-import { defaultSpecPath } from '../../src/config/paths.js';
+import { defaultSpecPath } from '../../src/shared/paths.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
 const Ajv = AjvModule.default ?? AjvModule;

@@ -2,8 +2,8 @@
 // (GITEA_MCP_CONFIG), only when that file says allow_runtime_switching: true. Static profiles, one
 // namespace per role, are the default and recommended. A switch rebuilds the tool list, takes the new
 // profile's token and verifies it with GET /user before anything else runs; the audit records it.
-import { loadProfile } from '../../config/profiles.js';
-import { runtimeSwitchingAllowed } from '../../config/runtime-switching.js';
+import { loadProfile } from '../../policy-files/profile-files.js';
+import { runtimeSwitchingAllowed } from '../../policy-files/runtime-switching.js';
 import { switchProfile } from '../namespace.js';
 import type { BuiltinOutcome, BuiltinTool } from './types.js';
 

@@ -1,7 +1,7 @@
 // gitea_server_status: the version and the hashes of the profile and policy files this process
 // loaded; restart_required when any of them changed on disk since start (compared at call time).
 import { relative } from 'node:path';
-import { packageRoot } from '../../config/paths.js';
+import { packageRoot } from '../../shared/paths.js';
 import { fileSha256 } from '../file-hash.js';
 import type { BuiltinTool } from './types.js';
 

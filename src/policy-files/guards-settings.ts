@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { unknownGuardedOperations } from '../policy/guards/guarded-only.js';
 import type { GuardsConfig } from '../policy/guards/settings.js';
 import type { Vocabulary } from '../policy/vocabulary.js';
-import { DocumentError } from './document.js';
-import { policiesDir } from './paths.js';
+import { DocumentError } from '../shared/document.js';
+import { policiesDir } from '../shared/paths.js';
 import { readValidatedDocument } from './validated.js';
 
 export const guardsFile: string = join(policiesDir, 'guards.yaml');

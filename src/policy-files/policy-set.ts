@@ -3,14 +3,14 @@
 // Fails closed: any error makes loadPolicySet throw; checkPolicies reports them all for `check`.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DocumentError, parseDocumentText, readDocument, validateDocument, type LoadedDocument } from './document.js';
-import { policiesDir } from './paths.js';
+import { DocumentError, parseDocumentText, readDocument, validateDocument, type LoadedDocument } from '../shared/document.js';
+import { policiesDir } from '../shared/paths.js';
 import { conflictMarkerFindings, type Finding, type RoleInvariants } from '../policy/findings.js';
 import type { KnownValues, MapRule, OperationMap, OperationMapping } from '../policy/operation-map.js';
 import type { RiskClass, Vocabulary, VocabularyEntry } from '../policy/vocabulary.js';
 import { unknownGuardedOperations } from '../policy/guards/guarded-only.js';
 import type { GuardsConfig } from '../policy/guards/settings.js';
-import { buildTargetPolicies, targetFindings, type TargetPolicies } from './targets.js';
+import { buildTargetPolicies, targetFindings, type TargetPolicies } from './target-policies.js';
 
 export interface PolicySet extends TargetPolicies {
   dir: string;
@@ -49,7 +49,7 @@ export function loadPolicySet(dir: string = policiesDir): PolicySet {
   return set;
 }
 
-/** Policy files read by their own loaders (src/config/guards.ts, tasks.ts); `check` lints them too. */
+/** Policy files read by their own loaders (src/policy-files/guards-settings.ts, task-catalog.ts); `check` lints them too. */
 const SEPARATELY_LOADED_FILES = ['guards', 'tasks'] as const;
 
 /** Every finding about the policy files, for `gitea-warden check`. */

@@ -3,9 +3,9 @@
 // pure core. Fails closed: a profile with any error finding does not load.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { schemaValidator, validationErrors, type LoadedDocument, type PathSegment } from './document.js';
-import { profilesDir } from './paths.js';
-import { loadSchema, readChecked, schemaFindings, type PolicySet } from './policies.js';
+import { schemaValidator, validationErrors, type LoadedDocument, type PathSegment } from '../shared/document.js';
+import { profilesDir } from '../shared/paths.js';
+import { loadSchema, readChecked, schemaFindings, type PolicySet } from './policy-set.js';
 import { credentialFindings, profileFindings, type Finding } from '../policy/findings.js';
 import { buildHolderIndex, type HolderIndex } from '../policy/hints.js';
 import { compileProfile, effectiveOperations, type CompiledProfile, type ProfileData, type ProfileSource } from '../policy/profile.js';

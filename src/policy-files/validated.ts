@@ -1,8 +1,8 @@
 // A policy file read and checked against its JSON Schema with the policy loaders' own steps
 // (conflict markers, parse, schema). Findings for `check`; or the first one thrown as a DocumentError
 // (file:line, JSON path, never the value), so a loader built on it fails closed.
-import { DocumentError, type LoadedDocument } from './document.js';
-import { loadSchema, readChecked, schemaFindings } from './policies.js';
+import { DocumentError, type LoadedDocument } from '../shared/document.js';
+import { loadSchema, readChecked, schemaFindings } from './policy-set.js';
 import type { Finding } from '../policy/findings.js';
 
 export function validatedFindings(file: string, schemaName: string): { doc: LoadedDocument | null; findings: Finding[] } {

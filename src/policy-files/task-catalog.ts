@@ -2,7 +2,7 @@
 // resolve_task_capability never answers from a half-read file.
 import { join } from 'node:path';
 import type { TaskCatalog } from '../policy/tasks.js';
-import { policiesDir } from './paths.js';
+import { policiesDir } from '../shared/paths.js';
 import { readValidatedDocument } from './validated.js';
 
 export const tasksFile: string = join(policiesDir, 'tasks.yaml');

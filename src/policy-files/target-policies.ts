@@ -4,7 +4,7 @@
 import { catalogByOperationId } from '../catalog/load.js';
 import type { RepositoryReach } from '../catalog/reach.js';
 import type { CatalogEntry } from '../catalog/types.js';
-import type { LoadedDocument } from './document.js';
+import type { LoadedDocument } from '../shared/document.js';
 import { buildConditionSet, type ArgumentTest, type ConditionSet, type PolicyCondition } from '../policy/conditions.js';
 import type { Finding } from '../policy/findings.js';
 import type { GuardsConfig } from '../policy/guards/settings.js';
