@@ -1,14 +1,13 @@
-// policies/guards.yaml loads and validates; a bad or unreadable file fails closed with file:line and path.
-import { describe, test } from 'node:test';
+// policies/guards.yaml loads and validates with the policy set (read once, beside the files it
+// belongs with); a bad or unreadable file fails closed with file:line and path.
+import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadGuardsConfig } from '../src/policy-files/guards-settings.js';
 import { DocumentError } from '../src/shared/document.js';
 import { loadPolicySet } from '../src/policy-files/policy-set.js';
-
-const { vocabulary } = loadPolicySet();
+import { policiesDir } from '../src/shared/paths.js';
 
 const GOOD = `merge: { require_head_sha: true, require_independent_approval: true }
 cleanup: { protected_branches: [main], preserved_refs: ['evidence/**'] }
@@ -18,12 +17,28 @@ profiles:
 guarded_only: { gitea.branch.delete: { tool: gitea_cleanup_merged_pr_branch } }
 `;
 
+/** A copy of policies/ whose guards.yaml holds `text` (or is missing); returns the guards file. */
+function policiesWithGuards(t: TestContext, text: string | null): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'warden-guards-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(policiesDir, dir, { recursive: true });
+  const file = join(dir, 'guards.yaml');
+  if (text === null) rmSync(file);
+  else writeFileSync(file, text);
+  return { dir, file };
+}
+
 describe('guards.yaml loader', () => {
   test('the shipped policies/guards.yaml protects main, master, dev and keeps evidence refs', () => {
-    const config = loadGuardsConfig(vocabulary);
+    const config = loadPolicySet().guards;
     assert.deepEqual(config.cleanup.protected_branches, ['main', 'master', 'dev']);
     assert.ok(config.cleanup.preserved_refs.includes('evidence/**'));
     assert.deepEqual(config.merge, { require_head_sha: true, require_independent_approval: true });
+  });
+
+  test('a good guards.yaml loads with the policy set', (t) => {
+    const { dir } = policiesWithGuards(t, GOOD);
+    assert.deepEqual(loadPolicySet(dir).guards.cleanup.protected_branches, ['main']);
   });
 
   const bad: Array<[string, string, RegExp]> = [
@@ -36,31 +51,23 @@ describe('guards.yaml loader', () => {
   ];
   for (const [name, text, message] of bad) {
     test(`fails closed on ${name}`, (t) => {
-      const dir = mkdtempSync(join(tmpdir(), 'warden-guards-'));
-      t.after(() => rmSync(dir, { recursive: true, force: true }));
-      const file = join(dir, 'guards.yaml');
-      writeFileSync(file, text);
-      assert.throws(() => loadGuardsConfig(vocabulary, file), (error: unknown) => error instanceof DocumentError && message.test(error.message));
+      const { dir } = policiesWithGuards(t, text);
+      assert.throws(() => loadPolicySet(dir), (error: unknown) => error instanceof DocumentError && /guards\.yaml/.test(error.message) && message.test(error.message));
     });
   }
 
   test('a bad value is named by its path, never echoed', (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'warden-guards-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const file = join(dir, 'guards.yaml');
-    writeFileSync(file, GOOD.replace('max_pages: 20', 'max_pages: s3cr3t-value'));
-    assert.throws(() => loadGuardsConfig(vocabulary, file), (error: unknown) => error instanceof Error && !error.message.includes('s3cr3t'));
+    const { dir } = policiesWithGuards(t, GOOD.replace('max_pages: 20', 'max_pages: s3cr3t-value'));
+    assert.throws(() => loadPolicySet(dir), (error: unknown) => error instanceof Error && /\/facts\/max_pages/.test(error.message) && !error.message.includes('s3cr3t'));
   });
 
   test('a guarded_only entry outside the vocabulary fails the load at its line: it would guard nothing', (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'warden-guards-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const file = join(dir, 'guards.yaml');
-    writeFileSync(file, GOOD.replace('gitea.branch.delete:', 'gitea.branch.delet:'));
-    assert.throws(() => loadGuardsConfig(vocabulary, file), (error: unknown) => error instanceof DocumentError && /guards\.yaml:6: unknown_operation: guarded_only names gitea\.branch\.delet\b/.test(error.message));
+    const { dir } = policiesWithGuards(t, GOOD.replace('gitea.branch.delete:', 'gitea.branch.delet:'));
+    assert.throws(() => loadPolicySet(dir), (error: unknown) => error instanceof DocumentError && /guards\.yaml:6: unknown_operation: guarded_only names gitea\.branch\.delet\b/.test(error.message));
   });
 
-  test('an unreadable file fails closed', () => {
-    assert.throws(() => loadGuardsConfig(vocabulary, join(tmpdir(), 'warden-no-such-dir', 'guards.yaml')), /cannot read file \(ENOENT\)/);
+  test('an unreadable file fails closed', (t) => {
+    const { dir } = policiesWithGuards(t, null);
+    assert.throws(() => loadPolicySet(dir), /guards\.yaml: unreadable: cannot read file \(ENOENT\)/);
   });
 });

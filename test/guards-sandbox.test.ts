@@ -9,11 +9,10 @@ import { cleanupMergedPrBranch, reconcileAlreadyLandedPr } from '../src/gitea/re
 import { callGuardsFor, judgeCall } from '../src/policy/guards/call-guards.js';
 import { cleanupConfirmation, judgeCleanup, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
 import { judgeReconcileLanded } from '../src/policy/guards/reconcile-landed-guard.js';
-import { loadGuardsConfig } from '../src/policy-files/guards-settings.js';
 import { loadPolicySet } from '../src/policy-files/policy-set.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
-const config = loadGuardsConfig(loadPolicySet().vocabulary);
+const config = loadPolicySet().guards;
 let sandbox: ContractSandbox;
 
 function clientFor(login: string): GiteaHttpClient {

@@ -88,6 +88,8 @@ describe('gitea-warden check', () => {
     assert.equal(result.code, 1);
     assert.match(result.stdout, /guards\.yaml:\d+: error schema: \/stray_setting: unknown field/);
     assert.match(result.stdout, /tasks\.yaml:\d+: error merge_conflict/);
+    // Each file is read and linted once: the finding appears once, with nothing hiding a second load.
+    assert.equal(result.stdout.match(/error schema: \/stray_setting/g)?.length, 1, result.stdout);
   });
 
   test('a multi-identity config is checked and its identities load by key, name or alias', async () => {

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { decide, decideCall, type ConditionCheck } from '../src/policy/decide.js';
 import { decideContextFor } from '../src/policy/checks.js';
 import type { ProfileData } from '../src/policy/profile.js';
-import { loadGuardsConfig } from '../src/policy-files/guards-settings.js';
 import { inline, policy } from './policy-helpers.js';
 
 const context = { vocabulary: policy.vocabulary };
@@ -79,7 +78,7 @@ describe('enforcement matrix', () => {
 });
 
 describe('guarded-only operations in a Gitea call', () => {
-  const guarded = decideContextFor(policy, { guardedOnly: loadGuardsConfig(policy.vocabulary).guarded_only });
+  const guarded = decideContextFor(policy, { guardedOnly: policy.guards.guarded_only });
   const merge = (body: Record<string, unknown>) => ({ operationId: 'repoMergePullRequest', arguments: { owner: 'acme', repo: 'widgets', index: 3, body: { Do: 'merge', ...body } } });
   const cases: [string, ProfileData, Record<string, unknown>, string][] = [
     // The branch the merge would delete is not in its arguments: a scope check would say target_unreadable.

@@ -1,7 +1,6 @@
 // The tool registry: filters (TOOLSETS, READ_ONLY, DISABLED_TOOLS) and profile visibility.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadGuardsConfig } from '../src/policy-files/guards-settings.js';
 import { validationErrors } from '../src/shared/document.js';
 import { loadCatalog } from '../src/catalog/load.js';
 import { loadPolicySet } from '../src/policy-files/policy-set.js';
@@ -22,7 +21,7 @@ const defaults: Filters = { toolsets: null, readOnly: false, disabledTools: [], 
 
 function names(profile: string, settings: Partial<Filters> = {}): string[] {
   const compiled = loadProfile(profileReference({ profile, config: null }), policy);
-  return registryFor({ ...defaults, ...settings }, policy, compiled, entries, builtinTools(), loadGuardsConfig(policy.vocabulary)).definitions().map((t) => t.name);
+  return registryFor({ ...defaults, ...settings }, policy, compiled, entries, builtinTools()).definitions().map((t) => t.name);
 }
 
 describe('profile visibility', () => {

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCatalog } from '../catalog/load.js';
 import { lineDrift } from '../catalog/generate.js';
-import { loadGuardsConfig } from '../policy-files/guards-settings.js';
 import { packageRoot } from '../shared/paths.js';
 import { loadPolicySet } from '../policy-files/policy-set.js';
 import { loadReferenceProfiles } from '../policy-files/profile-files.js';
@@ -45,7 +44,7 @@ export function operationsDocInput(): OperationsDocInput {
     legacyCategories: policy.legacyCategories,
     profiles: loadReferenceProfiles(policy),
     tools: loadCatalog().entries,
-    guardedOnly: loadGuardsConfig(policy.vocabulary).guarded_only,
+    guardedOnly: policy.guards.guarded_only,
     targets: policy.targets,
     scopeFiltered: policy.scopeFiltered,
   };

@@ -42,27 +42,17 @@ export async function run(argv: string[]): Promise<number> {
       policy = loadPolicySet(dir);
     } catch {
       if (!policyDirs.includes(dir)) findings.push(...checkPolicies(dir));
-      process.stdout.write(format(dedupe(findings), values.format));
+      process.stdout.write(format(findings, values.format));
       return 1; // the policy findings say why profiles could not be checked
     }
     for (const file of files) findings.push(...checkProfileFile(file, policy).findings);
   }
-  process.stdout.write(format(dedupe(findings), values.format));
+  process.stdout.write(format(findings, values.format));
   return findings.length === 0 ? 0 : 1;
 }
 
 function isPolicyDir(path: string): boolean {
   return existsSync(join(path, 'vocabulary.yaml'));
-}
-
-function dedupe(findings: Finding[]): Finding[] {
-  const seen = new Set<string>();
-  return findings.filter((finding) => {
-    const key = `${finding.file}:${finding.line}:${finding.code}:${finding.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
 
 function format(findings: Finding[], kind: string): string {

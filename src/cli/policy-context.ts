@@ -1,7 +1,6 @@
 // What the policy commands (check, decide, explain, diff, migrate) share: the loaded policy set,
 // the reference-profile holders for hints, and paths shown relative to the working directory.
-import { join, relative } from 'node:path';
-import { loadGuardsConfig } from '../policy-files/guards-settings.js';
+import { relative } from 'node:path';
 import { loadPolicySet, type PolicySet } from '../policy-files/policy-set.js';
 import { hintHolders } from '../policy-files/profile-files.js';
 import { policiesDir, profilesDir } from '../shared/paths.js';
@@ -21,8 +20,7 @@ export function policySetFrom(values: { policies?: string | undefined }): Policy
 
 /** The decide() context of the policy commands: the same one the server builds, from the same files. */
 export function decideContextFrom(policy: PolicySet, values: { 'reference-profiles'?: string | undefined }): DecideContext {
-  const guards = loadGuardsConfig(policy.vocabulary, join(policy.dir, 'guards.yaml'));
-  return decideContextFor(policy, { holders: hintHolders(policy, values['reference-profiles'] ?? profilesDir), guardedOnly: guards.guarded_only });
+  return decideContextFor(policy, { holders: hintHolders(policy, values['reference-profiles'] ?? profilesDir), guardedOnly: policy.guards.guarded_only });
 }
 
 export function displayPath(file: string): string {

@@ -15,6 +15,8 @@ import { buildTargetPolicies, targetFindings, type TargetPolicies } from './targ
 export interface PolicySet extends TargetPolicies {
   dir: string;
   vocabulary: Vocabulary;
+  /** policies/guards.yaml: merge requirements, cleanup refs, guarded-only operations, fact bounds. */
+  guards: GuardsConfig;
   operationMap: OperationMap;
   invariants: RoleInvariants;
   /** Legacy category spellings -> canonical, for `migrate` only. */
@@ -49,21 +51,20 @@ export function loadPolicySet(dir: string = policiesDir): PolicySet {
   return set;
 }
 
-/** Policy files read by their own loaders (src/policy-files/guards-settings.ts, task-catalog.ts); `check` lints them too. */
-const SEPARATELY_LOADED_FILES = ['guards', 'tasks'] as const;
+/** tasks.yaml has its own loader (src/policy-files/task-catalog.ts); `check` lints it too. */
+const SEPARATELY_LOADED_FILES = ['tasks'] as const;
 
-/** Every finding about the policy files, for `gitea-warden check`. */
+/** Every finding about the policy files, for `gitea-warden check`; each file is read and linted once. */
 export function checkPolicies(dir: string = policiesDir): Finding[] {
-  const { set, findings } = readPolicies(dir);
+  const { findings } = readPolicies(dir);
   for (const name of SEPARATELY_LOADED_FILES) {
     const read = readChecked(join(dir, `${name}.yaml`));
-    const fileFindings = read.doc ? [...read.findings, ...schemaFindings(read.doc, loadSchema(name, dir))] : read.findings;
-    findings.push(...fileFindings);
-    if (name === 'guards' && read.doc && fileFindings.length === 0 && set) findings.push(...guardedOnlyFindings(read.doc, set.vocabulary));
+    findings.push(...(read.doc ? [...read.findings, ...schemaFindings(read.doc, loadSchema(name, dir))] : read.findings));
   }
   return findings;
 }
 
+/** A guarded_only entry outside the vocabulary would guard nothing. */
 function guardedOnlyFindings(doc: LoadedDocument, vocabulary: Vocabulary): Finding[] {
   const { guarded_only: guardedOnly } = doc.data as Pick<GuardsConfig, 'guarded_only'>;
   return unknownGuardedOperations(guardedOnly, vocabulary).map((operation) => ({
@@ -89,6 +90,7 @@ function readPolicies(dir: string): { set: PolicySet | null; findings: Finding[]
   if (docs.size !== POLICY_FILES.length) return { set: null, findings };
   const set = buildPolicySet(dir, docs as Map<PolicyName, LoadedDocument>);
   findings.push(...crossReferenceFindings(set, docs as Map<PolicyName, LoadedDocument>));
+  findings.push(...guardedOnlyFindings(docs.get('guards') as LoadedDocument, set.vocabulary));
   findings.push(...targetFindings(set, docs.get('targets') as LoadedDocument, docs.get('conditions') as LoadedDocument, new Set(set.vocabulary.operations.keys())));
   return { set, findings };
 }
@@ -159,6 +161,7 @@ function buildPolicySet(dir: string, docs: Map<PolicyName, LoadedDocument>): Pol
       credentialRoles: new Set(roles.credential_roles),
     },
     legacyCategories: new Map(Object.entries(aliases.migration ?? {})),
+    guards: docs.get('guards')?.data as GuardsConfig,
     ...buildTargetPolicies(docs.get('targets') as LoadedDocument, docs.get('conditions') as LoadedDocument, docs.get('guards') as LoadedDocument),
   };
 }

@@ -3,7 +3,6 @@
 // and docs/namespaces.md.
 import { basename, join } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
-import { loadGuardsConfig } from '../policy-files/guards-settings.js';
 import { loadPolicySet } from '../policy-files/policy-set.js';
 import { packageRoot } from '../shared/paths.js';
 import { loadProfile, profileFilesIn } from '../policy-files/profile-files.js';
@@ -26,7 +25,7 @@ export interface NamespaceListing {
 export function namespaceListing(profile: string, config: string | null = null): NamespaceListing {
   const policy = loadPolicySet();
   const compiled = loadProfile(profileReference({ profile, config }), policy);
-  const registry = registryFor({ toolsets: null, readOnly: false, disabledTools: [], listDeniedTools: false }, policy, compiled, loadCatalog().entries, builtinTools(), loadGuardsConfig(policy.vocabulary));
+  const registry = registryFor({ toolsets: null, readOnly: false, disabledTools: [], listDeniedTools: false }, policy, compiled, loadCatalog().entries, builtinTools());
   const tools = registry.definitions();
   const bytes = Buffer.byteLength(JSON.stringify({ tools }), 'utf8');
   return { profile: compiled.name ?? profile, tools, bytes, estimatedTokens: Math.round(bytes / 4) };

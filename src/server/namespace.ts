@@ -6,7 +6,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
 import { buildRouteTable } from '../catalog/routes.js';
-import { loadGuardsConfig } from '../policy-files/guards-settings.js';
 import { packageRoot, policiesDir } from '../shared/paths.js';
 import { loadPolicySet, type PolicySet } from '../policy-files/policy-set.js';
 import { hintHolders, loadProfile } from '../policy-files/profile-files.js';
@@ -16,7 +15,6 @@ import { GiteaHttpClient } from '../gitea/http.js';
 import type { GiteaIdentity } from '../gitea/types.js';
 import { guardedOperations } from '../policy/guards/guarded-only.js';
 import { decideContextFor } from '../policy/checks.js';
-import type { GuardsConfig } from '../policy/guards/settings.js';
 import { effectiveOperations, type CompiledProfile } from '../policy/profile.js';
 import { StartupError } from '../transports/startup.js';
 import type { Logger } from '../transports/logger.js';
@@ -34,8 +32,7 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
   const profile = startupStep(() => loadProfile(profileReference(settings), policy));
   const entries = loadCatalog().entries;
   const builtins = builtinTools();
-  const guards = startupStep(() => loadGuardsConfig(policy.vocabulary));
-  const registry = startupStep(() => registryFor(settings, policy, profile, entries, builtins, guards));
+  const registry = startupStep(() => registryFor(settings, policy, profile, entries, builtins));
   const gitea = giteaIdentityFor(settings, profile, env);
   const client = gitea.token === '' ? null : new GiteaHttpClient(gitea, { timeoutMs: settings.timeoutMs });
   const auditPath = settings.auditLog ?? defaultAuditPath(profile.name ?? basename(profile.file), env);
@@ -44,8 +41,7 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     settings,
     logger,
     policy,
-    decideContext: decideContextFor(policy, { holders: hintHolders(policy), guardedOnly: guards.guarded_only }),
-    guards,
+    decideContext: decideContextFor(policy, { holders: hintHolders(policy), guardedOnly: policy.guards.guarded_only }),
     tasks: startupStep(() => loadTaskCatalog()),
     entries,
     routes: buildRouteTable(entries),
@@ -87,7 +83,7 @@ export async function switchProfile(namespace: Namespace, profile: CompiledProfi
   const next: Session = {
     ...current,
     profile,
-    registry: registryFor(current.settings, current.policy, profile, current.entries, current.builtins, current.guards),
+    registry: registryFor(current.settings, current.policy, profile, current.entries, current.builtins),
     gitea,
     client,
     identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
@@ -110,7 +106,6 @@ export function registryFor(
   profile: CompiledProfile,
   entries: Parameters<typeof buildToolRegistry>[0]['entries'],
   builtins: readonly BuiltinTool[],
-  guards: Pick<GuardsConfig, 'guarded_only'>,
 ): ToolRegistry {
   return buildToolRegistry(
     {
@@ -118,7 +113,7 @@ export function registryFor(
       builtins,
       operationMap: policy.operationMap,
       effective: effectiveOperations(profile, policy.vocabulary),
-      guardedOnly: guardedOperations(guards.guarded_only),
+      guardedOnly: guardedOperations(policy.guards.guarded_only),
       role: profile.role,
     },
     {

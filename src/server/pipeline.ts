@@ -114,9 +114,9 @@ async function applyGuards(session: Session, decision: Decision, args: Record<st
       identity: sudo ?? session.identity.login(),
       expectedHeadSha: stringOrNull(body.head_commit_id) ?? stringOrNull(body.commit_id),
     },
-    session.guards.facts,
+    session.policy.guards.facts,
   );
-  return applyGuardVerdict(decision, judgeCall(guards, facts, mergeSettingsFor(session.guards, session.profile.name ?? '')));
+  return applyGuardVerdict(decision, judgeCall(guards, facts, mergeSettingsFor(session.policy.guards, session.profile.name ?? '')));
 }
 
 function stringOrNull(value: unknown): string | null {

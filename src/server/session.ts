@@ -10,7 +10,6 @@ import type { GiteaIdentity } from '../gitea/types.js';
 import type { GiteaHttpClient } from '../gitea/http.js';
 import type { DecideContext } from '../policy/decide.js';
 import type { CompiledProfile } from '../policy/profile.js';
-import type { GuardsConfig } from '../policy/guards/settings.js';
 import type { TaskCatalog } from '../policy/tasks.js';
 import type { Logger } from '../transports/logger.js';
 import type { Settings } from './settings.js';
@@ -31,7 +30,6 @@ export interface Session {
   readonly logger: Logger;
   readonly policy: PolicySet;
   readonly decideContext: DecideContext;
-  readonly guards: GuardsConfig;
   readonly tasks: TaskCatalog;
   readonly entries: readonly CatalogEntry[];
   readonly routes: RouteTable;

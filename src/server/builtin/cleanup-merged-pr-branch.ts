@@ -32,7 +32,7 @@ export const cleanupMergedPrBranchTool: BuiltinTool = {
   async handler(args, session) {
     const { owner, repo, index } = pullRequestRefOf(args);
     const request: CleanupRequest = { owner, repo, prNumber: index, branch: String(args.branch), confirmation: String(args.confirmation) };
-    const { cleanup, facts } = session.guards;
+    const { cleanup, facts } = session.policy.guards;
     return {
       kind: 'guarded_action',
       guard: 'cleanup_branch',
