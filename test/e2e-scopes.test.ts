@@ -155,6 +155,24 @@ describe('a merger scoped to release/* branches', () => {
     assert.match(payload.error.failed[0].message, /branch main is outside/);
     assert.deepEqual(requests.map((r) => `${r.method} ${r.path}`), [`GET /api/v1/repos/acme/widgets/pulls/${pull.number}`]);
   });
+
+  test('a merge into release/*: the live base and the merge guard share one read of the pull request', async () => {
+    const admin = { authorization: `token ${sandbox.users.admin?.token}`, 'content-type': 'application/json' };
+    const api = `${sandbox.url}/api/v1/repos/acme/widgets`;
+    const branch = await fetch(`${api}/branches`, { method: 'POST', headers: admin, body: JSON.stringify({ new_branch_name: 'release/1.0', old_branch_name: 'main' }) });
+    assert.equal(branch.status, 201);
+    const opened = await fetch(`${api}/pulls`, { method: 'POST', headers: admin, body: JSON.stringify({ title: 'Release login', head: 'feature/login', base: 'release/1.0' }) });
+    assert.equal(opened.status, 201);
+    const { number } = (await opened.json()) as { number: number };
+    const { isError, payload, requests } = await call(merger, 'gitea_pulls_merge', { owner: 'acme', repo: 'widgets', index: number, body: { do: 'merge' } });
+    // In scope by the live base, then refused by the merge guard, which judged the same pull request.
+    assert.equal(isError, true);
+    assert.equal(payload.error.kind, 'policy_denied', JSON.stringify(payload.error));
+    assert.ok(!payload.error.failed.some((f: { code: string }) => f.code === 'branch_out_of_scope'), JSON.stringify(payload.error));
+    assert.ok(requests.some((r) => r.path.endsWith(`/pulls/${number}/reviews`)), 'the merge guard ran');
+    const pullReads = requests.filter((r) => r.method === 'GET' && r.path === `/api/v1/repos/acme/widgets/pulls/${number}`);
+    assert.equal(pullReads.length, 1, JSON.stringify(requests));
+  });
 });
 
 test('every answer the sandbox gave in this file conforms to the pinned Gitea spec', () => {

@@ -3,7 +3,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { handleToolCall } from '../src/server/pipeline.js';
+import { handleToolCall } from '../src/server/call/pipeline.js';
 import type { Namespace } from '../src/server/session.js';
 import { payloadOf, tempDir } from './support/namespace.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';

@@ -23,6 +23,8 @@ export interface CallFactsRequest {
   /** The session's verified login (GET /user, or the sudo user); null when unverified. */
   identity: string | null;
   expectedHeadSha: string | null;
+  /** The call's own read of the pull request (made once, shared with its live targets); read here when absent. */
+  pull?: Promise<Fact<PullFacts>>;
 }
 
 function missing<T>(detail: string): Fact<T> {
@@ -209,6 +211,6 @@ export async function gatherCallFacts(reader: FactReader, guards: readonly CallG
     return { identity, pull: missing(unnamed), reviews: missing(unnamed), expectedHeadSha: request.expectedHeadSha };
   }
   const ref = { owner: request.owner, repo: request.repo, index: request.index };
-  const [pull, reviews] = await Promise.all([readPull(reader, ref), guards.includes('merge') ? readReviews(reader, ref, bounds) : undefined]);
+  const [pull, reviews] = await Promise.all([request.pull ?? readPull(reader, ref), guards.includes('merge') ? readReviews(reader, ref, bounds) : undefined]);
   return { identity, pull, ...(reviews ? { reviews } : {}), expectedHeadSha: request.expectedHeadSha };
 }

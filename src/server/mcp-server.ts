@@ -2,7 +2,7 @@
 // registry and tools/call through the pipeline. Cheap to create: streamable HTTP makes one per
 // request, all sharing the same Namespace.
 import { CallToolRequestSchema, ListToolsRequestSchema, Server } from './sdk.js';
-import { handleToolCall } from './pipeline.js';
+import { handleToolCall } from './call/pipeline.js';
 import type { Namespace, Session } from './session.js';
 
 /**

@@ -22,7 +22,7 @@ export const activateProfileTool: BuiltinTool = {
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   operations: [],
-  async handler(args, session, namespace) {
+  async handler({ args, session }, namespace) {
     const name = String(args.name);
     const config = session.settings.config;
     if (config === null || !runtimeSwitchingAllowed(config)) {

@@ -25,7 +25,7 @@ export const apiRequestTool: BuiltinTool = {
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   operations: [],
-  async handler(args, session) {
+  async handler({ args, session }) {
     const match = matchRoute(session.routes, String(args.method), String(args.path));
     if (!match.ok) {
       const payload = {

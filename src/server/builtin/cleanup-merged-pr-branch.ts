@@ -3,7 +3,7 @@
 // goes only when every check of judgeCleanup passes on facts read just now. The report lists them all.
 import { cleanupMergedPrBranch } from '../../gitea/reconcile.js';
 import { judgeCleanup, type CleanupRequest } from '../../policy/guards/cleanup-branch-guard.js';
-import { PULL_REQUEST_REF_PROPERTIES, pullRequestRefOf } from './pull-request-ref.js';
+import { PULL_REQUEST_REF_PROPERTIES, pullRequestOf } from './pull-request-ref.js';
 import type { BuiltinTool } from './types.js';
 
 const OPERATIONS = ['gitea.branch.delete'];
@@ -29,8 +29,9 @@ export const cleanupMergedPrBranchTool: BuiltinTool = {
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   operations: OPERATIONS,
   role: 'reconciler',
-  async handler(args, session) {
-    const { owner, repo, index } = pullRequestRefOf(args);
+  async handler(call) {
+    const { args, session } = call;
+    const { owner, repo, index } = pullRequestOf(call);
     const request: CleanupRequest = { owner, repo, prNumber: index, branch: String(args.branch), confirmation: String(args.confirmation) };
     const { cleanup, facts } = session.policy.guards;
     return {

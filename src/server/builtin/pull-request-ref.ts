@@ -2,6 +2,8 @@
 // rules as the generated tools, so a guarded tool is no looser about its input than the raw ones.
 import { LOGIN_SCHEMA, REPO_NAME_SCHEMA } from '../../catalog/gitea-names.js';
 import type { JsonSchema } from '../../catalog/types.js';
+import type { PullRef } from '../../gitea/facts.js';
+import type { CallContext } from '../call/context.js';
 
 export const PULL_REQUEST_REF_PROPERTIES: Record<string, JsonSchema> = {
   owner: LOGIN_SCHEMA,
@@ -9,13 +11,9 @@ export const PULL_REQUEST_REF_PROPERTIES: Record<string, JsonSchema> = {
   pr_number: { type: 'integer', minimum: 1 },
 };
 
-export interface PullRequestRef {
-  owner: string;
-  repo: string;
-  index: number;
-}
-
-/** The pull request named by schema-valid arguments. */
-export function pullRequestRefOf(args: Record<string, unknown>): PullRequestRef {
-  return { owner: String(args.owner), repo: String(args.repo), index: Number(args.pr_number) };
+/** The pull request a call with these (schema-required) properties names, from its context. */
+export function pullRequestOf(call: CallContext): PullRef {
+  const { ref } = call.live;
+  if (ref === null) throw new Error('the call context names no pull request, although the schema requires one');
+  return ref;
 }

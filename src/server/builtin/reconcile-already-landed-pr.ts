@@ -3,7 +3,7 @@
 // the report, when the head has not landed or the pull request is not open.
 import { reconcileAlreadyLandedPr } from '../../gitea/reconcile.js';
 import { judgeReconcileLanded } from '../../policy/guards/reconcile-landed-guard.js';
-import { PULL_REQUEST_REF_PROPERTIES, pullRequestRefOf } from './pull-request-ref.js';
+import { PULL_REQUEST_REF_PROPERTIES, pullRequestOf } from './pull-request-ref.js';
 import type { BuiltinTool } from './types.js';
 
 const OPERATIONS = ['gitea.pr.close', 'gitea.issue.comment'];
@@ -23,8 +23,8 @@ export const reconcileAlreadyLandedPrTool: BuiltinTool = {
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   operations: OPERATIONS,
   role: 'reconciler',
-  async handler(args) {
-    const ref = pullRequestRefOf(args);
+  async handler(call) {
+    const ref = pullRequestOf(call);
     return {
       kind: 'guarded_action',
       guard: 'reconcile_landed',

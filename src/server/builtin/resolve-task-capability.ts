@@ -19,7 +19,7 @@ export const resolveTaskCapabilityTool: BuiltinTool = {
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   operations: [],
-  async handler(args, session) {
+  async handler({ args, session }) {
     const { profile } = session;
     const effective = effectiveOperations(profile, session.policy.vocabulary);
     const capability = resolveTaskCapability(session.tasks, String(args.task), {

@@ -12,7 +12,7 @@ export const serverStatusTool: BuiltinTool = {
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   operations: [],
-  async handler(_args, session) {
+  async handler({ session }) {
     const files = session.watchedFiles.map((file) => {
       const now = fileSha256(file.path);
       return { path: relative(packageRoot, file.path), sha256: file.sha256, changed: now !== file.sha256 };

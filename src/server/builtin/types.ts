@@ -4,7 +4,8 @@
 import type { AuditEvidence } from '../../audit/event.js';
 import type { CatalogEntry, JsonSchema } from '../../catalog/types.js';
 import type { GiteaSides, ReconcileReport } from '../../gitea/reconcile.js';
-import type { Namespace, Session } from '../session.js';
+import type { CallContext } from '../call/context.js';
+import type { Namespace } from '../session.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -45,6 +46,6 @@ export interface BuiltinTool {
   operations: readonly string[];
   /** The profile role the tool requires (listed and usable only for it); absent: any role. */
   role?: string;
-  /** `session` is the call's own (fixed for the whole call); `namespace` is only for switching it. */
-  handler(args: Record<string, unknown>, session: Session, namespace: Namespace): Promise<BuiltinOutcome>;
+  /** `call.session` is the call's own (fixed for the whole call); `namespace` is only for switching it. */
+  handler(call: CallContext, namespace: Namespace): Promise<BuiltinOutcome>;
 }

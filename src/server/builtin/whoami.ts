@@ -9,7 +9,7 @@ export const whoamiTool: BuiltinTool = {
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   operations: [],
-  async handler(_args, session) {
+  async handler({ session }) {
     const status = session.identity.current();
     const payload = {
       login: status.state === 'unverified' ? null : status.login,

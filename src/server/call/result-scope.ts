@@ -3,10 +3,10 @@
 // repositories.read scope, so an agent never sees a repository it may not touch. The pagination says
 // how many items were removed, so a short page is not read as the end of the list. A result that
 // cannot be filtered is withheld, never passed whole.
-import type { ExecutionResult, SuccessPayload } from '../gitea/envelope.js';
-import { filterToReadScope } from '../policy/scope-views.js';
-import type { CallToolResult } from './sdk.js';
-import type { Session } from './session.js';
+import type { ExecutionResult, SuccessPayload } from '../../gitea/envelope.js';
+import { filterToReadScope } from '../../policy/scope-views.js';
+import type { CallToolResult } from '../sdk.js';
+import type { Session } from '../session.js';
 import { refusal } from './tool-result.js';
 
 export type ScopedResult =

@@ -3,11 +3,12 @@
 // caller wrote (tool name, argument names, target) passes the session's redaction: a name or an owner
 // can hold a secret as well as a value can.
 import { randomUUID } from 'node:crypto';
-import { argumentNames, type AuditEvidence, type AuditStatus, type AuditTarget } from '../audit/event.js';
-import type { Redactor } from '../gitea/redact.js';
-import type { Effect } from '../policy/decision.js';
-import type { Session } from './session.js';
-import { sessionRedactor } from './session-redactor.js';
+import { argumentNames, type AuditEvidence, type AuditStatus, type AuditTarget } from '../../audit/event.js';
+import type { Redactor } from '../../gitea/redact.js';
+import type { Effect } from '../../policy/decision.js';
+import type { Session } from '../session.js';
+import { sessionRedactor } from '../session-redactor.js';
+import { isObject } from './context.js';
 
 /** What the result event says about the call's outcome. */
 export interface CallRecord {
@@ -76,18 +77,4 @@ export class CallAudit {
     const text = (value: string | null) => (value === null ? null : this.redactor.text(value));
     return { owner: text(target.owner), repo: text(target.repo), index: target.index };
   }
-}
-
-/** owner / repo / index named by a call's arguments, for the audit event. */
-export function targetOf(args: unknown): AuditTarget | null {
-  if (!isObject(args)) return null;
-  const text = (value: unknown) => (typeof value === 'string' ? value : null);
-  const owner = text(args.owner);
-  const repo = text(args.repo);
-  const index = typeof args.index === 'number' ? args.index : typeof args.pr_number === 'number' ? args.pr_number : null;
-  return owner === null && repo === null && index === null ? null : { owner, repo, index };
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -1,6 +1,6 @@
 // Payloads as MCP CallToolResults: one text item holding the JSON, and the same object as
 // structuredContent. Refusals by the server use the executor's error shape { error: { kind, ... } }.
-import type { CallToolResult } from './sdk.js';
+import type { CallToolResult } from '../sdk.js';
 
 export function toolResult(payload: object, isError: boolean): CallToolResult {
   return {

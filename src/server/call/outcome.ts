@@ -1,13 +1,11 @@
 // What a pipeline step hands back when it ends the call: the tool result and the record its result
 // audit event is written from. The server's own refusals (before or instead of Gitea) are built here.
 import { relative } from 'node:path';
-import type { JsonSchema } from '../catalog/types.js';
-import { validationErrors } from '../shared/document.js';
-import { packageRoot } from '../shared/paths.js';
-import type { Decision } from '../policy/decision.js';
-import type { CallRecord } from './call-audit.js';
-import type { CallToolResult } from './sdk.js';
-import { refusal, toolResult } from './tool-result.js';
+import { packageRoot } from '../../shared/paths.js';
+import type { Decision } from '../../policy/decision.js';
+import type { CallRecord } from './audit.js';
+import type { CallToolResult } from '../sdk.js';
+import { refusal } from './tool-result.js';
 
 export interface Outcome {
   result: CallToolResult;
@@ -26,20 +24,7 @@ export function denied(decision: Decision, target: CallRecord['target']): Outcom
     failed: decision.failed,
     hint: decision.hint ?? null,
   });
-  return { result, record: { operation: decision.operation, decision: 'deny', reason: decision.reason, target, status: 'denied', httpStatus: null } };
-}
-
-/** Schema errors as JSON paths and messages; never the offending value. */
-export function invalidArguments(schema: JsonSchema, args: unknown, target: CallRecord['target']): Outcome | null {
-  const errors = validationErrors(schema, args);
-  if (errors.length === 0) return null;
-  const result = toolResult({ error: { kind: 'invalid_arguments', message: 'The arguments do not match the tool input schema.', errors }, request: null }, true);
-  return { result, record: errorRecord('invalid_arguments', target) };
-}
-
-export function invalidShape(args: unknown): Outcome {
-  const errors = [{ path: '/', message: `must be object, not ${Array.isArray(args) ? 'array' : typeof args}` }];
-  return { result: toolResult({ error: { kind: 'invalid_arguments', message: 'The arguments must be an object.', errors }, request: null }, true), record: errorRecord('invalid_arguments', null) };
+  return { result, record: deniedRecord(decision.operation, decision.reason, target) };
 }
 
 export function auditUnavailable(operation: string | null, target: CallRecord['target']): Outcome {
@@ -47,6 +32,11 @@ export function auditUnavailable(operation: string | null, target: CallRecord['t
     hint: 'Check AUDIT_LOG: the file and its directory must be writable; see the server log, then restart.',
   });
   return { result, record: { ...errorRecord('audit_unavailable', target), operation } };
+}
+
+/** The result record of every denial: by policy, identity, a guard, a withheld result or a built-in tool. */
+export function deniedRecord(operation: string | null, reason: string | null, target: CallRecord['target'], httpStatus: number | null = null): CallRecord {
+  return { operation, decision: 'deny', reason, target, status: 'denied', httpStatus };
 }
 
 export function errorRecord(reason: string, target: CallRecord['target']): CallRecord {

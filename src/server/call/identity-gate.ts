@@ -1,9 +1,10 @@
-// Step 6 of a call: a mutation runs only under the verified identity (checked again if it could not
-// be checked before); reads do not need it. An operation the vocabulary does not know counts as a mutation.
-import type { Decision } from '../policy/decision.js';
-import type { CallRecord } from './call-audit.js';
-import type { Outcome } from './outcome.js';
-import type { Session } from './session.js';
+// The identity stage of a call: a mutation runs only under the verified identity (checked again if it
+// could not be checked before); reads do not need it. An operation the vocabulary does not know counts
+// as a mutation.
+import type { Decision } from '../../policy/decision.js';
+import type { CallRecord } from './audit.js';
+import { deniedRecord, type Outcome } from './outcome.js';
+import type { Session } from '../session.js';
 import { refusal } from './tool-result.js';
 
 /** The refusal when the decision mutates and the identity is not verified; null when the call may go on. */
@@ -20,7 +21,7 @@ export async function identityRefusal(session: Session, decision: Decision, targ
         `Set ${tokenVariable} to a valid token and check GITEA_URL.`];
   return {
     result: refusal(reason, message, { operation: decision.operation, operations: decision.operations, hint }),
-    record: { operation: decision.operation, decision: 'deny', reason, target, status: 'denied', httpStatus: null },
+    record: deniedRecord(decision.operation, reason, target),
   };
 }
 

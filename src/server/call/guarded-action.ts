@@ -2,23 +2,25 @@
 // identity as for any call, then the action gathers live facts, judges them and writes only if every
 // check passed. Its report quotes Gitea (refs, check details, failures), so what it returns and what
 // the audit keeps pass the executor's secret redaction first.
-import type { ReconcileReport } from '../gitea/reconcile.js';
-import { HttpGiteaWriter } from '../gitea/writer.js';
-import { decide, deny } from '../policy/decide.js';
-import type { Decision } from '../policy/decision.js';
-import { applyGuardVerdict } from '../policy/guards/verdict.js';
-import type { AuditEvidence } from '../audit/event.js';
-import type { BuiltinOutcome, BuiltinTool } from './builtin/types.js';
-import type { CallRecord } from './call-audit.js';
+import type { ReconcileReport } from '../../gitea/reconcile.js';
+import { HttpGiteaWriter } from '../../gitea/writer.js';
+import { decide, deny } from '../../policy/decide.js';
+import type { Decision } from '../../policy/decision.js';
+import { applyGuardVerdict } from '../../policy/guards/verdict.js';
+import type { AuditEvidence } from '../../audit/event.js';
+import type { BuiltinOutcome, BuiltinTool } from '../builtin/types.js';
+import type { CallRecord } from './audit.js';
+import type { CallContext } from './context.js';
 import { identityRefusal } from './identity-gate.js';
 import { denied, type Outcome } from './outcome.js';
-import { sessionRedactor } from './session-redactor.js';
-import type { Session } from './session.js';
+import { sessionRedactor } from '../session-redactor.js';
+import type { Session } from '../session.js';
 import { toolResult } from './tool-result.js';
 
 export type GuardedAction = Extract<BuiltinOutcome, { kind: 'guarded_action' }>;
 
-export async function runGuardedAction(session: Session, tool: BuiltinTool, action: GuardedAction, target: CallRecord['target']): Promise<Outcome> {
+export async function runGuardedAction(call: CallContext, tool: BuiltinTool, action: GuardedAction): Promise<Outcome> {
+  const { session, target } = call;
   const decision = decideGuardedAction(session, tool, action);
   if (decision.decision === 'deny') return denied(decision, target);
   const refused = await identityRefusal(session, decision, target);
@@ -44,19 +46,19 @@ function decideGuardedAction(session: Session, tool: BuiltinTool, action: Guarde
 
 /** The result and record of a report: refused (a denial with the report), failed (Gitea refused the write) or done. */
 function reportOutcome(decision: Decision, action: GuardedAction, report: ReconcileReport, target: CallRecord['target']): Outcome {
-  const record = (status: CallRecord['status'], reason: string, effect: 'allow' | 'deny'): CallRecord =>
-    ({ operation: decision.operation, decision: effect, reason, target, status, httpStatus: null });
+  const allowed = (status: CallRecord['status'], reason: string): CallRecord =>
+    ({ operation: decision.operation, decision: 'allow', reason, target, status, httpStatus: null });
   if (report.action === 'refused') {
     const refused = denied(applyGuardVerdict(decision, { guard: action.guard, checks: report.checks }), target);
     const payload = { ...(refused.result.structuredContent as Record<string, unknown>) };
     payload.error = { ...(payload.error as Record<string, unknown>), report };
-    return { result: toolResult(payload, true), record: record('denied', refused.record.reason ?? 'refused', 'deny') };
+    return { result: toolResult(payload, true), record: refused.record };
   }
   if (report.action === 'failed') {
     const error = { kind: 'action_failed', message: report.failure ?? 'The Gitea write failed.', report, hint: 'Every check passed but Gitea refused the write; see the report and retry.' };
-    return { result: toolResult({ error, request: null }, true), record: record('error', 'action_failed', 'allow') };
+    return { result: toolResult({ error, request: null }, true), record: allowed('error', 'action_failed') };
   }
-  return { result: toolResult({ action: report.action, checks: report.checks, evidence: report.evidence }, false), record: record('ok', report.action, 'allow') };
+  return { result: toolResult({ action: report.action, checks: report.checks, evidence: report.evidence }, false), record: allowed('ok', report.action) };
 }
 
 /** The report's evidence for the audit event: SHAs, refs, numbers and the codes of failed checks. */

@@ -1,0 +1,32 @@
+// The guards stage of a call: the live-fact guards its operations need (self-review, merge), judged
+// over facts read now; a decision that passed the profile may become a denial. The pull request is
+// the call's own read (shared with its live targets), so a scoped merge reads it once.
+import { gatherCallFacts } from '../../gitea/facts.js';
+import type { FactReader } from '../../gitea/types.js';
+import type { Decision } from '../../policy/decision.js';
+import { callGuardsFor, judgeCall } from '../../policy/guards/call-guards.js';
+import { mergeSettingsFor } from '../../policy/guards/settings.js';
+import { applyGuardVerdict } from '../../policy/guards/verdict.js';
+import type { CallContext } from './context.js';
+
+export async function applyLiveGuards(call: CallContext, decision: Decision): Promise<Decision> {
+  const { session, target, live } = call;
+  const guards = callGuardsFor(decision.operations);
+  if (guards.length === 0) return decision;
+  // Without a token every fact is missing, which the guards judge as a denial.
+  const reader: FactReader = session.client ?? { get: () => Promise.reject(new Error('no Gitea token')) };
+  const facts = await gatherCallFacts(
+    reader,
+    guards,
+    {
+      owner: target?.owner ?? '',
+      repo: target?.repo ?? '',
+      index: live.ref?.index ?? null,
+      identity: call.sudo ?? session.identity.login(),
+      expectedHeadSha: call.expectedHead,
+      ...(live.ref ? { pull: live.pull() } : {}),
+    },
+    session.policy.guards.facts,
+  );
+  return applyGuardVerdict(decision, judgeCall(guards, facts, mergeSettingsFor(session.policy.guards, session.profile.name ?? '')));
+}

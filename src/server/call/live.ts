@@ -1,0 +1,41 @@
+// What a call's arguments cannot tell but the live repository can, read from Gitea (never from the
+// model's arguments) and only when a rule needs it, so other calls make no extra request.
+// - Operations: in Gitea a pull request is also an issue, so closing or editing issue #n through the
+//   issue endpoints is a pull request close or edit when #n is one (policies/operations.yaml
+//   on_pull_requests); unreadable counts as a pull request.
+// - Targets: a merge names the pull request, not the branch it lands on; an update of a pull request
+//   (base merged or rebased into its head) names it too, not the head branch it pushes to.
+import type { PullFacts } from '../../policy/guards/facts.js';
+import { pullRequestOperations, withOperations, type MappedCall } from '../../policy/operation-map.js';
+import type { CallContext } from './context.js';
+
+/** The mapped operations plus the pull request ones when the issue the call names is a pull request. */
+export async function liveOperations(call: CallContext, mapped: MappedCall): Promise<MappedCall> {
+  if (!mapped.ok) return mapped;
+  const { session, live } = call;
+  const extra = pullRequestOperations(session.policy.operationMap, mapped);
+  if (extra.length === 0) return mapped;
+  if (session.client && live.ref) {
+    const isPull = await live.isPullRequest();
+    if (isPull.ok && !isPull.value) return mapped;
+    if (!isPull.ok) session.logger.warn({ operations: extra, detail: isPull.detail }, 'could not tell whether the issue is a pull request; its pull request permission is required too');
+  }
+  return withOperations(mapped, extra);
+}
+
+/** The branch of the named pull request each operation writes. */
+const LIVE_BRANCH: ReadonlyMap<string, (pull: PullFacts) => string> = new Map([
+  ['gitea.pr.merge', (pull) => pull.baseRef],
+  ['gitea.pr.update_branch', (pull) => pull.headRef],
+]);
+
+/** Branches for decide()'s targets, read from the pull request; none when not needed or unreadable (the scope or protected branches then deny). */
+export async function liveTargets(call: CallContext, operations: readonly string[]): Promise<{ branches: string[] } | null> {
+  const { session, live } = call;
+  const needed = operations.filter((op) => LIVE_BRANCH.has(op) && (session.profile.scopes.branches.has(op) || session.policy.scopePolicy.protectedBranchOperations.has(op)));
+  if (needed.length === 0 || !session.client || !live.ref) return null;
+  const pull = await live.pull();
+  if (pull.ok) return { branches: needed.map((op) => (LIVE_BRANCH.get(op) as (pull: PullFacts) => string)(pull.value)) };
+  session.logger.warn({ operations: needed, detail: pull.detail }, 'the branch of the pull request could not be read; the branch checks deny');
+  return null;
+}
