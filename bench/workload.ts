@@ -6,8 +6,7 @@ import { loadCatalog } from '../src/catalog/load.js';
 import { loadPolicySet } from '../src/policy-files/policy-set.js';
 import { loadReferenceProfiles } from '../src/policy-files/profile-files.js';
 import { valueAt, type ArgumentCondition, type Scalar } from '../src/policy/argument-match.js';
-import { MERGE_OPERATIONS } from '../src/policy/guards/merge-guard.js';
-import { SELF_REVIEW_OPERATIONS } from '../src/policy/guards/self-review-guard.js';
+import { callGuardsFor, type CallGuardTable } from '../src/policy/guards/call-guards.js';
 import { mapCall, type OperationMap, type OperationMapping } from '../src/policy/operation-map.js';
 import type { CompiledProfile } from '../src/policy/profile.js';
 import type { Vocabulary } from '../src/policy/vocabulary.js';
@@ -34,6 +33,8 @@ export interface BenchRequest {
 export interface Workload {
   vocabulary: Vocabulary;
   operationMap: OperationMap;
+  /** policies/guards.yaml call_guards: which operations the self-review and merge guards judge. */
+  callGuards: CallGuardTable;
   profiles: CompiledProfile[];
   requests: BenchRequest[];
   /** Argument paths any rule reads: they travel to Cedar and casbin as flat context keys. */
@@ -67,7 +68,8 @@ export function buildWorkload(options: WorkloadOptions = {}): Workload {
   });
   const calls = ids.flatMap((id, index) => callsFor(id, operationMap, index % GLOBAL_RULE_EVERY === 0));
   const requests = profiles.flatMap((profile) => calls.map((call) => ({ profile, call })));
-  return { vocabulary, operationMap, profiles, requests: [...requests, ...mergeFactRequests(requests, operationMap)], argumentPaths: argumentPaths(operationMap) };
+  const { callGuards } = policy;
+  return { vocabulary, operationMap, callGuards, profiles, requests: [...requests, ...mergeFactRequests(requests, operationMap, callGuards)], argumentPaths: argumentPaths(operationMap) };
 }
 
 /** The calls of one operation: no arguments, then one call per argument value a rule or known list names, one unknown value, sudo. */
@@ -90,10 +92,10 @@ export function callsFor(operationId: string, map: OperationMap, withGlobalRules
 }
 
 /** Every allowed-looking merge call again, once with the session login as the author and once with someone else. */
-function mergeFactRequests(requests: BenchRequest[], map: OperationMap): BenchRequest[] {
+function mergeFactRequests(requests: BenchRequest[], map: OperationMap, callGuards: CallGuardTable): BenchRequest[] {
   const merges = requests.filter(({ call }) => {
     const mapped = mapCall(map, call.operationId, call.arguments);
-    return mapped.ok && mapped.operations.some((op) => MERGE_OPERATIONS.includes(op)) && !mapped.operations.some((op) => SELF_REVIEW_OPERATIONS.includes(op));
+    return mapped.ok && callGuardsFor(mapped.operations, callGuards).join() === 'merge';
   });
   return merges.flatMap((request) => {
     const login = (request.profile.data.authenticated_username ?? request.profile.name ?? 'bench').toLowerCase();
@@ -129,4 +131,9 @@ function withValue(path: string, value: unknown): Record<string, unknown> {
 
 export function profileKey(profile: CompiledProfile): string {
   return profile.name ?? profile.file;
+}
+
+/** The operations the merge guard judges (the other engines are given the self-merge rule over them). */
+export function mergeOperations(workload: Pick<Workload, 'callGuards'>): string[] {
+  return workload.callGuards.entries.filter((entry) => entry.guard === 'merge').map((entry) => entry.operation);
 }

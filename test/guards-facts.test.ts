@@ -11,6 +11,7 @@ import { judgeReconcileLanded } from '../src/policy/guards/reconcile-landed-guar
 import type { BranchPatterns, FactBounds, MergeSettings } from '../src/policy/guards/settings.js';
 import { applyGuardVerdict } from '../src/policy/guards/verdict.js';
 import type { Decision } from '../src/policy/decision.js';
+import { loadPolicySet } from '../src/policy-files/policy-set.js';
 
 type Answer = ReadResult | 'throw';
 type Query = Record<string, string | number | boolean> | undefined;
@@ -193,7 +194,7 @@ describe('call guards end to end over a fake Gitea', () => {
   const carol = [{ user: { login: 'carol' }, state: 'APPROVED', commit_id: 'h2', stale: false, dismissed: false }];
 
   async function decide(gitea: FakeGitea, operations: string[], identity: string | null, index: number | null = 7): Promise<Decision> {
-    const guards = callGuardsFor(operations);
+    const guards = callGuardsFor(operations, loadPolicySet().callGuards);
     const facts = await gatherCallFacts(gitea, guards, { owner: 'acme', repo: 'app', index, identity, expectedHeadSha: 'h2' }, BOUNDS);
     return applyGuardVerdict({ ...allowed, operations, operation: operations[0] ?? null }, judgeCall(guards, facts, strict));
   }

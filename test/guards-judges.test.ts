@@ -10,6 +10,7 @@ import { mergeSettingsFor, type BranchPatterns, type GuardsConfig, type MergeSet
 import { applyGuardVerdict, combineVerdicts, type Fact, type GuardVerdict } from '../src/policy/guards/verdict.js';
 import type { PullFacts, ReviewFact } from '../src/policy/guards/facts.js';
 import type { Decision } from '../src/policy/decision.js';
+import { loadPolicySet } from '../src/policy-files/policy-set.js';
 
 const ok = <T>(value: T): Fact<T> => ({ ok: true, value });
 const gone = <T>(detail: string): Fact<T> => ({ ok: false, detail });
@@ -105,7 +106,8 @@ describe('merge guard: every combination of its conditions', () => {
   test('a profile may turn off the head SHA and approval requirements, never self-merge', () => {
     const config: GuardsConfig = {
       merge: STRICT,
-      cleanup: { protected_branches: [], preserved_refs: [] },
+      call_guards: { self_review: ['gitea.pr.approve'], merge: ['gitea.pr.merge'] },
+      cleanup: { preserved_refs: [] },
       guarded_only: {},
       facts: { page_size: 50, max_pages: 2 },
       profiles: { solo: { merge: { require_head_sha: false, require_independent_approval: false } } },
@@ -118,7 +120,8 @@ describe('merge guard: every combination of its conditions', () => {
   });
 });
 
-describe('call guards: which guard runs for which operation', () => {
+describe('call guards: which guard runs for which operation (policies/guards.yaml call_guards)', () => {
+  const { callGuards } = loadPolicySet();
   const table: Array<[string[], string[]]> = [
     [['gitea.pr.approve'], ['self_review']],
     [['gitea.pr.request_changes'], ['self_review']],
@@ -129,7 +132,7 @@ describe('call guards: which guard runs for which operation', () => {
     [['gitea.read'], []],
   ];
   for (const [operations, guards] of table) {
-    test(`${operations.join(',')} -> ${guards.join(',') || 'none'}`, () => assert.deepEqual(callGuardsFor(operations), guards));
+    test(`${operations.join(',')} -> ${guards.join(',') || 'none'}`, () => assert.deepEqual(callGuardsFor(operations, callGuards), guards));
   }
 
   test('a merge whose reviews were not gathered is denied', () => {

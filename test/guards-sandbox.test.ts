@@ -9,10 +9,11 @@ import { cleanupMergedPrBranch, reconcileAlreadyLandedPr } from '../src/gitea/re
 import { callGuardsFor, judgeCall } from '../src/policy/guards/call-guards.js';
 import { cleanupConfirmation, judgeCleanup, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
 import { judgeReconcileLanded } from '../src/policy/guards/reconcile-landed-guard.js';
-import { loadPolicySet } from '../src/policy-files/policy-set.js';
+import { cleanupPatterns, loadPolicySet } from '../src/policy-files/policy-set.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
-const config = loadPolicySet().guards;
+const policy = loadPolicySet();
+const config = policy.guards;
 let sandbox: ContractSandbox;
 
 function clientFor(login: string): GiteaHttpClient {
@@ -40,7 +41,7 @@ async function pullNumber(head: string, state: 'open' | 'closed'): Promise<numbe
 describe('guards against the sandbox', () => {
   test('merging an unreviewed pull request: self-merge for the author, no approval for anyone', async () => {
     const index = await pullNumber('feature/login', 'open');
-    const guards = callGuardsFor(['gitea.pr.merge']);
+    const guards = callGuardsFor(['gitea.pr.merge'], policy.callGuards);
     for (const [identity, codes] of [['alice', ['self_merge', 'head_sha_missing', 'no_independent_approval']], ['carol', ['head_sha_missing', 'no_independent_approval']]] as const) {
       const facts = await gatherCallFacts(clientFor('carol'), guards, { owner: 'acme', repo: 'widgets', index, identity, expectedHeadSha: null }, config.facts);
       const verdict = judgeCall(guards, facts, config.merge);
@@ -51,7 +52,7 @@ describe('guards against the sandbox', () => {
   test('cleanup refuses the open pull request branch and deletes the merged one', async () => {
     const gitea = { reader: clientFor('dave'), writer: new HttpGiteaWriter(clientFor('dave')) };
     const run = (request: CleanupRequest) =>
-      cleanupMergedPrBranch(gitea, request, (facts) => judgeCleanup(request, facts, config.cleanup), config.facts);
+      cleanupMergedPrBranch(gitea, request, (facts) => judgeCleanup(request, facts, cleanupPatterns(policy)), config.facts);
 
     const open = await pullNumber('feature/login', 'open');
     const refused = await run({ owner: 'acme', repo: 'widgets', prNumber: open, branch: 'feature/login', confirmation: cleanupConfirmation(open, 'feature/login') });

@@ -14,6 +14,12 @@ import { startContractSandbox, type ContractSandbox } from './support/spec-contr
 
 const pipelineFile = join(packageRoot, 'src', 'server', 'call', 'pipeline.ts');
 
+function lineOf(file: string, pattern: RegExp): number {
+  const index = readFileSync(join(packageRoot, file), 'utf8').split('\n').findIndex((line) => pattern.test(line));
+  assert.ok(index >= 0, `${pattern} is not in ${file}`);
+  return index + 1;
+}
+
 describe('the call stages', () => {
   test("the pipeline's header lists CALL_STAGES, in order, with modules that exist", () => {
     const width = Math.max(...CALL_STAGES.map((s) => s.does.length));
@@ -29,6 +35,7 @@ describe('a tools/call reads its arguments once', () => {
   let sandbox: ContractSandbox;
   let merger: Namespace;
   let reconciler: Namespace;
+  let author: Namespace;
 
   before(async () => {
     sandbox = await startContractSandbox();
@@ -44,10 +51,17 @@ describe('a tools/call reads its arguments once', () => {
       GITEA_RECONCILER_TOKEN: sandbox.users.dave?.token ?? '',
       AUDIT_LOG: join(dir.path, 'reconciler.jsonl'),
     });
+    author = await openNamespace({
+      GITEA_URL: sandbox.url,
+      GITEA_MCP_PROFILE: 'gitea-author',
+      GITEA_AUTHOR_TOKEN: sandbox.users.alice?.token ?? '',
+      AUDIT_LOG: join(dir.path, 'author.jsonl'),
+    });
   });
   after(async () => {
     await merger.session.audit.close();
     await reconciler.session.audit.close();
+    await author.session.audit.close();
     await sandbox.close();
     dir.dispose();
   });
@@ -80,6 +94,18 @@ describe('a tools/call reads its arguments once', () => {
     assert.equal(pullReads.length, 1);
     const context = 'src/server/call/context.ts';
     assert.deepEqual(reads.sort(), [`${context} body`, `${context} index`, `${context} owner`, `${context} repo`, `${context} sudo`]);
+    // The guard's denial cites the policy line that makes it judge a merge.
+    assert.deepEqual(payload.error.determining.entry, `policies/guards.yaml:${lineOf('policies/guards.yaml', /^\s+merge: \[gitea\.pr\.merge\b/)}`);
+  });
+
+  test('a push to a protected branch cites the protected_branches line of policies/targets.yaml', async () => {
+    const payload = payloadOf(await handleToolCall(author, 'gitea_api_request', { method: 'PUT', path: '/repos/acme/widgets/branches/main', body: { new_commit_id: 'a'.repeat(40) } }));
+    assert.equal(payload.error?.kind, 'policy_denied', JSON.stringify(payload));
+    const failed = payload.error.failed.find((f: { code: string }) => f.code === 'protected_branch');
+    assert.ok(failed, JSON.stringify(payload.error));
+    assert.match(failed.message, /protected_branches: main/);
+    const line = lineOf('policies/targets.yaml', /^protected_branches:/);
+    assert.deepEqual(failed.entry, { file: join(packageRoot, 'policies', 'targets.yaml'), line, rule: 'protected_branches: main' });
   });
 
   test('a built-in tool naming a pull request by pr_number: the context reads it, the tool takes it from there', async () => {

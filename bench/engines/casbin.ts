@@ -3,7 +3,7 @@
 // expressions over a flat context (arguments, session login, pull request author).
 import { newEnforcer, newModelFromString, type Enforcer } from 'casbin';
 import type { Scalar } from '../../src/policy/argument-match.js';
-import { flatContext, profileKey, type BenchRequest, type Workload } from '../workload.js';
+import { flatContext, mergeOperations, profileKey, type BenchRequest, type Workload } from '../workload.js';
 import type { Engine } from './engine.js';
 import { translateProfile, type Condition, type RuleSet } from './rules.js';
 
@@ -27,7 +27,7 @@ m = (p.sub == "*" || r.sub == p.sub) && (p.act == "*" || g(r.act, p.act)) && eva
 export async function createCasbinEngine(workload: Workload): Promise<Engine> {
   const enforcers = new Map<string, Enforcer>();
   for (const profile of workload.profiles) {
-    enforcers.set(profileKey(profile), await casbinEnforcer(translateProfile(profile, workload.operationMap)));
+    enforcers.set(profileKey(profile), await casbinEnforcer(translateProfile(profile, workload.operationMap, mergeOperations(workload))));
   }
   return {
     name: 'casbin (deny-override)',

@@ -3,12 +3,12 @@
 // the pull request author as a resource attribute, the session login as context.
 import { preparsePolicySet, statefulIsAuthorized, type EntityJson, type StatefulAuthorizationCall } from '@cedar-policy/cedar-wasm/nodejs';
 import type { Scalar } from '../../src/policy/argument-match.js';
-import { flatContext, profileKey, type BenchRequest, type Workload } from '../workload.js';
+import { flatContext, mergeOperations, profileKey, type BenchRequest, type Workload } from '../workload.js';
 import type { Engine } from './engine.js';
 import { translateProfile, type Condition, type Rule, type RuleSet } from './rules.js';
 
 export function createCedarEngine(workload: Workload): Engine {
-  const ruleSets = new Map(workload.profiles.map((profile) => [profileKey(profile), translateProfile(profile, workload.operationMap)]));
+  const ruleSets = new Map(workload.profiles.map((profile) => [profileKey(profile), translateProfile(profile, workload.operationMap, mergeOperations(workload))]));
   for (const [key, ruleSet] of ruleSets) {
     const answer = preparsePolicySet(policySetId(key), { staticPolicies: cedarPolicyText(ruleSet) });
     if (answer.type !== 'success') throw new Error(`Cedar rejected the policies of ${key}: ${answer.errors.map((e) => e.message).join('; ')}`);

@@ -9,7 +9,6 @@
 // allowed. Unknown or missing argument values are forbidden for everyone, and so is a merge of one's
 // own pull request.
 import type { ArgumentCondition, Scalar } from '../../src/policy/argument-match.js';
-import { MERGE_OPERATIONS } from '../../src/policy/guards/merge-guard.js';
 import type { OperationMap, OperationMapping } from '../../src/policy/operation-map.js';
 import type { CompiledProfile } from '../../src/policy/profile.js';
 import { contextKey, profileKey } from '../workload.js';
@@ -40,7 +39,7 @@ export interface RuleSet {
   parents: Map<string, string>;
 }
 
-export function translateProfile(profile: CompiledProfile, map: OperationMap): RuleSet {
+export function translateProfile(profile: CompiledProfile, map: OperationMap, mergeOperations: readonly string[]): RuleSet {
   const principal = profileKey(profile);
   const effective = (op: string): boolean => profile.brokenForbidden.length === 0 && profile.allowed.has(op) && !profile.forbidden.has(op);
   const rules: Rule[] = [];
@@ -69,7 +68,7 @@ export function translateProfile(profile: CompiledProfile, map: OperationMap): R
     }
   }
   for (const extra of map.globalRules) if (extra.also !== undefined && !effective(extra.also)) rule('forbid', { kind: 'any' }, [condition(extra.when)]);
-  rule('forbid', { kind: 'groups', names: [...MERGE_OPERATIONS] }, [{ kind: 'selfAuthor' }], null);
+  rule('forbid', { kind: 'groups', names: [...mergeOperations] }, [{ kind: 'selfAuthor' }], null);
   return { principal, rules, parents };
 }
 

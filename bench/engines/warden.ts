@@ -21,7 +21,7 @@ export function createWardenEngine(workload: Workload, holders?: HolderIndex): E
       return () => {
         const decision = decideCall(profile, target, workload.operationMap, context);
         if (decision.decision === 'deny' || !callFacts) return decision.decision === 'allow';
-        const guards = callGuardsFor(decision.operations);
+        const guards = callGuardsFor(decision.operations, workload.callGuards);
         if (guards.length === 0) return true;
         return applyGuardVerdict(decision, judgeCall(guards, callFacts, MERGE_SETTINGS)).decision === 'allow';
       };

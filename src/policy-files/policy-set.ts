@@ -9,14 +9,17 @@ import { conflictMarkerFindings, type Finding, type RoleInvariants } from '../po
 import type { KnownValues, MapRule, OperationMap, OperationMapping } from '../policy/operation-map.js';
 import type { RiskClass, Vocabulary, VocabularyEntry } from '../policy/vocabulary.js';
 import { unknownGuardedOperations } from '../policy/guards/guarded-only.js';
-import type { GuardsConfig } from '../policy/guards/settings.js';
+import type { BranchPatterns, GuardsConfig } from '../policy/guards/settings.js';
+import type { CallGuard, CallGuardTable } from '../policy/guards/call-guards.js';
 import { buildTargetPolicies, targetFindings, type TargetPolicies } from './target-policies.js';
 
 export interface PolicySet extends TargetPolicies {
   dir: string;
   vocabulary: Vocabulary;
-  /** policies/guards.yaml: merge requirements, cleanup refs, guarded-only operations, fact bounds. */
+  /** policies/guards.yaml: call guards, merge requirements, cleanup refs, guarded-only operations, fact bounds. */
   guards: GuardsConfig;
+  /** guards.yaml call_guards with the line of each operation, for the guards' denials. */
+  callGuards: CallGuardTable;
   operationMap: OperationMap;
   invariants: RoleInvariants;
   /** Legacy category spellings -> canonical, for `migrate` only. */
@@ -64,17 +67,38 @@ export function checkPolicies(dir: string = policiesDir): Finding[] {
   return findings;
 }
 
-/** A guarded_only entry outside the vocabulary would guard nothing. */
-function guardedOnlyFindings(doc: LoadedDocument, vocabulary: Vocabulary): Finding[] {
+/** A guarded_only or call_guards entry outside the vocabulary would guard nothing. */
+function guardsFindings(doc: LoadedDocument, vocabulary: Vocabulary): Finding[] {
   const { guarded_only: guardedOnly } = doc.data as Pick<GuardsConfig, 'guarded_only'>;
-  return unknownGuardedOperations(guardedOnly, vocabulary).map((operation) => ({
+  const callGuards = callGuardTable(doc).entries.filter((entry) => !vocabulary.operations.has(entry.operation)).map((entry) => ({
+    file: doc.file,
+    line: entry.line,
+    severity: 'error' as const,
+    code: 'unknown_operation',
+    message: `call_guards.${entry.guard} names ${entry.operation}, which is not in the vocabulary, so the guard never judges it`,
+    fix: 'use a canonical operation from policies/vocabulary.yaml',
+  }));
+  return [...callGuards, ...unknownGuardedOperations(guardedOnly, vocabulary).map((operation) => ({
     file: doc.file,
     line: doc.lineOf(['guarded_only', operation]),
     severity: 'error' as const,
     code: 'unknown_operation',
     message: `guarded_only names ${operation}, which is not in the vocabulary, so it guards nothing`,
     fix: 'use a canonical operation from policies/vocabulary.yaml',
-  }));
+  }))];
+}
+
+/** What the cleanup tool never deletes: the protected branches (targets.yaml) and the preserved refs (guards.yaml). */
+export function cleanupPatterns(policy: Pick<PolicySet, 'scopePolicy' | 'guards'>): BranchPatterns {
+  return { protected_branches: policy.scopePolicy.protectedBranches.patterns.map((p) => p.written), preserved_refs: policy.guards.cleanup.preserved_refs };
+}
+
+function callGuardTable(doc: LoadedDocument): CallGuardTable {
+  const { call_guards: callGuards } = doc.data as Pick<GuardsConfig, 'call_guards'>;
+  const entries = (Object.entries(callGuards) as Array<[CallGuard, string[]]>).flatMap(([guard, operations]) =>
+    operations.map((operation, i) => ({ guard, operation, line: doc.lineOf(['call_guards', guard, i]) })),
+  );
+  return { file: doc.file, entries };
 }
 
 function readPolicies(dir: string): { set: PolicySet | null; findings: Finding[] } {
@@ -90,7 +114,7 @@ function readPolicies(dir: string): { set: PolicySet | null; findings: Finding[]
   if (docs.size !== POLICY_FILES.length) return { set: null, findings };
   const set = buildPolicySet(dir, docs as Map<PolicyName, LoadedDocument>);
   findings.push(...crossReferenceFindings(set, docs as Map<PolicyName, LoadedDocument>));
-  findings.push(...guardedOnlyFindings(docs.get('guards') as LoadedDocument, set.vocabulary));
+  findings.push(...guardsFindings(docs.get('guards') as LoadedDocument, set.vocabulary));
   findings.push(...targetFindings(set, docs.get('targets') as LoadedDocument, docs.get('conditions') as LoadedDocument, new Set(set.vocabulary.operations.keys())));
   return { set, findings };
 }
@@ -162,7 +186,8 @@ function buildPolicySet(dir: string, docs: Map<PolicyName, LoadedDocument>): Pol
     },
     legacyCategories: new Map(Object.entries(aliases.migration ?? {})),
     guards: docs.get('guards')?.data as GuardsConfig,
-    ...buildTargetPolicies(docs.get('targets') as LoadedDocument, docs.get('conditions') as LoadedDocument, docs.get('guards') as LoadedDocument),
+    ...buildTargetPolicies(docs.get('targets') as LoadedDocument, docs.get('conditions') as LoadedDocument),
+    callGuards: callGuardTable(docs.get('guards') as LoadedDocument),
   };
 }
 

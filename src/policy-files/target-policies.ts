@@ -1,5 +1,5 @@
-// Builds the target map, scope settings and conditions from policies/targets.yaml,
-// policies/conditions.yaml and policies/guards.yaml, checked against the catalog: every operationId
+// Builds the target map, scope settings and conditions from policies/targets.yaml and
+// policies/conditions.yaml, checked against the catalog: every operationId
 // must exist and every JSONPath must be able to find something in that operation's input schema.
 import { catalogByOperationId } from '../catalog/load.js';
 import type { RepositoryReach } from '../catalog/reach.js';
@@ -7,7 +7,6 @@ import type { CatalogEntry } from '../catalog/types.js';
 import type { LoadedDocument } from '../shared/document.js';
 import { buildConditionSet, type ArgumentTest, type ConditionSet, type PolicyCondition } from '../policy/conditions.js';
 import type { Finding } from '../policy/findings.js';
-import type { GuardsConfig } from '../policy/guards/settings.js';
 import { jsonPathProblem } from '../policy/schema-paths.js';
 import { compilePatternList, type PatternList } from '../policy/scope-patterns.js';
 import type { ScopePolicy } from '../policy/scopes.js';
@@ -16,6 +15,7 @@ import type { RepositorySource, TargetMap, TargetSpec } from '../policy/targets.
 interface RawSpec { repository?: RepositorySource[]; branch?: string[] | 'opaque'; paths?: string[] | 'opaque' }
 interface RawTargets {
   default_repository: { owner: string; name: string };
+  protected_branches: string[];
   protected_branch_operations: string[];
   protected_paths: string[];
   operations: Record<string, RawSpec>;
@@ -32,7 +32,7 @@ export interface TargetPolicies {
   scopeFiltered: ReadonlySet<string>;
 }
 
-export function buildTargetPolicies(targetsDoc: LoadedDocument, conditionsDoc: LoadedDocument, guardsDoc: LoadedDocument): TargetPolicies {
+export function buildTargetPolicies(targetsDoc: LoadedDocument, conditionsDoc: LoadedDocument): TargetPolicies {
   const raw = targetsDoc.data as RawTargets;
   const byOperationId = new Map<string, TargetSpec>();
   const opaque = new Map(raw.unnamed_repositories.opaque.map((id, i) => [id, i]));
@@ -49,15 +49,13 @@ export function buildTargetPolicies(targetsDoc: LoadedDocument, conditionsDoc: L
       line: opaqueAt !== undefined ? targetsDoc.lineOf(['unnamed_repositories', 'opaque', opaqueAt]) : spec ? targetsDoc.lineOf(['operations', entry.operationId]) : null,
     });
   }
-  const guards = guardsDoc.data as GuardsConfig;
   const conditions = ((conditionsDoc.data as { conditions: RawCondition[] }).conditions).map((condition, i) => ({ ...condition, line: conditionsDoc.lineOf(['conditions', i]) }));
   return {
     targets: { file: targetsDoc.file, byOperationId },
     scopePolicy: {
-      protectedBranches: compilePatternList('cleanup.protected_branches', 'branch', guards.cleanup.protected_branches, (i) => guardsDoc.lineOf(i === null ? ['cleanup', 'protected_branches'] : ['cleanup', 'protected_branches', i]), { deny: true }),
+      protectedBranches: compilePatternList('protected_branches', 'branch', raw.protected_branches, (i) => targetsDoc.lineOf(i === null ? ['protected_branches'] : ['protected_branches', i]), { deny: true }),
       protectedBranchOperations: new Set(raw.protected_branch_operations),
       protectedPaths: compilePatternList('protected_paths', 'path', raw.protected_paths, (i) => targetsDoc.lineOf(i === null ? ['protected_paths'] : ['protected_paths', i]), { deny: true }),
-      guardsFile: guardsDoc.file,
       targetsFile: targetsDoc.file,
     },
     conditions: buildConditionSet(conditionsDoc.file, conditions),
@@ -150,7 +148,7 @@ export function targetFindings(policies: TargetPolicies, targetsDoc: LoadedDocum
   raw.protected_branch_operations.forEach((name, i) => {
     if (!known.has(name)) at(targetsDoc, ['protected_branch_operations', i], 'unknown_operation', `'${name}' is not in the vocabulary`, 'use a canonical name from policies/vocabulary.yaml');
   });
-  for (const list of [policies.scopePolicy.protectedPaths, policies.scopePolicy.protectedBranches]) findings.push(...brokenFindings(list, list === policies.scopePolicy.protectedPaths ? targetsDoc.file : policies.scopePolicy.guardsFile));
+  for (const list of [policies.scopePolicy.protectedPaths, policies.scopePolicy.protectedBranches]) findings.push(...brokenFindings(list, targetsDoc.file));
   (conditionsDoc.data as { conditions: RawCondition[] }).conditions.forEach((condition, i) => {
     const tests: ArgumentTest[] = [...(condition.when ?? []), ...condition.require];
     condition.operation_ids.forEach((id, j) => {

@@ -38,7 +38,7 @@ export interface CompiledScopes {
   paths: Record<Access, SidePaths>;
 }
 
-/** Scope settings that hold for every profile, from policies/ (guards.yaml, targets.yaml). */
+/** Scope settings that hold for every profile, from policies/targets.yaml. */
 export interface ScopePolicy {
   /** Branches never pushed to, renamed or deleted through the raw or generated tools. */
   protectedBranches: PatternList;
@@ -47,7 +47,6 @@ export interface ScopePolicy {
   /** Paths no profile writes unless its paths.write.allow names them. */
   protectedPaths: PatternList;
   /** Where the protected branches and paths are written, for the determining entry. */
-  guardsFile: string;
   targetsFile: string;
 }
 
@@ -130,7 +129,7 @@ function branchFailures(profile: ScopeSubject, targets: Targets, operations: rea
       continue;
     }
     const protectedBy = guarded.length > 0 ? firstMatch(policy.protectedBranches, branch) : undefined;
-    if (protectedBy) failures.push({ code: 'protected_branch', message: `branch ${branch} is protected (${policy.protectedBranches.field}: ${protectedBy.written}); ${guarded.join(', ')} never targets it through these tools`, entry: { file: policy.guardsFile, line: protectedBy.line, rule: `${policy.protectedBranches.field}: ${protectedBy.written}` } });
+    if (protectedBy) failures.push({ code: 'protected_branch', message: `branch ${branch} is protected (${policy.protectedBranches.field}: ${protectedBy.written}); ${guarded.join(', ')} never targets it through these tools`, entry: { file: policy.targetsFile, line: protectedBy.line, rule: `${policy.protectedBranches.field}: ${protectedBy.written}` } });
     for (const operation of scoped) {
       const scope = profile.scopes.branches.get(operation) as PatternList;
       const broken = brokenFailures(profile, scope);

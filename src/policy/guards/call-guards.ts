@@ -1,12 +1,22 @@
-// Which live-fact guards a call needs, from its canonical operations, and the verdict over the facts
-// gathered for them. The server gathers the facts (src/gitea/facts.ts) between the two.
-import { judgeMerge, MERGE_OPERATIONS } from './merge-guard.js';
+// Which live-fact guards a call needs, from its canonical operations and policies/guards.yaml
+// call_guards, and the verdict over the facts gathered for them. The server gathers the facts
+// (src/gitea/facts.ts) between the two.
+import { judgeMerge } from './merge-guard.js';
 import type { PullFacts, ReviewFact } from './facts.js';
-import { judgeSelfReview, SELF_REVIEW_OPERATIONS } from './self-review-guard.js';
+import { judgeSelfReview } from './self-review-guard.js';
 import type { MergeSettings } from './settings.js';
-import { combineVerdicts, type Fact, type GuardVerdict } from './verdict.js';
+import { combineVerdicts, type Fact, type GuardSource, type GuardVerdict } from './verdict.js';
 
 export type CallGuard = 'self_review' | 'merge';
+
+/** The order guards run and report in. */
+const CALL_GUARDS: readonly CallGuard[] = ['self_review', 'merge'];
+
+/** policies/guards.yaml call_guards: each guard's operations, with the line each is written on. */
+export interface CallGuardTable {
+  file: string;
+  entries: ReadonlyArray<{ guard: CallGuard; operation: string; line: number | null }>;
+}
 
 export interface CallFacts {
   identity: Fact<string>;
@@ -16,11 +26,14 @@ export interface CallFacts {
   expectedHeadSha: string | null;
 }
 
-export function callGuardsFor(operations: readonly string[]): CallGuard[] {
-  const guards: CallGuard[] = [];
-  if (operations.some((op) => SELF_REVIEW_OPERATIONS.includes(op))) guards.push('self_review');
-  if (operations.some((op) => MERGE_OPERATIONS.includes(op))) guards.push('merge');
-  return guards;
+export function callGuardsFor(operations: readonly string[], table: CallGuardTable): CallGuard[] {
+  return CALL_GUARDS.filter((guard) => table.entries.some((entry) => entry.guard === guard && operations.includes(entry.operation)));
+}
+
+/** Where the call_guards entry that made `guard` judge these operations is written, for a denial. */
+export function callGuardEntry(table: CallGuardTable, guard: CallGuard, operations: readonly string[]): GuardSource {
+  const entry = table.entries.find((e) => e.guard === guard && operations.includes(e.operation));
+  return { file: table.file, line: entry?.line ?? null };
 }
 
 export function judgeCall(guards: readonly CallGuard[], facts: CallFacts, merge: MergeSettings): GuardVerdict {

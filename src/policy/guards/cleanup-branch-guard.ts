@@ -54,8 +54,8 @@ export function judgeCleanup(request: CleanupRequest, facts: CleanupFacts, patte
       check('branch_tip_moved', branch.sha === pull.headSha, `Branch ${name} is at ${branch.sha}; the merged head was ${pull.headSha}.`),
     )
     .need({ branch: facts.branch, protections: facts.protections }, ({ branch, protections }) => giteaProtection(branch, protections))
-    .add(patternCheck('branch_protected_by_policy', name, patterns.protected_branches, 'protected_branches'))
-    .add(patternCheck('branch_preserved', name, patterns.preserved_refs, 'preserved_refs'))
+    .add(patternCheck('branch_protected_by_policy', name, patterns.protected_branches, 'protected_branches', 'policies/targets.yaml'))
+    .add(patternCheck('branch_preserved', name, patterns.preserved_refs, 'cleanup.preserved_refs', 'policies/guards.yaml'))
     .need({ openPulls: facts.openPulls }, ({ openPulls }) => inUseCheck(name, fullName, openPulls))
     .verdict('cleanup_branch');
 }
@@ -75,10 +75,10 @@ function giteaProtection(branch: BranchFacts, rules: string[] | null): GuardChec
   return check('branch_protected', true, `Gitea does not protect branch ${branch.name}, judged by ${judgedBy}.`);
 }
 
-function patternCheck(code: string, name: string, patterns: string[], setting: string): GuardCheck {
+function patternCheck(code: string, name: string, patterns: string[], setting: string, file: string): GuardCheck {
   const matching = patterns.filter((pattern) => micromatch.isMatch(name, pattern));
   return matching.length > 0
-    ? check(code, false, `Branch ${name} matches ${setting} ${matching.join(', ')} in policies/guards.yaml.`)
+    ? check(code, false, `Branch ${name} matches ${setting} ${matching.join(', ')} in ${file}.`)
     : check(code, true, `Branch ${name} matches no ${setting} pattern.`);
 }
 

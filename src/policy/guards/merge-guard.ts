@@ -5,8 +5,6 @@ import type { MergeSettings } from './settings.js';
 import { notAuthor } from './self-review-guard.js';
 import { check, CheckList, type Fact, type GuardCheck, type GuardVerdict } from './verdict.js';
 
-export const MERGE_OPERATIONS: readonly string[] = ['gitea.pr.merge', 'gitea.pr.force_merge'];
-
 export interface MergeFacts {
   identity: Fact<string>;
   pull: Fact<PullFacts>;

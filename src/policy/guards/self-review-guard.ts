@@ -3,8 +3,6 @@
 import { sameLogin, type PullFacts } from './facts.js';
 import { check, CheckList, type Fact, type GuardCheck, type GuardVerdict } from './verdict.js';
 
-export const SELF_REVIEW_OPERATIONS: readonly string[] = ['gitea.pr.approve', 'gitea.pr.request_changes'];
-
 export interface SelfReviewFacts {
   /** The verified login of the session (GET /user, or the sudo user). */
   identity: Fact<string>;

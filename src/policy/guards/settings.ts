@@ -9,7 +9,7 @@ export interface MergeSettings {
 }
 
 export interface BranchPatterns {
-  /** Branches never deleted by the cleanup tool (micromatch globs). */
+  /** Branches never deleted by the cleanup tool: the protected branches of policies/targets.yaml (micromatch globs). */
   protected_branches: string[];
   /** Preservation and evidence refs, never deleted by the cleanup tool (micromatch globs). */
   preserved_refs: string[];
@@ -25,8 +25,10 @@ export interface FactBounds {
 export type GuardedOnly = Readonly<Record<string, { tool: string }>>;
 
 export interface GuardsConfig {
+  /** The operations each call guard judges (self_review, merge). */
+  call_guards: Record<'self_review' | 'merge', string[]>;
   merge: MergeSettings;
-  cleanup: BranchPatterns;
+  cleanup: Pick<BranchPatterns, 'preserved_refs'>;
   guarded_only: GuardedOnly;
   facts: FactBounds;
   /** Per-profile overrides, keyed by profile name. */

@@ -17,6 +17,14 @@ export interface GuardVerdict {
   checks: GuardCheck[];
 }
 
+/** Where the setting that made a guard judge is written: a denial cites it as its determining entry. */
+export interface GuardSource {
+  file: string;
+  line: number | null;
+}
+
+const GUARDS_FILE: GuardSource = { file: 'policies/guards.yaml', line: null };
+
 /** A fact read live from Gitea: its value, or why it could not be read. */
 export type Fact<T> = { ok: true; value: T } | { ok: false; detail: string };
 
@@ -42,7 +50,7 @@ const HINTS: Record<string, string> = {
   head_not_landed: 'The head commits are not on the target branch; merge them or leave the pull request open.',
   branch_tip_moved: 'The branch has commits pushed after the merge; keep it or clean it up by hand.',
   branch_protected: 'Gitea protects this branch; it is never cleaned up by a tool.',
-  branch_protected_by_policy: 'policies/guards.yaml lists this branch under cleanup.protected_branches.',
+  branch_protected_by_policy: 'policies/targets.yaml lists this branch under protected_branches.',
   branch_preserved: 'policies/guards.yaml lists this branch under cleanup.preserved_refs.',
   branch_in_use: 'Another open pull request still uses this branch; close or merge it first.',
 };
@@ -67,7 +75,7 @@ export function combineVerdicts(verdicts: GuardVerdict[]): GuardVerdict {
  * A passed list decision stays allowed only if every guard check passed; otherwise it becomes a denial
  * listing every failed condition (self-review and self-merge first). A denial is returned unchanged.
  */
-export function applyGuardVerdict(decision: Decision, verdict: GuardVerdict): Decision {
+export function applyGuardVerdict(decision: Decision, verdict: GuardVerdict, source: GuardSource = GUARDS_FILE): Decision {
   if (decision.decision !== 'allow') return decision;
   const failed = failedChecks(verdict);
   const first = failed[0];
@@ -78,7 +86,7 @@ export function applyGuardVerdict(decision: Decision, verdict: GuardVerdict): De
     ...decision,
     decision: 'deny',
     reason: first.code,
-    determining: { file: 'policies/guards.yaml', line: null, rule: `guard ${verdict.guard}: ${first.code}` },
+    determining: { ...source, rule: `guard ${verdict.guard}: ${first.code}` },
     failed: [...decision.failed, ...conditions],
     hint: hints.join(' '),
   };

@@ -3,6 +3,7 @@
 // goes only when every check of judgeCleanup passes on facts read just now. The report lists them all.
 import { cleanupMergedPrBranch } from '../../gitea/reconcile.js';
 import { judgeCleanup, type CleanupRequest } from '../../policy/guards/cleanup-branch-guard.js';
+import { cleanupPatterns } from '../../policy-files/policy-set.js';
 import { PULL_REQUEST_REF_PROPERTIES, pullRequestOf } from './pull-request-ref.js';
 import type { BuiltinTool } from './types.js';
 
@@ -33,13 +34,14 @@ export const cleanupMergedPrBranchTool: BuiltinTool = {
     const { args, session } = call;
     const { owner, repo, index } = pullRequestOf(call);
     const request: CleanupRequest = { owner, repo, prNumber: index, branch: String(args.branch), confirmation: String(args.confirmation) };
-    const { cleanup, facts } = session.policy.guards;
+    const patterns = cleanupPatterns(session.policy);
+    const { facts } = session.policy.guards;
     return {
       kind: 'guarded_action',
       guard: 'cleanup_branch',
       operations: OPERATIONS,
       targets: { repositories: [`${request.owner}/${request.repo}`], branches: [request.branch] },
-      act: (gitea) => cleanupMergedPrBranch(gitea, request, (gathered) => judgeCleanup(request, gathered, cleanup), facts),
+      act: (gitea) => cleanupMergedPrBranch(gitea, request, (gathered) => judgeCleanup(request, gathered, patterns), facts),
     };
   },
 };

@@ -4,14 +4,15 @@
 import { gatherCallFacts } from '../../gitea/facts.js';
 import type { FactReader } from '../../gitea/types.js';
 import type { Decision } from '../../policy/decision.js';
-import { callGuardsFor, judgeCall } from '../../policy/guards/call-guards.js';
+import { callGuardEntry, callGuardsFor, judgeCall } from '../../policy/guards/call-guards.js';
 import { mergeSettingsFor } from '../../policy/guards/settings.js';
-import { applyGuardVerdict } from '../../policy/guards/verdict.js';
+import { applyGuardVerdict, combineVerdicts } from '../../policy/guards/verdict.js';
 import type { CallContext } from './context.js';
 
 export async function applyLiveGuards(call: CallContext, decision: Decision): Promise<Decision> {
   const { session, target, live } = call;
-  const guards = callGuardsFor(decision.operations);
+  const table = session.policy.callGuards;
+  const guards = callGuardsFor(decision.operations, table);
   if (guards.length === 0) return decision;
   // Without a token every fact is missing, which the guards judge as a denial.
   const reader: FactReader = session.client ?? { get: () => Promise.reject(new Error('no Gitea token')) };
@@ -28,5 +29,10 @@ export async function applyLiveGuards(call: CallContext, decision: Decision): Pr
     },
     session.policy.guards.facts,
   );
-  return applyGuardVerdict(decision, judgeCall(guards, facts, mergeSettingsFor(session.policy.guards, session.profile.name ?? '')));
+  const merge = mergeSettingsFor(session.policy.guards, session.profile.name ?? '');
+  // The denial cites the call_guards line of the first guard that failed.
+  const verdicts = guards.map((guard) => judgeCall([guard], facts, merge));
+  const failing = guards.find((_, i) => verdicts[i]?.checks.some((c) => !c.passed));
+  const source = failing ? callGuardEntry(table, failing, decision.operations) : undefined;
+  return applyGuardVerdict(decision, combineVerdicts(verdicts), source);
 }
