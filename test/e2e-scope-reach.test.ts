@@ -1,7 +1,7 @@
 // Repository scopes over the routes that reach repositories without naming them, end to end: real
 // `serve` namespaces over stdio, the MCP SDK client, the sandbox Gitea with every answer checked
 // against the pinned spec. A profile scoped to acme/widgets sees nothing of acme/gadgets (nor of
-// alice/dotfiles) through the user's stopwatches and tracked times, user- and organization-level
+// alice/dotfiles, erin/notes) through the user's notifications, stopwatches and tracked times, user- and organization-level
 // Actions runs and jobs, packages, and markdown rendered in a repository's context; an unscoped
 // profile sees everything, as before.
 import { after, before, describe, test } from 'node:test';
@@ -100,6 +100,7 @@ const routes: Route[] = [
   { what: "the user's Actions jobs", operationId: 'getUserWorkflowJobs', args: {}, scoped: () => widgets, unscoped: () => author, outside: /dotfiles/, kept: 0, removed: 1 },
   { what: "the organization's Actions runs (they embed repositories)", operationId: 'getOrgWorkflowRuns', args: { org: 'acme' }, scoped: () => scopedAdmin, unscoped: () => owner, outside: /gadgets/, kept: 1, removed: 1 },
   { what: "the organization's Actions jobs", operationId: 'getOrgWorkflowJobs', args: { org: 'acme' }, scoped: () => scopedAdmin, unscoped: () => owner, outside: /gadgets/, kept: 1, removed: 1 },
+  { what: "the user's notifications (one names its repository only in its subject URL)", operationId: 'notifyGetList', args: {}, scoped: () => widgets, unscoped: () => author, outside: /gadgets|notes/, kept: 1, removed: 2 },
   { what: "the organization's packages (one unlinked)", operationId: 'listPackages', args: { owner: 'acme' }, scoped: () => widgets, unscoped: () => author, outside: /gadgets|orphan/, kept: 1, removed: 2 },
 ];
 

@@ -341,6 +341,14 @@ describe('routes that reach repositories without naming them', () => {
     assert.equal((await call('GET', '/orgs/nobody/actions/jobs', { as: 'admin' })).status, 404);
   });
 
+  test("notifications name their repository; one the user may no longer read only in the subject's URL", async () => {
+    const threads = (await call('GET', '/notifications')).body;
+    assert.deepEqual(threads.map((t: { repository: { full_name: string } | null }) => t.repository?.full_name ?? null), [null, 'acme/gadgets', 'acme/widgets']);
+    assert.match(threads[0].subject.url, /\/api\/v1\/repos\/erin\/notes\/issues\/1$/);
+    assert.equal(threads[1].repository.permissions, undefined);
+    assert.deepEqual((await call('GET', '/notifications', { as: 'bob' })).body, []);
+  });
+
   test('packages of an owner link to a repository, or to none', async () => {
     const list = await call('GET', '/packages/acme');
     assert.deepEqual(list.body.map((p: { name: string; repository: { full_name: string } | null }) => [p.name, p.repository?.full_name ?? null]), [

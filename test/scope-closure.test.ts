@@ -4,6 +4,7 @@
 // next spec upgrade cannot open a hole silently: a new such operation fails this test until it is placed.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCatalog } from '../src/catalog/load.js';
 import { reachOf, REACH_RULE_OPERATIONS, type RepositoryReach } from '../src/catalog/reach.js';
@@ -11,6 +12,7 @@ import { readDocument } from '../src/shared/document.js';
 import { policiesDir } from '../src/shared/paths.js';
 import { checkPolicies } from '../src/policy-files/policy-set.js';
 import { reachGaps } from '../src/policy-files/target-policies.js';
+import { tempDir } from './support/namespace.js';
 import { loadSpec } from './support/spec-contract.js';
 
 const spec = loadSpec();
@@ -76,7 +78,21 @@ describe('every operation that can reach another repository is filtered or opaqu
     for (const entry of loadCatalog().entries) assert.deepEqual(entry.reach, derived.get(entry.operationId), entry.operationId);
   });
 
-  test('gitea-warden check reports the policies clean', () => {
+  test('gitea-warden check reports the policies clean, and names the file and line of an operation left open', () => {
     assert.deepEqual(checkPolicies().filter((finding) => finding.code === 'unscoped_reach'), []);
+    const dir = tempDir('warden-reach-policies-');
+    try {
+      cpSync(policiesDir, dir.path, { recursive: true });
+      const file = join(dir.path, 'targets.yaml');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/^    - orgCreateHook\n/m, ''));
+      const findings = checkPolicies(dir.path).filter((finding) => finding.code === 'unscoped_reach');
+      assert.equal(findings.length, 1, JSON.stringify(findings));
+      assert.equal(findings[0]?.file, file);
+      assert.ok((findings[0]?.line ?? 0) > 0);
+      assert.match(findings[0]?.message ?? '', /^orgCreateHook can reach repositories it does not name \(an organization webhook/);
+      assert.match(findings[0]?.fix ?? '', /unnamed_repositories\.filtered or \.opaque/);
+    } finally {
+      dir.dispose();
+    }
   });
 });

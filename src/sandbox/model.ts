@@ -204,6 +204,16 @@ export interface PackageVersion {
   created: string;
 }
 
+/** A notification of a user about an issue or pull request (Gitea's notification). */
+export interface Notification {
+  id: number;
+  user: string;
+  repoId: number;
+  issueNumber: number;
+  status: 'unread' | 'read' | 'pinned';
+  updated: string;
+}
+
 /** Hashes exactly as git does for a blob, so `sha` of a file is the real git blob id. */
 export function blobSha(content: string): string {
   const bytes = Buffer.from(content, 'utf8');
@@ -221,6 +231,7 @@ export class SandboxState {
   readonly stopwatches: Stopwatch[] = [];
   readonly actionRuns: ActionRun[] = [];
   readonly packages: PackageVersion[] = [];
+  readonly notifications: Notification[] = [];
   private nextIds = new Map<string, number>();
   private lastTime = 0;
 

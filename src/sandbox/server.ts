@@ -37,6 +37,7 @@ import { reviewRoutes } from './handlers/reviews.js';
 import { userRoutes } from './handlers/users.js';
 import { actionRoutes } from './handlers/actions.js';
 import { markupRoutes } from './handlers/markup.js';
+import { notificationRoutes } from './handlers/notifications.js';
 import { packageRoutes } from './handlers/packages.js';
 import { timeRoutes } from './handlers/times.js';
 import type { SandboxState } from './model.js';
@@ -62,6 +63,7 @@ export const sandboxRoutes: readonly Route[] = [
   ...actionRoutes,
   ...packageRoutes,
   ...markupRoutes,
+  ...notificationRoutes,
 ];
 
 export interface SandboxRequestRecord {
