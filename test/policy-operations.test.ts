@@ -5,7 +5,10 @@ import { parse } from 'yaml';
 import { defaultSpecPath } from '../src/shared/paths.js';
 import { checkPolicies } from '../src/policy-files/policy-set.js';
 import { mapCall, pullRequestOperations, withOperations } from '../src/policy/operation-map.js';
+import { loadCatalog } from '../src/catalog/load.js';
 import { policy } from './policy-helpers.js';
+
+const catalog = loadCatalog().entries;
 
 const spec = JSON.parse(readFileSync(defaultSpecPath(), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
 const specOperations = Object.values(spec.paths).flatMap((item) => Object.entries(item).map(([method, op]) => ({ method, id: op.operationId as string })));
@@ -46,7 +49,8 @@ describe('argument rules', () => {
   const cases: [string, string, unknown, string[] | string][] = [
     ['PR edit closing', 'repoEditPullRequest', { ...at, body: { state: 'closed' } }, ['gitea.pr.close']],
     ['PR edit reopening', 'repoEditPullRequest', { ...at, body: { state: 'open' } }, ['gitea.pr.edit']],
-    ['PR edit title', 'repoEditPullRequest', { ...at, body: { title: 'x', base: 'main' } }, ['gitea.pr.edit']],
+    ['PR edit title', 'repoEditPullRequest', { ...at, body: { title: 'x' } }, ['gitea.pr.edit']],
+    ['PR edit base: a retarget opens it into the new base', 'repoEditPullRequest', { ...at, body: { title: 'x', base: 'main' } }, ['gitea.pr.edit', 'gitea.pr.create']],
     ['PR edit unknown state', 'repoEditPullRequest', { ...at, body: { state: 'CLOSED' } }, 'unknown_argument_value'],
     ['review APPROVED', 'repoCreatePullReview', { ...at, body: { event: 'APPROVED' } }, ['gitea.pr.approve']],
     ['review REQUEST_CHANGES', 'repoCreatePullReview', { ...at, body: { event: 'REQUEST_CHANGES' } }, ['gitea.pr.request_changes']],
@@ -93,12 +97,29 @@ describe('issue operations on a pull request (on_pull_requests)', () => {
   const cases: [string, string, unknown, string[]][] = [
     ['closing through the issue endpoint also needs the pull request close', 'issueEditIssue', { owner: 'a', repo: 'b', index: 1, body: { state: 'closed' } }, ['gitea.pr.close']],
     ['editing through the issue endpoint also needs the pull request edit', 'issueEditIssue', { owner: 'a', repo: 'b', index: 1, body: { title: 't' } }, ['gitea.pr.edit']],
-    ['commenting is shared by issues and pull requests: nothing more', 'issueCreateComment', { owner: 'a', repo: 'b', index: 1, body: { body: 'x' } }, []],
+    ['commenting on a pull request through the issue endpoint also needs the pull request comment', 'issueCreateComment', { owner: 'a', repo: 'b', index: 1, body: { body: 'x' } }, ['gitea.pr.comment']],
+    ['labelling through the issue endpoint also needs the pull request edit', 'issueAddLabel', { owner: 'a', repo: 'b', index: 1, body: { labels: [1] } }, ['gitea.pr.edit']],
+    ['deleting issue #n when it is a pull request deletes the pull request', 'issueDelete', { owner: 'a', repo: 'b', index: 1 }, ['gitea.pr.delete']],
     ['a read needs no live fact', 'issueGetIssue', { owner: 'a', repo: 'b', index: 1 }, []],
   ];
   for (const [name, operationId, args, expected] of cases) {
     test(name, () => assert.deepEqual(pullRequestOperations(policy.operationMap, mapped(operationId, args)), expected));
   }
+
+  // Gitea routes every /repos/{owner}/{repo}/issues/{index}/... operation through GetIssueByIndex,
+  // which finds pull requests too: each such write must need a pull request permission on a PR.
+  test('every issue write that takes an {index} needs a pull request permission when the index is a pull request', () => {
+    const indexed = catalog.filter((entry) => entry.path.startsWith('/repos/{owner}/{repo}/issues/{index}') && entry.method !== 'GET');
+    assert.ok(indexed.length >= 30, `only ${indexed.length} issue routes with an index in the catalog`);
+    const missing = indexed.flatMap((entry) => {
+      const call = mapCall(policy.operationMap, entry.operationId, { owner: 'a', repo: 'b', index: 1, body: { state: 'open' } });
+      if (!call.ok) return [`${entry.operationId}: ${call.message}`];
+      const writes = call.operations.filter((op) => policy.vocabulary.operations.get(op)?.risk !== 'read');
+      return writes.filter((op) => !policy.operationMap.onPullRequests.has(op)).map((op) => `${entry.operationId} (${op})`);
+    });
+    assert.deepEqual(missing, []);
+    for (const pull of policy.operationMap.onPullRequests.values()) assert.match(pull, /^gitea\.pr\./);
+  });
 
   test('withOperations adds each extra operation once and says why', () => {
     const close = mapped('issueEditIssue', { owner: 'a', repo: 'b', index: 1, body: { state: 'closed' } });

@@ -83,7 +83,20 @@ function editPull(ctx: RequestContext) {
     pull.closedAt = state === 'closed' ? at : null;
   }
   pull.updated = at;
+  const base = stringField(body, 'base') ?? '';
+  if (!pull.pull.merged && base !== '' && base !== pull.pull.base) changeTargetBranch(repo, pull, base);
   return ok(presentPull(ctx.state, repo, pull, doer), 201);
+}
+
+/** Gitea's EditPullRequest with a new base: pull_service.ChangeTargetBranch, after the state change. */
+function changeTargetBranch(repo: Repo, pull: PullIssue, base: string): void {
+  const baseSha = repo.branches.get(base);
+  if (baseSha === undefined) throw notFound(`new base '${base}' not exist`);
+  if (pull.state === 'closed') throw unprocessable(`issue is closed [id: ${pull.id}, repo_id: ${repo.id}, index: ${pull.number}]`);
+  const existing = pulls(repo).find((p) => p !== pull && p.state === 'open' && p.pull.head === pull.pull.head && p.pull.base === base);
+  if (existing) throw conflict(`pull request already exists for these targets [id: ${existing.id}, issue_id: ${existing.id}, head_repo_id: ${repo.id}, base_repo_id: ${repo.id}, head_branch: ${pull.pull.head}, base_branch: ${base}]`);
+  pull.pull.base = base;
+  pull.pull.mergeBase = mergeBase(repo, baseSha, pull.pull.headSha) ?? baseSha;
 }
 
 /** The latest non-pending review of each reviewer, as Gitea counts them for protection. */

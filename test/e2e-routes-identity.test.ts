@@ -1,0 +1,157 @@
+// Issue 12, points 6-12, through the official MCP SDK client (in-memory transport) against the
+// sandbox Gitea: a pull request's base edit is a branch target, a pull request is an issue on every
+// issue route, the default branch and Gitea's `protected` flag are live facts, sudo does not make a
+// second person, one token source per profile, ownership of pull requests, token scopes.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { payloadOf, tempDir } from './support/namespace.js';
+import { connectInProcess, type InProcessConnection } from './support/in-process.js';
+import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
+
+const dir = tempDir('warden-routes-identity-');
+let sandbox: ContractSandbox;
+const open: InProcessConnection[] = [];
+
+/** The reference author's lists, opening pull requests into feature/* only. */
+const FEATURE_AUTHOR = `profile_name: gitea-author-features
+role: author
+authenticated_username: alice
+token_source_name: GITEA_AUTHOR_TOKEN
+allowed_operations: [gitea.read, gitea.pr.create, gitea.pr.edit, gitea.pr.close]
+forbidden_operations: [gitea.pr.approve, gitea.pr.request_changes, gitea.pr.merge, gitea.pr.force_merge]
+can_approve_prs: false
+can_merge_prs: false
+can_push_branches: false
+can_mutate_issues: false
+can_author_impl_prs: true
+branches:
+  gitea.pr.create: ['feature/*']
+`;
+
+before(async () => {
+  sandbox = await startContractSandbox();
+  writeFileSync(join(dir.path, 'gitea-author-features.yaml'), FEATURE_AUTHOR);
+});
+
+after(async () => {
+  for (const connection of open) await connection.close();
+  await sandbox.close();
+  dir.dispose();
+});
+
+/** A namespace of `profile` (a reference name or a file) with `env` on top of the sandbox's URL and an audit log. */
+async function connect(profile: string, env: Record<string, string>): Promise<InProcessConnection> {
+  const connection = await connectInProcess({
+    GITEA_URL: sandbox.url,
+    GITEA_MCP_PROFILE: profile,
+    AUDIT_LOG: join(dir.path, `${open.length}.jsonl`),
+    TOOLSETS: 'all',
+    ...env,
+  });
+  open.push(connection);
+  return connection;
+}
+
+const tokenOf = (login: string): string => sandbox.users[login]?.token ?? '';
+
+/** Calls a tool through the SDK client; the payload and the sandbox requests the call caused. */
+async function call(connection: InProcessConnection, name: string, args: Record<string, unknown>) {
+  const before = sandbox.requests.length;
+  const result = await connection.client.callTool({ name, arguments: args });
+  const requests = sandbox.requests.slice(before);
+  return { isError: result.isError === true, payload: payloadOf(result), requests, writes: requests.filter((r) => r.method !== 'GET') };
+}
+
+function widgets() {
+  const repo = sandbox.state.repo('acme', 'widgets');
+  assert.ok(repo);
+  return repo;
+}
+
+describe('6: editing a pull request base retargets it, under the branch scope of gitea.pr.create', () => {
+  let author: InProcessConnection;
+  let index: number;
+  before(async () => {
+    author = await connect(join(dir.path, 'gitea-author-features.yaml'), { GITEA_AUTHOR_TOKEN: tokenOf('alice') });
+    const main = widgets().branches.get('main') as string;
+    widgets().branches.set('feature/y', main);
+    widgets().branches.set('feature/z', main);
+    const opened = await call(author, 'gitea_pulls_create', { owner: 'acme', repo: 'widgets', body: { head: 'feature/login', base: 'feature/y', title: 'Login into y' } });
+    assert.equal(opened.isError, false, JSON.stringify(opened.payload));
+    index = opened.payload.data.number;
+  });
+
+  test('opening into main is outside the scope', async () => {
+    const { payload, writes } = await call(author, 'gitea_pulls_create', { owner: 'acme', repo: 'widgets', body: { head: 'feature/login', base: 'main', title: 'Login' } });
+    assert.equal(payload.error?.reason, 'branch_out_of_scope');
+    assert.deepEqual(writes, []);
+  });
+
+  for (const [name, tool, args] of [
+    ['the pull request tool', 'gitea_pulls_edit', (n: number) => ({ owner: 'acme', repo: 'widgets', index: n, body: { base: 'main' } })],
+    ['the raw tool', 'gitea_api_request', (n: number) => ({ method: 'PATCH', path: `/repos/acme/widgets/pulls/${n}`, body: { base: 'main', title: 'x' } })],
+  ] as const) {
+    test(`retargeting it to main through ${name} is refused and never reaches Gitea`, async () => {
+      const { payload, writes } = await call(author, tool, args(index));
+      assert.equal(payload.error?.kind, 'policy_denied', JSON.stringify(payload));
+      assert.equal(payload.error?.reason, 'branch_out_of_scope');
+      assert.ok(payload.error?.operations.includes('gitea.pr.create'));
+      assert.match(JSON.stringify(payload.error?.failed), /branch main is outside branches\.gitea\.pr\.create/);
+      assert.deepEqual(writes, []);
+      assert.equal(widgets().issues.find((i) => i.number === index)?.pull?.base, 'feature/y');
+    });
+  }
+
+  test('retargeting it to another feature branch is allowed, and Gitea retargets it', async () => {
+    const { isError, payload } = await call(author, 'gitea_pulls_edit', { owner: 'acme', repo: 'widgets', index, body: { base: 'feature/z' } });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.equal(payload.data.base.ref, 'feature/z');
+  });
+
+  test('a title edit names no base and needs no branch scope', async () => {
+    const { isError, payload } = await call(author, 'gitea_pulls_edit', { owner: 'acme', repo: 'widgets', index, body: { title: 'Login, retargeted' } });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.equal(payload.data.base.ref, 'feature/z');
+  });
+
+  test('the sandbox answers a base that does not exist as Gitea does (404, NewBaseBranchNotExist)', async () => {
+    const owner = await connect('gitea-owner', { GITEA_OWNER_TOKEN: tokenOf('admin') });
+    const { payload } = await call(owner, 'gitea_pulls_edit', { owner: 'acme', repo: 'widgets', index, body: { base: 'nowhere' } });
+    assert.equal(payload.error?.status, 404, JSON.stringify(payload));
+  });
+});
+
+describe('7: a pull request is an issue on every issue route', () => {
+  let issues: InProcessConnection;
+  let reviewer: InProcessConnection;
+  before(async () => {
+    issues = await connect('gitea-issue-manager', { GITEA_ISSUE_MANAGER_TOKEN: tokenOf('erin') });
+    reviewer = await connect('gitea-reviewer', { GITEA_REVIEWER_TOKEN: tokenOf('bob') });
+  });
+  const cases: [string, () => InProcessConnection, string, Record<string, unknown>, 'allow' | string[]][] = [
+    ['the issue manager labels PR #1', () => issues, 'gitea_issues_add_label', { index: 1, body: { labels: [1] } }, ['gitea.issue.label', 'gitea.pr.edit']],
+    ['the issue manager comments on PR #1', () => issues, 'gitea_comments_create', { index: 1, body: { body: 'Triage note' } }, ['gitea.issue.comment', 'gitea.pr.comment']],
+    ['the issue manager labels issue #3', () => issues, 'gitea_issues_add_label', { index: 3, body: { labels: [1] } }, 'allow'],
+    ['the issue manager comments on issue #3', () => issues, 'gitea_comments_create', { index: 3, body: { body: 'Confirmed' } }, 'allow'],
+    ['the reviewer, who may comment on pull requests, comments on PR #1 there', () => reviewer, 'gitea_comments_create', { index: 1, body: { body: 'Looks fine' } }, 'allow'],
+  ];
+  for (const [name, who, tool, args, expected] of cases) {
+    test(`${name}: ${expected === 'allow' ? 'allowed' : 'refused'}`, async () => {
+      const { isError, payload, writes } = await call(who(), tool, { owner: 'acme', repo: 'widgets', ...args });
+      if (expected === 'allow') {
+        assert.equal(isError, false, JSON.stringify(payload));
+        assert.equal(writes.length, 1);
+        return;
+      }
+      assert.equal(payload.error?.reason, 'not_allowed', JSON.stringify(payload));
+      assert.deepEqual(payload.error?.operations, expected);
+      assert.deepEqual(writes, [], 'a refused call reached Gitea');
+    });
+  }
+});
+
+test('every answer the sandbox gave in this file conforms to the pinned Gitea spec', () => {
+  sandbox.assertConformed();
+});
