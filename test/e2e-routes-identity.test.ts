@@ -152,6 +152,41 @@ describe('7: a pull request is an issue on every issue route', () => {
   }
 });
 
+describe('9: sudo does not make a second person', () => {
+  let owner: InProcessConnection;
+  let index: number;
+  let head: string;
+  before(async () => {
+    owner = await connect('gitea-owner', { GITEA_OWNER_TOKEN: tokenOf('admin') });
+    const commit = await call(owner, 'gitea_contents_create_file', {
+      owner: 'acme', repo: 'widgets', filepath: 'src/admin.js',
+      body: { content: Buffer.from('export const admin = true;\n').toString('base64'), branch: 'main', new_branch: 'admin/tweak', message: 'Admin tweak' },
+    });
+    assert.equal(commit.isError, false, JSON.stringify(commit.payload));
+    const opened = await call(owner, 'gitea_pulls_create', { owner: 'acme', repo: 'widgets', body: { head: 'admin/tweak', base: 'main', title: 'Admin tweak' } });
+    assert.equal(opened.isError, false, JSON.stringify(opened.payload));
+    index = opened.payload.data.number;
+    head = opened.payload.data.head.sha;
+  });
+  const cases: [string, string, (n: number) => Record<string, unknown>][] = [
+    ['the owner approves its own pull request as bob', 'gitea_pulls_create_review', (n) => ({ owner: 'acme', repo: 'widgets', index: n, sudo: 'bob', body: { event: 'APPROVED', body: 'ok' } })],
+    ['the same approval through the raw tool', 'gitea_api_request', (n) => ({ method: 'POST', path: `/repos/acme/widgets/pulls/${n}/reviews`, query: { sudo: 'bob' }, body: { event: 'APPROVED' } })],
+    ['the owner requests changes as bob', 'gitea_pulls_create_review', (n) => ({ owner: 'acme', repo: 'widgets', index: n, sudo: 'bob', body: { event: 'REQUEST_CHANGES', body: 'no' } })],
+    ['the owner merges it as carol', 'gitea_pulls_merge', (n) => ({ owner: 'acme', repo: 'widgets', index: n, sudo: 'carol', body: { do: 'merge', head_commit_id: head } })],
+  ];
+  for (const [name, tool, args] of cases) {
+    test(`${name}: refused, sudo_not_independent`, async () => {
+      const { payload, writes } = await call(owner, tool, args(index));
+      assert.equal(payload.error?.reason, 'sudo_not_independent', JSON.stringify(payload));
+      assert.deepEqual(writes, [], 'a refused call reached Gitea');
+    });
+  }
+  test('a comment review under sudo gives no verdict and is not refused for it', async () => {
+    const { payload } = await call(owner, 'gitea_pulls_create_review', { owner: 'acme', repo: 'widgets', index, sudo: 'bob', body: { event: 'COMMENT', body: 'a note' } });
+    assert.notEqual(payload.error?.reason, 'sudo_not_independent', JSON.stringify(payload));
+  });
+});
+
 test('every answer the sandbox gave in this file conforms to the pinned Gitea spec', () => {
   sandbox.assertConformed();
 });
