@@ -187,6 +187,33 @@ describe('9: sudo does not make a second person', () => {
   });
 });
 
+describe('10: one token source per profile', () => {
+  let author: InProcessConnection;
+  before(async () => {
+    // The author's own variable is unset; an admin's token sits in GITEA_TOKEN.
+    author = await connect('gitea-author', { GITEA_TOKEN: tokenOf('admin') });
+  });
+  for (const [name, tool, args] of [
+    ['a private repository the author cannot see', 'gitea_repos_get', { owner: 'erin', repo: 'notes' }],
+    ['a public repository', 'gitea_repos_get', { owner: 'acme', repo: 'widgets' }],
+    ['the same read through the raw tool', 'gitea_api_request', { method: 'GET', path: '/repos/erin/notes' }],
+    ['a comment', 'gitea_comments_create', { owner: 'acme', repo: 'widgets', index: 3, body: { body: 'hi' } }],
+  ] as const) {
+    test(`${name}: refused (token_missing), never read with GITEA_TOKEN or anonymously`, async () => {
+      const { payload, requests } = await call(author, tool, args);
+      assert.equal(payload.error?.kind, 'token_missing', JSON.stringify(payload));
+      assert.match(payload.error?.message, /GITEA_AUTHOR_TOKEN is not set/);
+      assert.deepEqual(requests, [], 'the call reached Gitea');
+    });
+  }
+  test('gitea_whoami says the identity is unverified, and no request went out as the admin', async () => {
+    const { payload } = await call(author, 'gitea_whoami', {});
+    assert.equal(payload.verified, false);
+    assert.equal(payload.login, null);
+    assert.ok(!sandbox.requests.some((r) => r.login === 'admin' && r.path === '/api/v1/repos/erin/notes'));
+  });
+});
+
 test('every answer the sandbox gave in this file conforms to the pinned Gitea spec', () => {
   sandbox.assertConformed();
 });

@@ -129,3 +129,8 @@ export const CAPABILITY_OPERATIONS: Readonly<Record<CapabilityFlag, readonly str
   can_mutate_issues: ['gitea.issue.create', 'gitea.issue.edit', 'gitea.issue.close', 'gitea.issue.label', 'gitea.issue.delete'],
   can_author_impl_prs: ['gitea.pr.create'],
 };
+
+/** The one environment variable a profile's token comes from: its token_source_name, else GITEA_TOKEN. */
+export function tokenVariableOf(profile: Pick<CompiledProfile, 'data'>): string {
+  return profile.data.token_source_name ?? 'GITEA_TOKEN';
+}

@@ -15,7 +15,7 @@ import { GiteaHttpClient } from '../gitea/http.js';
 import type { GiteaIdentity } from '../gitea/types.js';
 import { guardedOperations } from '../policy/guards/guarded-only.js';
 import { decideContextFor } from '../policy/checks.js';
-import { effectiveOperations, type CompiledProfile } from '../policy/profile.js';
+import { effectiveOperations, tokenVariableOf, type CompiledProfile } from '../policy/profile.js';
 import { StartupError } from '../transports/startup.js';
 import type { Logger } from '../transports/logger.js';
 import { AuditSink } from './audit-sink.js';
@@ -57,7 +57,7 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
   };
   if (session.audit.openFailure) logger.error({ audit: auditPath }, `audit log unavailable, every tool call will be refused: ${session.audit.openFailure}`);
-  if (!client) logger.warn({ profile: profile.name }, `no Gitea token: set ${profile.data.token_source_name ?? 'GITEA_TOKEN'}; identity unverified, reads will fail at Gitea and mutations are refused`);
+  if (!client) logger.error({ profile: profile.name, variable: tokenVariableOf(profile) }, `no Gitea token: ${tokenVariableOf(profile)} is not set; every Gitea call is refused until it is (no other variable is read)`);
   await verifyIdentity(session);
   logger.info({ profile: profile.name, tools: registry.tools.length, audit: auditPath }, 'namespace ready');
   return { session };
@@ -131,9 +131,9 @@ function toolsetsFor(requested: string[] | null, profile: CompiledProfile): stri
   return profile.data.toolsets ?? null;
 }
 
+/** The profile's token from its one variable only: unset means no token (every call refused), never another identity's. */
 export function giteaIdentityFor(settings: Settings, profile: CompiledProfile, env: NodeJS.ProcessEnv): GiteaIdentity {
-  const named = profile.data.token_source_name;
-  const token = (named ? env[named] : undefined) ?? env.GITEA_TOKEN ?? '';
+  const token = env[tokenVariableOf(profile)] ?? '';
   return { baseUrl: settings.giteaUrl, token, ...(profile.data.authenticated_username ? { expectedLogin: profile.data.authenticated_username } : {}) };
 }
 

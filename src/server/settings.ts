@@ -65,7 +65,7 @@ const positiveInt = (raw: string, env: string): number => {
 export const SETTINGS: readonly SettingSpec[] = [
   { key: 'profile', env: 'GITEA_MCP_PROFILE', flag: 'profile', default: null, description: 'profile name (in profiles/ or the config) or profile file', parse: text },
   { key: 'config', env: 'GITEA_MCP_CONFIG', flag: 'config', default: null, description: 'multi-identity config file, when the profile is defined there', parse: text },
-  { key: 'giteaUrl', env: 'GITEA_URL', flag: 'gitea-url', default: null, description: 'Gitea base URL (without /api/v1); the token comes from the env var the profile names, else GITEA_TOKEN', parse: text },
+  { key: 'giteaUrl', env: 'GITEA_URL', flag: 'gitea-url', default: null, description: 'Gitea base URL (without /api/v1); the token comes only from the env var the profile names (token_source_name; GITEA_TOKEN when it names none)', parse: text },
   { key: 'transport', env: 'MCP_TRANSPORT', flag: 'transport', default: 'stdio', description: 'stdio or http (streamable HTTP, stateless)', parse: oneOf('stdio', 'http') },
   { key: 'host', env: 'MCP_HOST', flag: 'host', default: '127.0.0.1', description: 'HTTP bind address; a non-loopback address requires MCP_BEARER_TOKEN', parse: text },
   { key: 'port', env: 'MCP_PORT', flag: 'port', default: '8741', description: 'HTTP port', parse: positiveInt },
@@ -114,7 +114,7 @@ export function settingsHelp(): string {
     '',
     ...rows,
     '',
-    'Secrets come from the environment only: the profile\'s token_source_name variable (else GITEA_TOKEN),',
+    'Secrets come from the environment only: the profile\'s token_source_name variable (GITEA_TOKEN if it names none; never both),',
     'MCP_BEARER_TOKEN for HTTP clients, OAUTH_CLIENT_SECRET and EXTRA_SECRETS (comma-separated) for redaction.',
     '',
   ].join('\n');

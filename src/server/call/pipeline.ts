@@ -4,9 +4,9 @@
 //   3 context      what the call names and its live reads, made once     context.ts
 //   4 map          the canonical operations of the operationId and args  ../../policy/operation-map.ts
 //   5 write-ahead  the audit event before anything reaches Gitea         audit.ts
-//   6 live         operations and branch targets only Gitea can tell     live.ts
-//   7 decide       the profile's lists, scopes and conditions            ../../policy/decide.ts
-//   8 identity     a mutation runs only under the verified identity      identity-gate.ts
+//   6 decide       the profile's lists, scopes and conditions            ../../policy/decide.ts
+//   7 identity     a mutation runs only under the verified identity      identity-gate.ts
+//   8 live         operations and branch targets only Gitea can tell     live.ts
 //   9 guards       self-review and merge guards over live facts          live-guards.ts
 //  10 execute      the Gitea request, bounded and redacted               ../../gitea/executor.ts
 //  11 scope        the result cut down to the profile's repositories     result-scope.ts
@@ -38,9 +38,9 @@ export const CALL_STAGES: ReadonlyArray<{ stage: string; does: string; module: s
   { stage: 'context', does: 'what the call names and its live reads, made once', module: 'context.ts' },
   { stage: 'map', does: 'the canonical operations of the operationId and args', module: '../../policy/operation-map.ts' },
   { stage: 'write-ahead', does: 'the audit event before anything reaches Gitea', module: 'audit.ts' },
-  { stage: 'live', does: 'operations and branch targets only Gitea can tell', module: 'live.ts' },
   { stage: 'decide', does: "the profile's lists, scopes and conditions", module: '../../policy/decide.ts' },
   { stage: 'identity', does: 'a mutation runs only under the verified identity', module: 'identity-gate.ts' },
+  { stage: 'live', does: 'operations and branch targets only Gitea can tell', module: 'live.ts' },
   { stage: 'guards', does: 'self-review and merge guards over live facts', module: 'live-guards.ts' },
   { stage: 'execute', does: 'the Gitea request, bounded and redacted', module: '../../gitea/executor.ts' },
   { stage: 'scope', does: "the result cut down to the profile's repositories", module: 'result-scope.ts' },
@@ -103,13 +103,18 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<O
   const { session, entry, target } = call;
   const operation = call.mapped.ok ? (call.mapped.operations[0] ?? null) : null;
   if (!(await audit.writeAhead(operation, target))) return auditUnavailable(operation, target);
+  // Live facts only add operations and targets, so a call its arguments already deny reads nothing
+  // live (a target only Gitea can tell is unreadable until then), and nothing is read under a missing
+  // or wrong identity.
+  const byArguments = decideMappedCall(session.profile, { operationId: entry.operationId, arguments: call.args }, call.mapped, session.policy.operationMap, session.decideContext);
+  if (byArguments.decision === 'deny' && byArguments.reason !== 'target_unreadable') return denied(byArguments, target);
+  const refused = await identityRefusal(session, byArguments, target);
+  if (refused) return refused;
   const mapped = await liveOperations(call, call.mapped);
   const live = mapped.ok ? await liveTargets(call, mapped.operations) : null;
   const request = { operationId: entry.operationId, arguments: call.args, ...(live ? { targets: live } : {}) };
   let decision = decideMappedCall(session.profile, request, mapped, session.policy.operationMap, session.decideContext);
   if (decision.decision === 'deny') return denied(decision, target);
-  const refused = await identityRefusal(session, decision, target);
-  if (refused) return refused;
   decision = await applyLiveGuards(call, decision);
   if (decision.decision === 'deny') return denied(decision, target);
   return executeCall(call, decision.operation, decision.reason);
