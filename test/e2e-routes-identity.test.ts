@@ -214,6 +214,47 @@ describe('10: one token source per profile', () => {
   });
 });
 
+describe('12: what the token itself may do (token scopes)', () => {
+  /** A second token of alice's with only these scopes, as Gitea's token page would issue it. */
+  function scopedToken(value: string, scopes: string[]): string {
+    sandbox.state.tokens.push({ id: 900 + sandbox.state.tokens.length, owner: 'alice', name: value, value, scopes, created: '2026-12-01T00:00:00Z' });
+    return value;
+  }
+  test('the sandbox refuses GET /user without read:user with Gitea\'s own message', async () => {
+    const token = scopedToken('a1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0', ['write:repository', 'write:issue']);
+    const answer = await fetch(`${sandbox.url}/api/v1/user`, { headers: { authorization: `token ${token}` } });
+    assert.equal(answer.status, 403);
+    const body = (await answer.json()) as { message: string };
+    assert.equal(body.message, 'token does not have at least one of required scope(s), required=[read:user], token scope=write:repository,write:issue');
+    const repo = await fetch(`${sandbox.url}/api/v1/repos/acme/widgets`, { headers: { authorization: `token ${token}` } });
+    assert.equal(repo.status, 200);
+  });
+
+  test('a token without read:user reads as a scope failure, not as a wrong or unverified identity', async () => {
+    const token = scopedToken('b1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0', ['write:repository', 'write:issue']);
+    const author = await connect('gitea-author', { GITEA_AUTHOR_TOKEN: token });
+    const whoami = (await call(author, 'gitea_whoami', {})).payload;
+    assert.equal(whoami.verified, false);
+    assert.equal(whoami.cause, 'token_scope');
+    assert.match(whoami.detail, /lacks the scope read:user/);
+    const comment = await call(author, 'gitea_comments_create', { owner: 'acme', repo: 'widgets', index: 3, body: { body: 'hi' } });
+    assert.equal(comment.payload.error?.kind, 'token_scope_missing', JSON.stringify(comment.payload));
+    assert.match(comment.payload.error?.hint, /read:user/);
+    assert.deepEqual(comment.writes, []);
+    const read = await call(author, 'gitea_repos_get', { owner: 'acme', repo: 'widgets' });
+    assert.equal(read.isError, false, JSON.stringify(read.payload));
+  });
+
+  test('a call the token has no scope for answers Gitea\'s 403 with a hint naming the scope', async () => {
+    const token = scopedToken('c1b2c3d4e5f6a7b8c9d0a1b2c3d4e5f6a7b8c9d0', ['read:user', 'write:repository']);
+    const author = await connect('gitea-author', { GITEA_AUTHOR_TOKEN: token });
+    assert.equal((await call(author, 'gitea_whoami', {})).payload.verified, true);
+    const comment = await call(author, 'gitea_comments_create', { owner: 'acme', repo: 'widgets', index: 3, body: { body: 'hi' } });
+    assert.equal(comment.payload.error?.status, 403, JSON.stringify(comment.payload));
+    assert.match(comment.payload.error?.hint, /lacks the scope write:issue/);
+  });
+});
+
 test('every answer the sandbox gave in this file conforms to the pinned Gitea spec', () => {
   sandbox.assertConformed();
 });

@@ -60,6 +60,19 @@ export function errorBody(status: number | null, kind: ErrorKind, message: strin
   return { status, kind, message, ...(chosenHint ? { hint: chosenHint } : {}) };
 }
 
+const SCOPE_REFUSAL = /token does not have at least one of required scope\(s\)(?::|, required=)\s*\[([^\]]*)\]/;
+
+/**
+ * The scopes a 403 says the token lacks, from Gitea's tokenRequiresScopes message ("token does not
+ * have at least one of required scope(s), required=[read:user], token scope=..."; older releases:
+ * "...scope(s): [read:user]"); null when the answer is no scope refusal.
+ */
+export function missingScopes(status: number, data: unknown): string[] | null {
+  if (status !== 403 || !isRecord(data) || typeof data.message !== 'string') return null;
+  const match = SCOPE_REFUSAL.exec(data.message);
+  return match ? (match[1] ?? '').split(/[\s,]+/).filter(Boolean) : null;
+}
+
 /** Gitea answers errors as `{"message": ..., "url": ...}`; anything else is shown as text. */
 export function giteaErrorMessage(status: number, data: unknown): string {
   if (isRecord(data) && typeof data.message === 'string' && data.message.trim() !== '') {

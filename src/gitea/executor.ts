@@ -4,7 +4,7 @@ import type { CatalogEntry } from '../catalog/types.js';
 import type { GiteaIdentity } from './types.js';
 import { encodeBody, encodePath, encodeQuery, type Encoded } from './encode.js';
 import { decodeBody, type BinaryData, type Decoded } from './decode.js';
-import { errorBody, giteaErrorMessage, kindForStatus, stripHeaderText, truncateMessage, type ErrorBody } from './errors.js';
+import { errorBody, giteaErrorMessage, kindForStatus, missingScopes, stripHeaderText, truncateMessage, type ErrorBody } from './errors.js';
 import { errorResult, successFrame, type EnvelopeIdentity, type ExecutionResult, type RequestLine } from './envelope.js';
 import { GiteaHttpClient, type HttpOutcome, type HttpRequest, type HttpResponse } from './http.js';
 import { readPagination, requestedPage } from './pagination.js';
@@ -74,7 +74,9 @@ function upstreamError(response: HttpResponse): ErrorBody {
   }
   const decoded = decodeBody(response.headers.get('content-type'), response.body);
   const data = decoded.form === 'binary' ? null : decoded.data;
-  return errorBody(response.status, kind, giteaErrorMessage(response.status, data));
+  const scopes = missingScopes(response.status, data);
+  const hint = scopes ? `The profile's token lacks the scope ${scopes.join(', ')}; issue a token that has it (README: token scopes per profile).` : undefined;
+  return errorBody(response.status, kind, giteaErrorMessage(response.status, data), hint);
 }
 
 /** Error messages quote Gitea (and sometimes the request): redacted, masked, then cut. */

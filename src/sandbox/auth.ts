@@ -11,6 +11,8 @@ export interface Caller {
   /** The acting account (after Sudo), null when anonymous. */
   doer: Account | null;
   method: AuthMethod;
+  /** The token's scopes (models/auth/access_token_scope.go); null when no token was used. */
+  scopes: string[] | null;
 }
 
 function decodeBasic(value: string): { login: string; password: string } | null {
@@ -19,14 +21,14 @@ function decodeBasic(value: string): { login: string; password: string } | null 
   return colon < 0 ? null : { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-function credentialOwner(state: SandboxState, header: string): { account: Account; method: AuthMethod } {
+function credentialOwner(state: SandboxState, header: string): { account: Account; method: AuthMethod; scopes: string[] | null } {
   const [scheme = '', value = ''] = header.trim().split(/\s+/, 2);
   const kind = scheme.toLowerCase();
   if (kind === 'token' || kind === 'bearer') {
     const token = state.tokens.find((t) => t.value === value);
     const account = token ? state.account(token.owner) : undefined;
     if (!account) throw unauthorized('invalid username, password or token');
-    return { account, method: 'token' };
+    return { account, method: 'token', scopes: token?.scopes ?? null };
   }
   if (kind === 'basic') {
     const basic = decodeBasic(value);
@@ -34,22 +36,22 @@ function credentialOwner(state: SandboxState, header: string): { account: Accoun
     if (!basic || !account || account.isOrg || account.password !== basic.password) {
       throw unauthorized('invalid username, password or token');
     }
-    return { account, method: 'basic' };
+    return { account, method: 'basic', scopes: null };
   }
   throw unauthorized('invalid username, password or token');
 }
 
 export function authenticate(state: SandboxState, headers: IncomingHttpHeaders, query: URLSearchParams): Caller {
   const header = headers.authorization;
-  if (header === undefined) return { doer: null, method: 'none' };
-  const { account, method } = credentialOwner(state, header);
+  if (header === undefined) return { doer: null, method: 'none', scopes: null };
+  const { account, method, scopes } = credentialOwner(state, header);
   const sudoHeader = headers.sudo;
   const sudo = (Array.isArray(sudoHeader) ? sudoHeader[0] : sudoHeader) ?? query.get('sudo') ?? '';
-  if (sudo === '') return { doer: account, method };
+  if (sudo === '') return { doer: account, method, scopes };
   if (!account.isAdmin) throw forbidden('Only administrators allowed to sudo.');
   const target = state.account(sudo);
   if (!target || target.isOrg) throw notFound('GetUserByName');
-  return { doer: target, method };
+  return { doer: target, method, scopes };
 }
 
 export function requireSignedIn(caller: Caller): Account {

@@ -119,7 +119,7 @@ export const seedSchema = {
         type: 'object',
         additionalProperties: false,
         required: ['login'],
-        properties: { login, full_name: text, email: text, admin: { type: 'boolean' }, password: text, token: text },
+        properties: { login, full_name: text, email: text, admin: { type: 'boolean' }, password: text, token: text, token_scopes: { type: 'array', items: text } },
       },
     },
     orgs: {

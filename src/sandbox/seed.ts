@@ -24,6 +24,8 @@ export interface SeedUser {
   password?: string;
   /** Fixed API token; random when absent. */
   token?: string;
+  /** The token's scopes as Gitea names them (read:user, write:repository, ...); default [all]. */
+  token_scopes?: string[];
 }
 
 export interface SeedOrg {
@@ -385,7 +387,7 @@ export function loadSeed(seed: SandboxSeed): { state: SandboxState; credentials:
       owner: account.login,
       name: 'sandbox',
       value: token,
-      scopes: ['all'],
+      scopes: user.token_scopes ?? ['all'],
       created: account.created,
     });
     credentials[account.login] = { token, password };

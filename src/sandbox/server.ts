@@ -42,6 +42,7 @@ import { packageRoutes } from './handlers/packages.js';
 import { timeRoutes } from './handlers/times.js';
 import type { SandboxState } from './model.js';
 import { Router } from './router.js';
+import { requireTokenScopes } from './scopes.js';
 import { defaultSeed, loadSeed, type Credentials, type SandboxSeed } from './seed.js';
 
 export const API_PREFIX = '/api/v1';
@@ -147,6 +148,7 @@ async function dispatch(state: SandboxState, router: Router, req: IncomingMessag
   try {
     const body = parseJson(await readBody(req));
     const caller: Caller = authenticate(state, req.headers, url.searchParams);
+    requireTokenScopes(caller.scopes, method, match.route.path);
     const reply = match.route.handler({ state, caller, params: match.params, query: url.searchParams, body, pathname: url.pathname });
     return { reply, operationId };
   } catch (error) {

@@ -1,5 +1,6 @@
 // Who the token really is: GET /user compared with the profile's authenticated_username. Until the
 // check passed (and whenever it failed) mutating calls fail closed; reads may proceed.
+import { missingScopes } from '../gitea/errors.js';
 import type { FactReader } from '../gitea/types.js';
 import { sameLogin } from '../policy/guards/facts.js';
 
@@ -8,8 +9,11 @@ export type IdentityStatus =
   | { state: 'verified'; login: string }
   /** GET /user answered with another login: terminal until the profile changes. */
   | { state: 'mismatch'; login: string; expected: string | null }
-  /** Not checked yet, no token, or Gitea did not answer: checked again before the next mutating call. */
-  | { state: 'unverified'; detail: string };
+  /**
+   * Not checked yet, no token, Gitea did not answer, or (cause token_scope) the token lacks the
+   * read:user scope GET /user needs: checked again before the next mutating call.
+   */
+  | { state: 'unverified'; detail: string; cause?: 'token_scope' };
 
 export class IdentityVerifier {
   private status: IdentityStatus = { state: 'unverified', detail: 'The Gitea identity has not been checked yet.' };
@@ -45,6 +49,11 @@ export class IdentityVerifier {
       answer = await this.reader.get('/user');
     } catch {
       return { state: 'unverified', detail: 'Gitea did not answer GET /user.' };
+    }
+    // A scope refusal is no statement about who the token is (Gitea's tokenRequiresScopes runs first).
+    const scopes = missingScopes(answer.status, answer.data);
+    if (scopes) {
+      return { state: 'unverified', cause: 'token_scope', detail: `The token lacks the scope ${scopes.join(', ')} that GET /user needs, so Gitea will not say whose it is.` };
     }
     const login = (answer.data as { login?: unknown } | null)?.login;
     if (answer.status !== 200 || typeof login !== 'string' || login === '') {

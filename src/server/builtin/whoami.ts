@@ -16,7 +16,7 @@ export const whoamiTool: BuiltinTool = {
       expected_login: session.profile.data.authenticated_username ?? null,
       verification: status.state,
       verified: status.state === 'verified',
-      ...(status.state === 'unverified' ? { detail: status.detail } : {}),
+      ...(status.state === 'unverified' ? { detail: status.detail, ...(status.cause ? { cause: status.cause } : {}) } : {}),
       profile: session.profile.name,
       role: session.profile.role,
       audit_label: session.profile.data.audit_label ?? null,

@@ -20,6 +20,9 @@ export async function identityRefusal(session: Session, decision: Decision, targ
     status.state === 'mismatch'
       ? ['identity_mismatch', `The token belongs to ${status.login}, but profile ${session.profile.name} is for ${status.expected ?? 'an unnamed user'}; mutating calls are refused.`,
         `Give this namespace the token of ${status.expected ?? 'the profile user'} (env ${tokenVariable}), or fix authenticated_username.`]
+      : status.cause === 'token_scope'
+      ? ['token_scope_missing', `${status.detail} Mutating calls are refused until GET /user confirms the profile's user.`,
+        `Give the token in ${tokenVariable} the read:user scope as well as the scopes of its operations (README: token scopes per profile).`]
       : ['identity_unverified', `${status.detail} Mutating calls are refused until GET /user confirms the profile's user.`,
         `Set ${tokenVariable} to a valid token and check GITEA_URL.`];
   return refused(decision, target, reason, message, hint);
