@@ -119,7 +119,7 @@ describe('access tokens and OAuth2 applications', () => {
     const withToken = await call('POST', '/users/dave/tokens', { as: 'dave', body: { name: 'ci', scopes: ['read:repository'] } });
     assert.equal(withToken.status, 401);
     assert.equal(withToken.body.message, 'auth method not allowed');
-    const created = await call('POST', '/users/dave/tokens', { as: 'dave', basic: true, body: { name: 'ci', scopes: ['read:repository'] } });
+    const created = await call('POST', '/users/dave/tokens', { as: 'dave', basic: true, body: { name: 'ci', scopes: ['read:repository', 'read:user'] } });
     assert.equal(created.status, 201);
     assert.match(created.body.sha1, /^[0-9a-f]{40}$/);
     const listed = await call('GET', '/users/dave/tokens', { as: 'dave', basic: true });
