@@ -1,6 +1,8 @@
 // `gitea-warden serve`: one MCP namespace (one profile, one Gitea identity) over stdio (default)
 // or streamable HTTP. Configuration problems exit 2 with one line; logs go to stderr only.
 import { parseArgs } from 'node:util';
+import { OAuthSetupError, openOAuth, type OAuthSetup } from '../auth/oauth-setup.js';
+import { namespaceForCaller } from '../server/caller-session.js';
 import { loadNamespace } from '../server/namespace.js';
 import { createMcpServer } from '../server/mcp-server.js';
 import { readSettings, SETTINGS, SettingsError, settingsHelp, type Settings } from '../server/settings.js';
@@ -27,12 +29,18 @@ export async function run(argv: string[]): Promise<number> {
     // An unsafe HTTP setup is refused before anything is loaded, opened or written.
     const http = settings.transport === 'http' ? httpOptions(settings, process.env) : null;
     if (http) checkStartup(http);
+    if (settings.authMode !== 'bearer' && http === null) throw new StartupError(`AUTH_MODE=${settings.authMode} needs MCP_TRANSPORT=http`);
     const logger = createLogger(settings.logLevel as Parameters<typeof createLogger>[0]);
     const namespace = await loadNamespace(settings, process.env, logger);
-    await serve(namespace, http, logger);
+    const oauth = settings.authMode === 'bearer' ? null : await openOAuth(oauthSettings(settings), namespace.session.profile, process.env);
+    try {
+      await serve(namespace, http, oauth, logger);
+    } finally {
+      await oauth?.close();
+    }
     return 0;
   } catch (error) {
-    if (error instanceof SettingsError || error instanceof StartupError) return fail(error.message);
+    if (error instanceof SettingsError || error instanceof StartupError || error instanceof OAuthSetupError) return fail(error.message);
     throw error;
   }
 }
@@ -45,6 +53,7 @@ function httpOptions(settings: Settings, env: NodeJS.ProcessEnv): StartupOptions
     port: settings.port,
     path: settings.mcpPath,
     ...(bearerToken !== undefined ? { bearerToken } : {}),
+    ...(settings.authMode !== 'bearer' ? { oauth: true } : {}),
     ...(settings.publicBaseUrl ? { publicBaseUrl: settings.publicBaseUrl } : {}),
     allowedHosts: settings.allowedHosts,
     rateLimitPerMinute: settings.rateLimitPerMinute,
@@ -52,7 +61,11 @@ function httpOptions(settings: Settings, env: NodeJS.ProcessEnv): StartupOptions
   };
 }
 
-async function serve(namespace: Namespace, http: StartupOptions | null, logger: Logger): Promise<void> {
+function oauthSettings(settings: Settings) {
+  return { giteaUrl: settings.giteaUrl, clientId: settings.oauthClientId, store: settings.oauthStore, giteaScope: settings.oauthGiteaScopes, timeoutMs: settings.timeoutMs };
+}
+
+async function serve(namespace: Namespace, http: StartupOptions | null, oauth: OAuthSetup | null, logger: Logger): Promise<void> {
   // The audit sink and version stay the same across profile switches.
   const { audit, version, profile } = namespace.session;
   if (http === null) {
@@ -62,8 +75,13 @@ async function serve(namespace: Namespace, http: StartupOptions | null, logger: 
     return;
   }
   const handle = await startHttpTransport(
-    { ...http, info: { name: 'gitea-warden', version, profile: profile.name ?? profile.file } },
-    () => createMcpServer(namespace, { notifications: false }),
+    {
+      ...http,
+      info: { name: 'gitea-warden', version, profile: profile.name ?? profile.file },
+      ...(oauth ? { oauthService: (base: string, mcpUrl: string) => Promise.resolve(oauth.service(base, mcpUrl)) } : {}),
+    },
+    // A signed-in person's call runs in a namespace of its own, as that person.
+    (caller) => createMcpServer(caller ? namespaceForCaller(namespace, caller) : namespace, { notifications: false }),
     logger,
   );
   await new Promise<void>((resolve) => {

@@ -16,6 +16,9 @@ export interface ProfileData {
   profile_name?: string;
   role?: Role;
   authenticated_username?: string;
+  /** Per-user OAuth: who may sign in (logins; org/team whose members may). */
+  authenticated_users?: string[];
+  authenticated_teams?: string[];
   allowed_operations?: string[];
   forbidden_operations?: string[];
   token_source_name?: string;

@@ -4,6 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, forbidden, notFound, unauthorized } from './errors.js';
 import type { AccessLevel, Account, Repo, SandboxState } from './model.js';
+import { oauthAccessTokenOwner } from './oauth2-tokens.js';
 
 export type AuthMethod = 'token' | 'basic' | 'none';
 
@@ -26,7 +27,7 @@ function credentialOwner(state: SandboxState, header: string): { account: Accoun
   const kind = scheme.toLowerCase();
   if (kind === 'token' || kind === 'bearer') {
     const token = state.tokens.find((t) => t.value === value);
-    const account = token ? state.account(token.owner) : undefined;
+    const account = token ? state.account(token.owner) : oauthAccessTokenOwner(state, value);
     if (!account) throw unauthorized('invalid username, password or token');
     return { account, method: 'token', scopes: token?.scopes ?? null };
   }

@@ -214,6 +214,38 @@ export interface Notification {
   updated: string;
 }
 
+/** A user's grant to an OAuth2 application (Gitea's oauth2_grant): codes and tokens hang off it. */
+export interface OAuth2Grant {
+  id: number;
+  appId: number;
+  user: string;
+  scope: string;
+  /** Gitea's refresh-token counter (InvalidateRefreshTokens). */
+  counter: number;
+}
+
+export interface OAuth2Code {
+  grantId: number;
+  redirectUri: string;
+  codeChallenge: string;
+  codeChallengeMethod: string;
+  expiresAt: number;
+}
+
+export interface OAuth2Token {
+  grantId: number;
+  kind: 'access' | 'refresh';
+  counter: number;
+  expiresAt: number;
+}
+
+/** A signed-in browser of the web UI (Gitea's session cookie), with what /login/oauth/authorize parked in it. */
+export interface WebSession {
+  user: string | null;
+  csrf: string;
+  authorize?: { clientId: string; redirectUri: string; state: string; scope: string; codeChallenge: string; codeChallengeMethod: string };
+}
+
 /** Hashes exactly as git does for a blob, so `sha` of a file is the real git blob id. */
 export function blobSha(content: string): string {
   const bytes = Buffer.from(content, 'utf8');
@@ -232,6 +264,12 @@ export class SandboxState {
   readonly actionRuns: ActionRun[] = [];
   readonly packages: PackageVersion[] = [];
   readonly notifications: Notification[] = [];
+  readonly oauth2Grants: OAuth2Grant[] = [];
+  readonly oauth2Codes = new Map<string, OAuth2Code>();
+  readonly oauth2Tokens = new Map<string, OAuth2Token>();
+  readonly webSessions = new Map<string, WebSession>();
+  /** Gitea's [oauth2] settings: ACCESS_TOKEN_EXPIRATION_TIME (s), INVALIDATE_REFRESH_TOKENS. */
+  oauth2Settings = { accessTokenSeconds: 3600, refreshTokenHours: 730, invalidateRefreshTokens: false };
   private nextIds = new Map<string, number>();
   private lastTime = 0;
 

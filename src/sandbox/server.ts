@@ -34,6 +34,7 @@ import { miscRoutes } from './handlers/misc.js';
 import { pullRoutes } from './handlers/pulls.js';
 import { repoRoutes } from './handlers/repos.js';
 import { reviewRoutes } from './handlers/reviews.js';
+import { teamRoutes } from './handlers/teams.js';
 import { userRoutes } from './handlers/users.js';
 import { actionRoutes } from './handlers/actions.js';
 import { markupRoutes } from './handlers/markup.js';
@@ -41,6 +42,7 @@ import { notificationRoutes } from './handlers/notifications.js';
 import { packageRoutes } from './handlers/packages.js';
 import { timeRoutes } from './handlers/times.js';
 import type { SandboxState } from './model.js';
+import { OAUTH_WEB_PATHS, serveOAuthWeb } from './oauth2-web.js';
 import { Router } from './router.js';
 import { requireTokenScopes } from './scopes.js';
 import { defaultSeed, loadSeed, type Credentials, type SandboxSeed } from './seed.js';
@@ -65,6 +67,7 @@ export const sandboxRoutes: readonly Route[] = [
   ...packageRoutes,
   ...markupRoutes,
   ...notificationRoutes,
+  ...teamRoutes,
 ];
 
 export interface SandboxRequestRecord {
@@ -179,6 +182,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', state.baseUrl);
+    if (OAUTH_WEB_PATHS.has(url.pathname)) {
+      // Gitea's web side: sign-in and the OAuth2 provider (src/sandbox/oauth2-web.ts).
+      void serveOAuthWeb(state, req, res, url).then(({ status, login }) => requests.push({ method: req.method ?? 'GET', path: url.pathname, login, status }));
+      return;
+    }
     void dispatch(state, router, req, url).then(({ reply, operationId }) => {
       const headers = send(res, reply);
       const record: SandboxRequestRecord = {

@@ -23,6 +23,13 @@ export class IdentityVerifier {
     private readonly expected: string | null,
   ) {}
 
+  /** A person signed in through OAuth: their login was read from Gitea (GET /user) when the token was issued. */
+  static signedIn(reader: FactReader, login: string): IdentityVerifier {
+    const verifier = new IdentityVerifier(reader, login);
+    verifier.status = { state: 'verified', login };
+    return verifier;
+  }
+
   current(): IdentityStatus {
     return this.status;
   }

@@ -47,6 +47,8 @@ export interface Session {
   /** Null when no token is configured: reads then fail at Gitea, mutations fail closed. */
   readonly client: GiteaHttpClient | null;
   readonly identity: IdentityVerifier;
+  /** Set when this session runs one call for a person signed in through OAuth (src/server/caller-session.ts). */
+  readonly signedIn?: { readonly login: string };
 }
 
 /** What one serving process holds: the current session, replaced whole by a profile switch. */

@@ -3,6 +3,7 @@
 // Secret values (tokens) are read from the environment only: a flag would show them in `ps`.
 
 export type TransportKind = 'stdio' | 'http';
+export type AuthMode = 'bearer' | 'oauth' | 'oauth+bearer';
 export type SecretDetectionMode = 'off' | 'mask' | 'block';
 
 export interface Settings {
@@ -27,6 +28,10 @@ export interface Settings {
   maxBinaryBytes: number;
   timeoutMs: number;
   logLevel: string;
+  authMode: AuthMode;
+  oauthStore: string | null;
+  oauthClientId: string | null;
+  oauthGiteaScopes: string;
 }
 
 interface SettingSpec {
@@ -86,6 +91,10 @@ export const SETTINGS: readonly SettingSpec[] = [
   { key: 'maxBinaryBytes', env: 'MAX_BINARY_BYTES', flag: 'max-binary-bytes', default: '1048576', description: 'largest binary body returned or uploaded', parse: positiveInt },
   { key: 'timeoutMs', env: 'GITEA_TIMEOUT_MS', flag: 'timeout-ms', default: '30000', description: 'timeout of one Gitea request', parse: positiveInt },
   { key: 'logLevel', env: 'LOG_LEVEL', flag: 'log-level', default: 'info', description: 'pino log level (logs go to stderr)', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent') },
+  { key: 'authMode', env: 'AUTH_MODE', flag: 'auth-mode', default: 'bearer', description: "HTTP clients: 'bearer' (MCP_BEARER_TOKEN, or none on loopback), 'oauth' (each person signs in with Gitea) or 'oauth+bearer'", parse: oneOf('bearer', 'oauth', 'oauth+bearer') },
+  { key: 'oauthStore', env: 'OAUTH_STORE', flag: 'oauth-store', default: null, description: 'oauth token store: a SQLite file (default oauth-tokens.sqlite in the state directory) or postgres://... for several replicas (password via env or PGPASSWORD)', parse: text },
+  { key: 'oauthClientId', env: 'OAUTH_CLIENT_ID', flag: 'oauth-client-id', default: null, description: "client_id of this server's OAuth2 application in Gitea (its secret: OAUTH_CLIENT_SECRET)", parse: text },
+  { key: 'oauthGiteaScopes', env: 'OAUTH_GITEA_SCOPES', flag: 'oauth-gitea-scopes', default: '', description: "scopes asked of Gitea at sign-in (e.g. 'read:user write:repository'); empty: Gitea's default, full API access of the person", parse: text },
 ];
 
 /** Flags win over the environment, which wins over defaults. Required: profile and Gitea URL. */
@@ -116,6 +125,11 @@ export function settingsHelp(): string {
     '',
     'Secrets come from the environment only: the profile\'s token_source_name variable (GITEA_TOKEN if it names none; never both),',
     'MCP_BEARER_TOKEN for HTTP clients, OAUTH_CLIENT_SECRET and EXTRA_SECRETS (comma-separated) for redaction.',
+    '',
+    'AUTH_MODE=oauth (HTTP only): an OAuth 2.1 server for MCP clients and a confidential client of Gitea.',
+    'Needs OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET (a Gitea OAuth2 application whose redirect URI is',
+    'PUBLIC_BASE_URL/oauth/callback), TOKEN_ENCRYPTION_KEY (32+ characters; seals Gitea tokens at rest),',
+    'and a profile naming who may sign in (authenticated_users and/or authenticated_teams: [org/team]).',
     '',
   ].join('\n');
 }

@@ -1,10 +1,13 @@
 // Streamable HTTP, stateless: every POST to the MCP path gets a fresh SDK Server and transport
-// (no sessions to hijack or leak between clients). Every request passes the Host check; the MCP
-// path also passes the Origin check, the rate limit and bearer authentication before its body is
-// read, and a JSON-RPC batch is refused once read (one request, one message).
+// (no sessions to hijack or leak between clients). An express app (the SDK's auth router needs one):
+// every request, on every route, passes the Host and Origin checks first; the MCP path also passes
+// authentication (static bearer and/or per-user OAuth) and the rate limit before its body is read,
+// and a JSON-RPC batch is refused once read (one request, one message).
 import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { OAuthService } from '../auth/oauth-service.js';
 import { StreamableHTTPServerTransport, type Server } from '../server/sdk.js';
 import { BearerCheck } from './bearer.js';
 import { readJsonBody } from './body.js';
@@ -14,6 +17,7 @@ import { allowedHostList, hostAllowed } from './host-check.js';
 import { originAllowed } from './origin-check.js';
 import { JsonRpcCode, sendJson, sendJsonRpcError } from './http-response.js';
 import type { Logger } from './logger.js';
+import { oauthRoutes, type OAuthCaller } from './oauth-routes.js';
 import { RateLimiter } from './rate-limit.js';
 import { checkStartup, StartupError, type StartupOptions } from './startup.js';
 
@@ -28,7 +32,12 @@ export interface HttpTransportOptions extends StartupOptions {
   now?: () => number;
   /** Receiving one request may take this long (408 and close after); tests shorten it. */
   requestTimeoutMs?: number;
+  /** Per-user OAuth: builds the service once the public base URL (and so the port) is known. */
+  oauthService?: (base: string, mcpUrl: string) => Promise<OAuthService>;
 }
+
+/** A request's MCP server: null caller for the static bearer (or none), the person for an OAuth token. */
+export type ServerFactory = (caller: OAuthCaller | null) => Server;
 
 export interface HttpTransportHandle {
   /** The MCP endpoint, e.g. http://127.0.0.1:8741/mcp (the real port when 0 was asked for). */
@@ -37,9 +46,10 @@ export interface HttpTransportHandle {
 }
 
 /** Checks the options (StartupError before listening), then listens; resolves once bound. */
-export async function startHttpTransport(options: HttpTransportOptions, createServer: () => Server, logger: Logger): Promise<HttpTransportHandle> {
-  checkStartup(options);
-  const handler = requestHandler(options, createServer, logger);
+export async function startHttpTransport(options: HttpTransportOptions, createServer: ServerFactory, logger: Logger): Promise<HttpTransportHandle> {
+  checkStartup({ ...options, oauth: options.oauthService !== undefined });
+  // The app needs the public URL (OAuth metadata), which needs the port: it is built once listening.
+  let app: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const limits = {
     requestTimeout,
@@ -49,56 +59,98 @@ export async function startHttpTransport(options: HttpTransportOptions, createSe
     maxHeaderSize: 16 * 1024,
   };
   const http = createHttpServer(limits, (req, res) => {
-    handler(req, res).catch((error: unknown) => answerInternalError(res, error, logger));
+    if (app) app(req, res);
+    else sendJson(res, 503, { error: 'starting' });
   });
   http.maxHeadersCount = 100;
   await listen(http, options.host, options.port);
   const { port } = http.address() as AddressInfo;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   const url = `http://${host}:${port}${options.path}`;
-  logger.info({ url, auth: options.bearerToken === undefined ? 'none (loopback only)' : 'bearer' }, 'MCP streamable HTTP listening');
+  const base = (options.publicBaseUrl ?? `http://${host}:${port}`).replace(/\/+$/, '');
+  try {
+    const oauth = options.oauthService ? await options.oauthService(base, `${base}${options.path}`) : null;
+    app = buildApp(options, createServer, logger, oauth, base);
+  } catch (error) {
+    await closeServer(http);
+    throw error;
+  }
+  const auth = [options.oauthService ? 'oauth' : null, options.bearerToken === undefined ? null : 'bearer'].filter(Boolean).join('+') || 'none (loopback only)';
+  logger.info({ url, auth }, 'MCP streamable HTTP listening');
   return { url, close: () => closeServer(http) };
 }
 
-function requestHandler(options: HttpTransportOptions, createServer: () => Server, logger: Logger) {
+function buildApp(options: HttpTransportOptions, createServer: ServerFactory, logger: Logger, oauth: OAuthService | null, base: string) {
   const allowed = allowedHostList(options.publicBaseUrl, options.allowedHosts);
   const bearer = options.bearerToken === undefined ? null : new BearerCheck(options.bearerToken);
   // Authenticated clients get their own buckets, so failed attempts from an address cannot starve them.
   const tokenTag = options.bearerToken === undefined ? 'open' : createHash('sha256').update(options.bearerToken).digest('hex').slice(0, 16);
   const limiter = new RateLimiter(options.rateLimitPerMinute, options.now);
+  const routes = oauth ? oauthRoutes(oauth, base, `gitea-warden ${options.info.profile}`) : null;
+  const refused = (req: IncomingMessage, status: number, why: string) => logger.warn({ remote: req.socket.remoteAddress, status }, `request refused: ${why}`);
 
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const refused = (status: number, why: string) => logger.warn({ remote: req.socket.remoteAddress, status }, `request refused: ${why}`);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // First, for every route (MCP, OAuth endpoints, pages, metadata, health): the Host and Origin checks.
+  app.use((req: Request, res: Response, next: NextFunction) => {
     if (!hostAllowed(req.headers.host, allowed)) {
-      refused(403, 'Host header not allowed');
+      refused(req, 403, 'Host header not allowed');
       sendJsonRpcError(res, 403, JsonRpcCode.serverError, 'Forbidden: Host header not allowed; add this host name to ALLOWED_HOSTS or PUBLIC_BASE_URL');
       return;
     }
-    const pathname = (req.url ?? '/').split('?')[0] ?? '/';
-    if (pathname !== options.path) {
-      if (req.method === 'GET' && serveInfoRoute(pathname, res, options.info, options.path)) return;
-      sendJson(res, 404, { error: 'not_found' });
-      return;
-    }
     if (!originAllowed(req.headers.origin, allowed)) {
-      refused(403, 'Origin not allowed');
+      refused(req, 403, 'Origin not allowed');
       sendJsonRpcError(res, 403, JsonRpcCode.serverError, 'Forbidden: Origin not allowed; a browser page may call this server only from an allowed host');
       return;
     }
-    const authenticated = bearer === null || bearer.matches(req.headers.authorization);
-    const rate = limiter.take(`${req.socket.remoteAddress ?? 'unknown'}|${authenticated ? tokenTag : 'unauthenticated'}`);
-    if (!rate.allowed) {
-      refused(429, 'rate limit');
-      sendJsonRpcError(res, 429, JsonRpcCode.serverError, 'Too many requests', { 'Retry-After': String(rate.retryAfterSeconds) });
+    next();
+  });
+  app.all(options.path, async (req: Request, res: Response) => {
+    const rate = (caller: string) => {
+      const decision = limiter.take(`${req.socket.remoteAddress ?? 'unknown'}|${caller}`);
+      if (!decision.allowed) {
+        refused(req, 429, 'rate limit');
+        sendJsonRpcError(res, 429, JsonRpcCode.serverError, 'Too many requests', { 'Retry-After': String(decision.retryAfterSeconds) });
+      }
+      return decision.allowed;
+    };
+    if (bearer === null && routes === null) {
+      if (rate(tokenTag)) await serveMcp(req, res, options.maxBodyBytes, () => createServer(null));
       return;
     }
-    if (!authenticated) {
-      refused(401, 'missing or wrong bearer token');
+    if (bearer?.matches(req.headers.authorization)) {
+      if (rate(tokenTag)) await serveMcp(req, res, options.maxBodyBytes, () => createServer(null));
+      return;
+    }
+    if (routes === null) {
+      if (!rate('unauthenticated')) return;
+      refused(req, 401, 'missing or wrong bearer token');
       sendJsonRpcError(res, 401, JsonRpcCode.serverError, 'Unauthorized: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer realm="gitea-warden"' });
       return;
     }
-    await serveMcp(req, res, options.maxBodyBytes, createServer);
-  };
+    // requireBearerAuth answers 401 with resource_metadata itself, or sets req.auth.
+    await new Promise<void>((resolve, reject) => {
+      res.once('finish', () => resolve());
+      res.once('close', () => resolve());
+      Promise.resolve(routes.bearer(req, res, () => resolve())).catch(reject);
+    });
+    const caller = (req as Request & { auth?: { extra?: { caller?: OAuthCaller } } }).auth?.extra?.caller;
+    if (!caller) {
+      // Answered 401 already; a failed attempt still counts against its address's shared bucket.
+      limiter.take(`${req.socket.remoteAddress ?? 'unknown'}|unauthenticated`);
+      refused(req, 401, 'no valid OAuth token');
+      return;
+    }
+    if (rate(`user:${caller.login.toLowerCase()}`)) await serveMcp(req, res, options.maxBodyBytes, () => createServer(caller));
+  });
+  if (routes) app.use(routes.router);
+  app.get(/.*/, (req: Request, res: Response, next: NextFunction) => {
+    if (!serveInfoRoute(req.path, res, options.info, options.path)) next();
+  });
+  app.use((_req: Request, res: Response) => sendJson(res, 404, { error: 'not_found' }));
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => answerInternalError(res, error, logger));
+  return app;
 }
 
 async function serveMcp(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number, createServer: () => Server): Promise<void> {

@@ -14,6 +14,8 @@ export interface StartupOptions {
   port: number;
   path: string;
   bearerToken?: string;
+  /** Per-user OAuth on (AUTH_MODE=oauth or oauth+bearer). */
+  oauth?: boolean;
   publicBaseUrl?: string;
   allowedHosts: readonly string[];
   rateLimitPerMinute: number;
@@ -26,8 +28,12 @@ export function checkStartup(options: StartupOptions): void {
   if (bearerToken !== undefined && bearerToken.trim().length < MIN_BEARER_TOKEN_LENGTH) {
     throw new StartupError(`MCP_BEARER_TOKEN is shorter than ${MIN_BEARER_TOKEN_LENGTH} characters; use a long random token (e.g. openssl rand -hex 32)`);
   }
-  if (bearerToken === undefined && !isLoopbackHostname(options.host)) {
+  if (bearerToken === undefined && !options.oauth && !isLoopbackHostname(options.host)) {
     throw new StartupError(`refusing to listen on ${options.host} without MCP_BEARER_TOKEN; set a token or bind 127.0.0.1`);
+  }
+  if (options.oauth && !isLoopbackHostname(options.host) && !options.publicBaseUrl?.startsWith('https://')) {
+    // Clients and Gitea reach the sign-in pages through this URL; OAuth needs it to be HTTPS.
+    throw new StartupError('AUTH_MODE=oauth on a non-loopback address needs PUBLIC_BASE_URL=https://...');
   }
   if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
     throw new StartupError('MCP_PORT must be a whole number from 0 to 65535');

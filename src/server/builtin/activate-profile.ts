@@ -24,6 +24,11 @@ export const activateProfileTool: BuiltinTool = {
   operations: [],
   async handler({ args, session }, namespace) {
     const name = String(args.name);
+    if (session.signedIn) {
+      // The profile decided who may sign in; switching it for one person's call would undo that.
+      return refused('runtime_switching_disabled', 'This call runs as a person signed in through OAuth; the namespace\'s profile cannot be switched.',
+        'Sign in to the namespace of the profile you need.');
+    }
     const config = session.settings.config;
     if (config === null || !runtimeSwitchingAllowed(config)) {
       return refused('runtime_switching_disabled', 'This namespace has a static profile; runtime switching is off.',

@@ -13,7 +13,8 @@ export const whoamiTool: BuiltinTool = {
     const status = session.identity.current();
     const payload = {
       login: status.state === 'unverified' ? null : status.login,
-      expected_login: session.profile.data.authenticated_username ?? null,
+      expected_login: session.signedIn?.login ?? session.profile.data.authenticated_username ?? null,
+      signed_in_via: session.signedIn ? 'oauth' : 'profile_token',
       verification: status.state,
       verified: status.state === 'verified',
       ...(status.state === 'unverified' ? { detail: status.detail, ...(status.cause ? { cause: status.cause } : {}) } : {}),

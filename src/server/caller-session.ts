@@ -1,0 +1,23 @@
+// Per-user OAuth: one call's session for the person whose token it carries. Their Gitea token, a
+// client for it and their login (read from Gitea when the token was issued) replace the profile's
+// identity; profile, registry, policy and audit log stay the namespace's. Built per request, so a
+// call in flight keeps one identity whatever other people's calls do.
+import { GiteaHttpClient } from '../gitea/http.js';
+import { IdentityVerifier } from './identity.js';
+import type { Namespace, Session } from './session.js';
+
+export interface SignedInCaller {
+  login: string;
+  giteaToken: string;
+}
+
+export function sessionForCaller(base: Session, caller: SignedInCaller): Session {
+  const gitea = { baseUrl: base.gitea.baseUrl, token: caller.giteaToken, expectedLogin: caller.login };
+  const client = new GiteaHttpClient(gitea, { timeoutMs: base.settings.timeoutMs });
+  return { ...base, gitea, client, identity: IdentityVerifier.signedIn(client, caller.login), signedIn: { login: caller.login } };
+}
+
+/** A namespace of one call: its session is the caller's and is never replaced. */
+export function namespaceForCaller(namespace: Namespace, caller: SignedInCaller): Namespace {
+  return { session: sessionForCaller(namespace.session, caller) };
+}

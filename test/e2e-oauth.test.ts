@@ -1,0 +1,304 @@
+// Per-user OAuth end to end: the official SDK's OAuth client (auth() over an OAuthClientProvider)
+// against `serve` in AUTH_MODE=oauth and the sandbox's Gitea OAuth2 provider. Registration,
+// authorization, consent, Gitea sign-in, callback, token, tools/call as the person, refresh and
+// revocation; then every refusal the issue names.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { payloadOf, tempDir } from './support/namespace.js';
+import {
+  browserSignIn,
+  fieldOf,
+  registerWardenApp,
+  ScriptedBrowser,
+  signInWithSdk,
+  spawnOAuthServe,
+  TestClientProvider,
+  type OAuthServe,
+} from './support/oauth-flow.js';
+
+async function connectAs(mcpUrl: string, provider: TestClientProvider): Promise<Client> {
+  const client = new Client({ name: 'warden-oauth-test', version: '0.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
+  return client;
+}
+
+async function mcpStatus(mcpUrl: string, accessToken: string): Promise<{ status: number; wwwAuthenticate: string | null }> {
+  const response = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+  });
+  await response.text();
+  return { status: response.status, wwwAuthenticate: response.headers.get('www-authenticate') };
+}
+
+async function tokenRequest(base: string, fields: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${base}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
+  let sandbox: Sandbox;
+  let dir: ReturnType<typeof tempDir>;
+  let serve: OAuthServe;
+  let other: OAuthServe;
+  let app: Awaited<ReturnType<typeof registerWardenApp>>;
+  const storeFile = () => join(dir.path, 'state', 'oauth-tokens.sqlite');
+
+  before(async () => {
+    sandbox = await startSandbox();
+    dir = tempDir('warden-oauth-');
+    app = await registerWardenApp(sandbox);
+    serve = await spawnOAuthServe(sandbox, app, { auditLog: join(dir.path, 'audit.jsonl'), store: storeFile() });
+    // A second namespace sharing the same store, at another URL: a different resource.
+    other = await spawnOAuthServe(sandbox, app, { auditLog: join(dir.path, 'audit-other.jsonl'), store: storeFile() });
+    app.setRedirect(`${serve.base}/oauth/callback`);
+  });
+
+  after(async () => {
+    await serve?.close();
+    await other?.close();
+    await sandbox?.close();
+    dir?.dispose();
+  });
+
+  test('discovery: 401 with resource_metadata, protected resource and authorization server metadata', async () => {
+    const unauthenticated = await fetch(serve.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(unauthenticated.status, 401);
+    assert.match(unauthenticated.headers.get('www-authenticate') ?? '', /^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
+    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
+      const prm = (await (await fetch(`${serve.base}${path}`)).json()) as Record<string, unknown>;
+      assert.equal(prm.resource, serve.url, path);
+      assert.deepEqual(prm.authorization_servers, [`${serve.base}/`]);
+    }
+    const asMeta = (await (await fetch(`${serve.base}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    assert.deepEqual(asMeta.code_challenge_methods_supported, ['S256']);
+    assert.equal(asMeta.registration_endpoint, `${serve.base}/register`);
+    assert.equal(asMeta.revocation_endpoint, `${serve.base}/revoke`);
+  });
+
+  test('the whole flow: sign-in as alice, tools/call as alice, refresh, revocation', async () => {
+    const { provider, signIn } = await signInWithSdk(serve.url, serve.base, sandbox, 'alice');
+    // The consent page named the client, its redirect URI, the namespace and what it may do.
+    assert.match(signIn.consentPage, /warden-e2e-agent/);
+    assert.match(signIn.consentPage, /http:\/\/127\.0\.0\.1:9\/callback/);
+    assert.match(signIn.consentPage, /gitea-author-oauth/);
+    assert.match(signIn.consentPage, /is never allowed gitea\.pr\.approve/);
+    const tokens = provider.saved;
+    assert.ok(tokens?.access_token.startsWith('gwa_') && tokens.refresh_token?.startsWith('gwr_'), 'opaque tokens issued');
+
+    const client = await connectAs(serve.url, provider);
+    const whoami = payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} }));
+    assert.equal(whoami.login, 'alice');
+    assert.equal(whoami.signed_in_via, 'oauth');
+    assert.equal(whoami.verified, true);
+    // A write runs at Gitea as alice, with alice's OAuth token.
+    const before = sandbox.requests.length;
+    const created = await client.callTool({ name: 'gitea_branches_create', arguments: { owner: 'acme', repo: 'widgets', body: { new_branch_name: 'feature/oauth', old_branch_name: 'main' } } });
+    assert.equal(created.isError, false, JSON.stringify(created.structuredContent));
+    const writes = sandbox.requests.slice(before).filter((r) => r.method === 'POST' && r.path.endsWith('/branches'));
+    assert.deepEqual(writes.map((r) => r.login), ['alice']);
+    await client.close();
+    // The audit names the person.
+    const audit = readFileSync(join(dir.path, 'audit.jsonl'), 'utf8');
+    assert.match(audit, /"login":"alice"/);
+
+    // Refresh rotates: the new pair works, the old refresh token no longer does.
+    const oldRefresh = tokens.refresh_token ?? '';
+    assert.equal(await auth(provider, { serverUrl: serve.url }), 'AUTHORIZED');
+    assert.notEqual(provider.saved?.access_token, tokens.access_token);
+    assert.equal((await mcpStatus(serve.url, provider.saved?.access_token ?? '')).status, 200);
+
+    // Revocation (RFC 7009) ends the sign-in: the access token gets 401, the refresh token invalid_grant.
+    const clientId = provider.info?.client_id ?? '';
+    const revoked = await fetch(`${serve.base}/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: provider.saved?.access_token ?? '', client_id: clientId }).toString() });
+    assert.equal(revoked.status, 200);
+    assert.equal((await mcpStatus(serve.url, provider.saved?.access_token ?? '')).status, 401);
+    const refreshAfter = await tokenRequest(serve.base, { grant_type: 'refresh_token', refresh_token: provider.saved?.refresh_token ?? '', client_id: clientId });
+    assert.equal(refreshAfter.status, 400);
+    assert.equal(refreshAfter.body.error, 'invalid_grant');
+    const reused = await tokenRequest(serve.base, { grant_type: 'refresh_token', refresh_token: oldRefresh, client_id: clientId });
+    assert.equal(reused.body.error, 'invalid_grant');
+  });
+
+  test('a token issued for one namespace is refused by another that trusts the same store', async () => {
+    const { provider } = await signInWithSdk(serve.url, serve.base, sandbox, 'alice');
+    const token = provider.saved?.access_token ?? '';
+    assert.equal((await mcpStatus(serve.url, token)).status, 200);
+    const elsewhere = await mcpStatus(other.url, token);
+    assert.equal(elsewhere.status, 401);
+    assert.match(elsewhere.wwwAuthenticate ?? '', /not issued for this resource/);
+  });
+
+  test('a person the profile does not name gets a refusal page and no token', async () => {
+    const provider = new TestClientProvider();
+    await auth(provider, { serverUrl: serve.url });
+    const signIn = await browserSignIn(new ScriptedBrowser(), provider.authorizationUrl as URL, serve.base, 'admin', sandbox.users.admin?.password ?? '', provider.redirectUrl);
+    assert.equal(signIn.final.status, 403);
+    assert.match(signIn.final.body, /admin is not among the people the profile gitea-author-oauth names/);
+    const back = new URL(fieldOf(signIn.final.body.replace(/href="/, 'name="back" value="'), 'back') ?? 'http://x/');
+    assert.equal(back.searchParams.get('error'), 'access_denied');
+    const db = new Database(storeFile(), { readonly: true });
+    const grants = db.prepare('SELECT login FROM oauth_grants').all() as Array<{ login: string }>;
+    db.close();
+    assert.ok(grants.every((g) => g.login !== 'admin'), 'no grant stored for admin');
+  });
+
+  test('a member of a named team may sign in (team membership read from Gitea)', async () => {
+    const { provider } = await signInWithSdk(serve.url, serve.base, sandbox, 'bob');
+    const client = await connectAs(serve.url, provider);
+    assert.equal(payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} })).login, 'bob');
+    await client.close();
+  });
+
+  test('refused: a redirect URI the client did not register', async () => {
+    const provider = new TestClientProvider();
+    await auth(provider, { serverUrl: serve.url });
+    const url = new URL(provider.authorizationUrl as URL);
+    url.searchParams.set('redirect_uri', 'http://127.0.0.1:9/elsewhere');
+    const answer = await new ScriptedBrowser().request(url.toString());
+    assert.equal(answer.status, 400);
+    assert.match(answer.body, /Unregistered redirect_uri/);
+  });
+
+  test('refused: missing or plain PKCE', async () => {
+    const provider = new TestClientProvider();
+    await auth(provider, { serverUrl: serve.url });
+    for (const change of [(u: URL) => u.searchParams.set('code_challenge_method', 'plain'), (u: URL) => { u.searchParams.delete('code_challenge'); u.searchParams.delete('code_challenge_method'); }]) {
+      const url = new URL(provider.authorizationUrl as URL);
+      change(url);
+      const answer = await new ScriptedBrowser().request(url.toString());
+      assert.equal(answer.status, 302);
+      const back = new URL(answer.location ?? '');
+      assert.equal(back.origin + back.pathname, provider.redirectUrl);
+      assert.equal(back.searchParams.get('error'), 'invalid_request');
+    }
+  });
+
+  test('refused: a consent POST without its CSRF token, or from another origin', async () => {
+    const provider = new TestClientProvider();
+    await auth(provider, { serverUrl: serve.url });
+    const browser = new ScriptedBrowser();
+    const consent = await browser.follow((provider.authorizationUrl as URL).toString(), provider.redirectUrl);
+    assert.equal(consent.status, 200);
+    const request = fieldOf(consent.body, 'request') ?? '';
+    const csrf = fieldOf(consent.body, 'csrf') ?? '';
+    const noCsrf = await browser.request(`${serve.base}/oauth/consent`, { form: { request, decision: 'approve' }, headers: { origin: serve.base } });
+    assert.equal(noCsrf.status, 403);
+    assert.match(noCsrf.body, /without its security token/);
+    const crossOrigin = await browser.request(`${serve.base}/oauth/consent`, { form: { request, csrf, decision: 'approve' }, headers: { origin: 'http://evil.example' } });
+    assert.equal(crossOrigin.status, 403);
+    assert.match(crossOrigin.body, /cross-origin/);
+    // Another browser (no cookie) with the token copied from the page: refused too.
+    const stolen = await new ScriptedBrowser().request(`${serve.base}/oauth/consent`, { form: { request, csrf, decision: 'approve' }, headers: { origin: serve.base } });
+    assert.equal(stolen.status, 403);
+    // The page cannot be framed.
+    const page = await browser.request(`${serve.base}/oauth/consent?request=${request}`);
+    assert.equal(page.status, 200);
+    const headers = await fetch(`${serve.base}/oauth/consent?request=${request}`);
+    assert.equal(headers.headers.get('x-frame-options'), 'DENY');
+    assert.match(headers.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+  });
+
+  test('refused: a replayed or forged state at the callback', async () => {
+    const forged = await new ScriptedBrowser().request(`${serve.base}/oauth/callback?code=x&state=forged`);
+    assert.equal(forged.status, 400);
+    assert.match(forged.body, /unknown, already used, or forged/);
+    // Replay: capture Gitea's redirect back to the callback and send it twice.
+    const provider = new TestClientProvider();
+    await auth(provider, { serverUrl: serve.url });
+    const browser = new ScriptedBrowser();
+    const consent = await browser.follow((provider.authorizationUrl as URL).toString(), provider.redirectUrl);
+    const decided = await browser.request(`${serve.base}/oauth/consent`, {
+      form: { request: fieldOf(consent.body, 'request') ?? '', csrf: fieldOf(consent.body, 'csrf') ?? '', decision: 'approve' },
+      headers: { origin: serve.base },
+    });
+    const signInForm = await browser.follow(decided.location ?? '', provider.redirectUrl);
+    const signedIn = await browser.request(new URL('/user/login', signInForm.url).toString(), {
+      form: { _csrf: fieldOf(signInForm.body, '_csrf') ?? '', redirect_to: fieldOf(signInForm.body, 'redirect_to') ?? '/', user_name: 'alice', password: sandbox.users.alice?.password ?? '' },
+    });
+    // Alice granted the application before, so Gitea sends the browser straight back to the callback.
+    const backFromGitea = await browser.follow(signedIn.location ?? '', `${serve.base}/oauth/callback`);
+    const callback = backFromGitea.location ?? '';
+    assert.ok(callback.startsWith(`${serve.base}/oauth/callback?`));
+    const first = await browser.request(callback);
+    assert.equal(first.status, 302);
+    assert.ok(first.location?.startsWith(provider.redirectUrl));
+    const replay = await browser.request(callback);
+    assert.equal(replay.status, 400);
+    assert.match(replay.body, /already used/);
+  });
+
+  test('refused: an authorization code with another redirect URI at the token endpoint, and a code used twice', async () => {
+    const provider = new TestClientProvider();
+    await auth(provider, { serverUrl: serve.url });
+    const signIn = await browserSignIn(new ScriptedBrowser(), provider.authorizationUrl as URL, serve.base, 'alice', sandbox.users.alice?.password ?? '', provider.redirectUrl);
+    const code = new URL(signIn.final.location ?? '').searchParams.get('code') ?? '';
+    const clientId = provider.info?.client_id ?? '';
+    const wrong = await tokenRequest(serve.base, { grant_type: 'authorization_code', code, code_verifier: provider.verifier, client_id: clientId, redirect_uri: 'http://127.0.0.1:9/other' });
+    assert.equal(wrong.body.error, 'invalid_grant');
+    const fresh = new TestClientProvider();
+    await auth(fresh, { serverUrl: serve.url });
+    const second = await browserSignIn(new ScriptedBrowser(), fresh.authorizationUrl as URL, serve.base, 'alice', sandbox.users.alice?.password ?? '', fresh.redirectUrl);
+    const code2 = new URL(second.final.location ?? '').searchParams.get('code') ?? '';
+    const fields = { grant_type: 'authorization_code', code: code2, code_verifier: fresh.verifier, client_id: fresh.info?.client_id ?? '', redirect_uri: fresh.redirectUrl };
+    const ok = await tokenRequest(serve.base, fields);
+    assert.equal(ok.status, 200);
+    const again = await tokenRequest(serve.base, fields);
+    assert.equal(again.body.error, 'invalid_grant');
+    // The replay ended the sign-in the first exchange started.
+    assert.equal((await mcpStatus(serve.url, String(ok.body.access_token))).status, 401);
+  });
+
+  test('Gitea refusing to renew its token ends the sign-in with a 401', async () => {
+    const { provider } = await signInWithSdk(serve.url, serve.base, sandbox, 'alice');
+    const token = provider.saved?.access_token ?? '';
+    // Renewal due: Gitea's token expires now. The first call renews it at Gitea (refresh_token grant).
+    const db = new Database(storeFile());
+    db.prepare('UPDATE oauth_grants SET gitea_expires_at = 0').run();
+    const before = sandbox.requests.length;
+    assert.equal((await mcpStatus(serve.url, token)).status, 200);
+    assert.ok(sandbox.requests.slice(before).some((r) => r.path === '/login/oauth/access_token' && r.status === 200), 'renewed at Gitea');
+    // The person revokes the application in Gitea: renewal is refused, the client must sign in again.
+    sandbox.state.oauth2Grants.splice(0, sandbox.state.oauth2Grants.length);
+    db.prepare('UPDATE oauth_grants SET gitea_expires_at = 0').run();
+    db.close();
+    const refused = await mcpStatus(serve.url, token);
+    assert.equal(refused.status, 401);
+    assert.match(refused.wwwAuthenticate ?? '', /resource_metadata=/);
+  });
+
+  test('the SQLite store is mode 0600 and holds no plaintext token of either kind', async () => {
+    const { provider } = await signInWithSdk(serve.url, serve.base, sandbox, 'alice');
+    assert.equal(statSync(storeFile()).mode & 0o777, 0o600);
+    const ours = [provider.saved?.access_token ?? '', provider.saved?.refresh_token ?? ''];
+    const giteas = [...sandbox.state.oauth2Tokens.keys()];
+    assert.ok(giteas.length > 0);
+    const db = new Database(storeFile(), { readonly: true });
+    const dump = ['oauth_clients', 'oauth_parks', 'oauth_grants', 'oauth_codes', 'oauth_tokens']
+      .map((table) => JSON.stringify(db.prepare(`SELECT * FROM ${table}`).all()))
+      .join('\n');
+    db.close();
+    const raw = readFileSync(storeFile()).toString('latin1') + readFileSyncIfAny(`${storeFile()}-wal`);
+    for (const secret of [...ours, ...giteas, app.clientSecret]) {
+      assert.ok(!dump.includes(secret), 'no plaintext token in the tables');
+      assert.ok(!raw.includes(secret), 'no plaintext token in the file');
+    }
+    assert.match(dump, /"gitea_access_sealed":"v1\./);
+  });
+});
+
+function readFileSyncIfAny(path: string): string {
+  try {
+    return readFileSync(path).toString('latin1');
+  } catch {
+    return '';
+  }
+}
