@@ -92,7 +92,8 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     assert.match(signIn.consentPage, /gitea-author-oauth/);
     assert.match(signIn.consentPage, /is never allowed gitea\.pr\.approve/);
     const tokens = provider.saved;
-    assert.ok(tokens?.access_token.startsWith('gwa_') && tokens.refresh_token?.startsWith('gwr_'), 'opaque tokens issued');
+    assert.ok(tokens);
+    assert.ok(tokens.access_token.startsWith('gwa_') && tokens.refresh_token?.startsWith('gwr_'), 'opaque tokens issued');
 
     const client = await connectAs(serve.url, provider);
     const whoami = payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} }));
@@ -195,7 +196,11 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     assert.match(noCsrf.body, /without its security token/);
     const crossOrigin = await browser.request(`${serve.base}/oauth/consent`, { form: { request, csrf, decision: 'approve' }, headers: { origin: 'http://evil.example' } });
     assert.equal(crossOrigin.status, 403);
-    assert.match(crossOrigin.body, /cross-origin/);
+    assert.match(crossOrigin.body, /Origin not allowed/);
+    // No Origin header, but the browser says the form came from another site.
+    const crossSite = await browser.request(`${serve.base}/oauth/consent`, { form: { request, csrf, decision: 'approve' }, headers: { 'sec-fetch-site': 'cross-site' } });
+    assert.equal(crossSite.status, 403);
+    assert.match(crossSite.body, /cross-origin/);
     // Another browser (no cookie) with the token copied from the page: refused too.
     const stolen = await new ScriptedBrowser().request(`${serve.base}/oauth/consent`, { form: { request, csrf, decision: 'approve' }, headers: { origin: serve.base } });
     assert.equal(stolen.status, 403);
