@@ -156,7 +156,8 @@ function sendBrowser(res: Response, outcome: BrowserOutcome, secure: boolean): v
     'Cache-Control': 'no-store',
     'X-Frame-Options': 'DENY',
     'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-    'Referrer-Policy': 'no-referrer',
+    // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with the form.
+    'Referrer-Policy': 'same-origin',
     'X-Content-Type-Options': 'nosniff',
   });
   if (outcome.kind === 'redirect') {
