@@ -94,8 +94,9 @@ function scalingSection({ scaling }: BenchResults): string[] {
   ];
 }
 
-function overheadSection({ overhead, skipped }: BenchResults): string[] {
-  if (!overhead) return [heading(3), '', `Not measured in this run: ${skipped.join('; ') || 'server unavailable'}.`, ''];
+function overheadSection(results: BenchResults): string[] {
+  const { overhead, skipped } = results;
+  if (!overhead) return [heading(3), '', `Not measured in this run: ${skipped.join('; ') || 'server unavailable'}.`, '', ...tokenVerificationLines(results)];
   return [
     heading(3),
     '',
@@ -115,6 +116,23 @@ function overheadSection({ overhead, skipped }: BenchResults): string[] {
     '| call | path | clients | added p50 (ms) | added p99 (ms) |',
     '|---|---|---:|---:|---:|',
     ...overhead.added.map((a) => `| ${a.kind} | ${a.path} | ${a.concurrency} | ${a.p50Milliseconds} | ${a.p99Milliseconds} |`),
+    '',
+    ...tokenVerificationLines(results),
+  ];
+}
+
+/** Per-user OAuth (AUTH_MODE=oauth): what verifying the bearer token adds to each call, beside the table above. */
+function tokenVerificationLines({ tokenVerification: t }: BenchResults): string[] {
+  if (!t) return ['Token verification (per-user OAuth): not measured in this run.', ''];
+  return [
+    `Added by per-user OAuth on each call (AUTH_MODE=oauth, ${t.store} store, ${t.calls} verifications a round): the SHA-256 of`,
+    'the bearer token, one indexed read of token and grant, and the person\'s Gitea token opened with AES-256-GCM. Cached:',
+    'the opened Gitea token kept per grant in the process; uncached: decrypted on every call (first call after a start or refresh).',
+    '',
+    '| token verification | p50 (µs) | p99 (µs) |',
+    '|---|---:|---:|',
+    `| cached | ${fmt(t.cachedP50Microseconds)} | ${fmt(t.cachedP99Microseconds)} |`,
+    `| uncached | ${fmt(t.uncachedP50Microseconds)} | ${fmt(t.uncachedP99Microseconds)} |`,
     '',
   ];
 }

@@ -5,6 +5,7 @@ import type { ScalingPoint } from './scaling.js';
 import type { OverheadFigures } from './server-overhead.js';
 import type { ListingFigures, StartupFigures } from './startup.js';
 import type { Spread } from './stats.js';
+import type { TokenVerificationFigures } from './token-verification.js';
 
 export interface Machine {
   cpu: string;
@@ -37,6 +38,8 @@ export interface BenchResults {
   scaling: ScalingPoint[];
   /** null when the server could not be measured; `skipped` says why. */
   overhead: OverheadFigures | null;
+  /** Per-user OAuth: what verifying a bearer token adds to a call (absent in results of older runs). */
+  tokenVerification?: TokenVerificationFigures | null;
   startup: StartupFigures | null;
   skipped: string[];
   listings: ListingFigures[];

@@ -16,11 +16,13 @@ import { benchScaling } from './scaling.js';
 import { benchServerOverhead } from './server-overhead.js';
 import { benchListings, benchStartup } from './startup.js';
 import { overRounds, progress } from './stats.js';
+import { benchTokenVerification } from './token-verification.js';
 import { buildWorkload } from './workload.js';
 
 const ROUNDS = 5;
 const SERVER_CALLS_PER_ROUND = 100;
 const AUDIT_EVENTS = 200;
+const TOKEN_VERIFICATIONS = 2000;
 
 export const resultsFile = join(packageRoot, 'bench', 'results.json');
 export const reportFile = join(packageRoot, 'docs', 'benchmarks.md');
@@ -41,12 +43,13 @@ async function main(): Promise<number> {
   }
   const scaling = await benchScaling(ROUNDS);
   const overhead = await optional('server overhead', skipped, () => benchServerOverhead(ROUNDS, SERVER_CALLS_PER_ROUND));
+  const tokenVerification = await optional('token verification', skipped, () => benchTokenVerification(ROUNDS, TOKEN_VERIFICATIONS));
   const startup = await optional('start-up', skipped, () => benchStartup(ROUNDS));
   progress('tools/list sizes');
   const listings = benchListings();
   const redaction = await redactionFigures();
   const audit = await auditFigures();
-  const results: BenchResults = { date: new Date().toISOString(), machine: machine(), rounds: ROUNDS, decisions, scaling, overhead, startup, skipped, listings, redaction, audit };
+  const results: BenchResults = { date: new Date().toISOString(), machine: machine(), rounds: ROUNDS, decisions, scaling, overhead, tokenVerification, startup, skipped, listings, redaction, audit };
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(reportFile, renderReport(results));
   progress(`wrote bench/results.json and docs/benchmarks.md in ${((Date.now() - started) / 1000).toFixed(0)} s`);

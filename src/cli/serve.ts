@@ -1,13 +1,12 @@
 // `gitea-warden serve`: one MCP namespace (one profile, one Gitea identity) over stdio (default)
 // or streamable HTTP. Configuration problems exit 2 with one line; logs go to stderr only.
 import { parseArgs } from 'node:util';
-import { OAuthSetupError, openOAuth, type OAuthSetup } from '../auth/oauth-setup.js';
+import type { OAuthSetup } from '../auth/oauth-setup.js';
 import { namespaceForCaller } from '../server/caller-session.js';
 import { loadNamespace } from '../server/namespace.js';
 import { createMcpServer } from '../server/mcp-server.js';
 import { readSettings, SETTINGS, SettingsError, settingsHelp, type Settings } from '../server/settings.js';
 import { serveStdio } from '../transports/stdio.js';
-import { DEFAULT_MAX_BODY_BYTES, startHttpTransport } from '../transports/http.js';
 import { createLogger, type Logger } from '../transports/logger.js';
 import { checkStartup, StartupError, type StartupOptions } from '../transports/startup.js';
 import type { Namespace } from '../server/session.js';
@@ -27,12 +26,14 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const settings = readSettings(flags, process.env);
     // An unsafe HTTP setup is refused before anything is loaded, opened or written.
-    const http = settings.transport === 'http' ? httpOptions(settings, process.env) : null;
+    // HTTP (express, the SDK's auth router) and OAuth (database drivers) load only when used: stdio starts lean.
+    const transport = settings.transport === 'http' ? await import('../transports/http.js') : null;
+    const http = transport ? httpOptions(settings, process.env, transport.DEFAULT_MAX_BODY_BYTES) : null;
     if (http) checkStartup(http);
     if (settings.authMode !== 'bearer' && http === null) throw new StartupError(`AUTH_MODE=${settings.authMode} needs MCP_TRANSPORT=http`);
     const logger = createLogger(settings.logLevel as Parameters<typeof createLogger>[0]);
     const namespace = await loadNamespace(settings, process.env, logger);
-    const oauth = settings.authMode === 'bearer' ? null : await openOAuth(oauthSettings(settings), namespace.session.profile, process.env);
+    const oauth = settings.authMode === 'bearer' ? null : await (await import('../auth/oauth-setup.js')).openOAuth(oauthSettings(settings), namespace.session.profile, process.env);
     try {
       await serve(namespace, http, oauth, logger);
     } finally {
@@ -40,13 +41,13 @@ export async function run(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
-    if (error instanceof SettingsError || error instanceof StartupError || error instanceof OAuthSetupError) return fail(error.message);
+    if (error instanceof SettingsError || error instanceof StartupError || isOAuthSetupError(error)) return fail(error.message);
     throw error;
   }
 }
 
 /** The HTTP transport's settings. MCP_BEARER_TOKEN set but empty stays set, so checkStartup refuses it rather than serve unauthenticated. */
-function httpOptions(settings: Settings, env: NodeJS.ProcessEnv): StartupOptions {
+function httpOptions(settings: Settings, env: NodeJS.ProcessEnv, maxBodyBytes: number): StartupOptions {
   const bearerToken = env.MCP_BEARER_TOKEN;
   return {
     host: settings.host,
@@ -57,8 +58,13 @@ function httpOptions(settings: Settings, env: NodeJS.ProcessEnv): StartupOptions
     ...(settings.publicBaseUrl ? { publicBaseUrl: settings.publicBaseUrl } : {}),
     allowedHosts: settings.allowedHosts,
     rateLimitPerMinute: settings.rateLimitPerMinute,
-    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    maxBodyBytes,
   };
+}
+
+/** OAuthSetupError (exit 2), recognised without loading its module. */
+function isOAuthSetupError(error: unknown): error is Error {
+  return error instanceof Error && error.name === 'OAuthSetupError';
 }
 
 function oauthSettings(settings: Settings) {
@@ -74,6 +80,7 @@ async function serve(namespace: Namespace, http: StartupOptions | null, oauth: O
     await audit.close();
     return;
   }
+  const { startHttpTransport } = await import('../transports/http.js');
   const handle = await startHttpTransport(
     {
       ...http,

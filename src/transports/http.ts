@@ -17,7 +17,7 @@ import { allowedHostList, hostAllowed } from './host-check.js';
 import { originAllowed } from './origin-check.js';
 import { JsonRpcCode, sendJson, sendJsonRpcError } from './http-response.js';
 import type { Logger } from './logger.js';
-import { oauthRoutes, type OAuthCaller } from './oauth-routes.js';
+import type { OAuthCaller, OAuthRoutes } from './oauth-routes.js';
 import { RateLimiter } from './rate-limit.js';
 import { checkStartup, StartupError, type StartupOptions } from './startup.js';
 
@@ -69,8 +69,13 @@ export async function startHttpTransport(options: HttpTransportOptions, createSe
   const url = `http://${host}:${port}${options.path}`;
   const base = (options.publicBaseUrl ?? `http://${host}:${port}`).replace(/\/+$/, '');
   try {
-    const oauth = options.oauthService ? await options.oauthService(base, `${base}${options.path}`) : null;
-    app = buildApp(options, createServer, logger, oauth, base);
+    let routes: OAuthRoutes | null = null;
+    if (options.oauthService) {
+      // The SDK's auth router loads only in oauth mode.
+      const { oauthRoutes } = await import('./oauth-routes.js');
+      routes = oauthRoutes(await options.oauthService(base, `${base}${options.path}`), base, `gitea-warden ${options.info.profile}`);
+    }
+    app = buildApp(options, createServer, logger, routes);
   } catch (error) {
     await closeServer(http);
     throw error;
@@ -80,13 +85,12 @@ export async function startHttpTransport(options: HttpTransportOptions, createSe
   return { url, close: () => closeServer(http) };
 }
 
-function buildApp(options: HttpTransportOptions, createServer: ServerFactory, logger: Logger, oauth: OAuthService | null, base: string) {
+function buildApp(options: HttpTransportOptions, createServer: ServerFactory, logger: Logger, routes: OAuthRoutes | null) {
   const allowed = allowedHostList(options.publicBaseUrl, options.allowedHosts);
   const bearer = options.bearerToken === undefined ? null : new BearerCheck(options.bearerToken);
   // Authenticated clients get their own buckets, so failed attempts from an address cannot starve them.
   const tokenTag = options.bearerToken === undefined ? 'open' : createHash('sha256').update(options.bearerToken).digest('hex').slice(0, 16);
   const limiter = new RateLimiter(options.rateLimitPerMinute, options.now);
-  const routes = oauth ? oauthRoutes(oauth, base, `gitea-warden ${options.info.profile}`) : null;
   const refused = (req: IncomingMessage, status: number, why: string) => logger.warn({ remote: req.socket.remoteAddress, status }, `request refused: ${why}`);
 
   const app = express();
