@@ -82,3 +82,20 @@ test('demo --help explains the command and exits 0', async () => {
   assert.equal(code, 0);
   assert.match(stdout, /usage: gitea-warden demo/);
 });
+
+describe('gitea-warden demo oauth', () => {
+  let run: { code: number | null; stdout: string; stderr: string };
+  before(async () => {
+    run = await runDemo(['oauth']);
+  });
+
+  test('exits 0 and tells the shared-service story: sign-in, acting as alice, a refusal, revocation', () => {
+    assert.equal(run.code, 0, `demo output:\n${run.stdout}\n${run.stderr}`);
+    assert.match(run.stdout, /✓ gitea_whoami names the person who signed in\n\s+login alice, via oauth/);
+    assert.match(run.stdout, /✓ creating a branch is allowed, and Gitea sees alice do it\n\s+Gitea request log: POST by alice/);
+    assert.match(run.stdout, /✓ approving a pull request is refused by the profile/);
+    assert.match(run.stdout, /admin is not among the people the profile gitea-author-oauth names/);
+    assert.match(run.stdout, /next MCP request → 401/);
+    assert.match(run.stdout, /Every decision was the expected one\./);
+  });
+});

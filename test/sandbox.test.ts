@@ -38,6 +38,15 @@ describe('the seeded world', () => {
     }
   });
 
+  test('/user/teams lists the signed-in user\'s teams with their organization', async () => {
+    const bob = await call('GET', '/user/teams', { as: 'bob' });
+    assert.equal(bob.status, 200);
+    assert.deepEqual(bob.body.map((t: { name: string; organization: { username: string } }) => `${t.organization.username}/${t.name}`), ['acme/Developers']);
+    const admin = await call('GET', '/user/teams', { as: 'admin' });
+    assert.deepEqual(admin.body.map((t: { name: string }) => t.name), ['Owners']);
+    assert.equal((await call('GET', '/user/teams', { as: null })).status, 401);
+  });
+
   test('acme/widgets: every role user may push; main and dev are protected, main needs one approval', async () => {
     for (const login of ['alice', 'bob', 'carol', 'dave', 'erin']) {
       const repo = await call('GET', W, { as: login });

@@ -14,6 +14,7 @@ import { Printer, type AuditCheck, type Row } from './demo-report.js';
 import { profileOf, ROLES, StoryStopped, tellStory, type Attempt, type Role, type Stage } from './demo-story.js';
 
 const usage = `usage: gitea-warden demo [--json] [--audit-dir DIR]
+       gitea-warden demo oauth
 
 Starts the sandbox Gitea and four namespaces (author, reviewer, merger, reconciler), walks one
 change from commit to merged-branch cleanup through real MCP calls, and shows each decision.
@@ -21,6 +22,10 @@ Exit 0 when every decision was the expected one, 1 when one was not (the mismatc
 
   --json            print only the summary, as JSON (for scripts)
   --audit-dir DIR   where the audit logs go (default: a new directory under the system temp dir)
+
+demo oauth: the shared service. One namespace in AUTH_MODE=oauth; alice's agent signs her in through
+the consent page and the sandbox Gitea's sign-in, acts as alice within the profile; admin, whom the
+profile does not name, is refused; a revoked sign-in stops working.
 `;
 
 interface Options {
@@ -29,6 +34,10 @@ interface Options {
 }
 
 export async function run(argv: string[]): Promise<number> {
+  if (argv[0] === 'oauth' && argv.length === 1) {
+    const { runOAuthDemo } = await import('./demo-oauth.js');
+    return runOAuthDemo(process.stdout, process.stdout.isTTY === true && !process.env.NO_COLOR);
+  }
   let options: Options;
   try {
     const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, 'audit-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });

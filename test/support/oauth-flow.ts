@@ -1,9 +1,10 @@
 // Per-user OAuth in tests: a sandbox with this server's OAuth2 application, `serve` in AUTH_MODE=oauth,
-// the official SDK's OAuth client (an OAuthClientProvider for auth()), and a scripted browser (cookie
-// jar, manual redirects) that walks consent, Gitea's sign-in and grant pages and the callback.
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+// and the whole sign-in through the official SDK's auth() with the demo's client provider and
+// scripted browser (src/cli/demo-oauth-flow.ts, src/sandbox/scripted-browser.ts).
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { AgentClientProvider, browserSignIn, type SignIn } from '../../src/cli/demo-oauth-flow.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import { ScriptedBrowser } from '../../src/sandbox/scripted-browser.js';
 import { namespaceEnv, spawnHttpNamespace, type HttpNamespace } from './namespace.js';
 
 export const OAUTH_PROFILE = 'profiles/examples/gitea-author-oauth.yaml';
@@ -56,136 +57,6 @@ export async function spawnOAuthServe(
   return { ...served, base };
 }
 
-/** The MCP client's side: an in-memory OAuthClientProvider, a public client on a loopback redirect. */
-export class TestClientProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-
-  constructor(readonly redirectUrl = 'http://127.0.0.1:9/callback', readonly name = 'warden-e2e-agent') {}
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: this.name,
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
-export interface BrowserResponse {
-  status: number;
-  location: string | null;
-  body: string;
-  url: string;
-}
-
-/** A scripted browser: one cookie jar (cookies are per host, any port, as browsers keep them), no automatic redirects. */
-export class ScriptedBrowser {
-  readonly cookies = new Map<string, string>();
-
-  async request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<BrowserResponse> {
-    const headers: Record<string, string> = { ...init.headers };
-    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const response = await fetch(url, {
-      method: init.method ?? (init.form ? 'POST' : 'GET'),
-      headers,
-      ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
-      redirect: 'manual',
-    });
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';');
-      const eq = pair.indexOf('=');
-      if (eq > 0) this.cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
-    }
-    const location = response.headers.get('location');
-    return { status: response.status, location: location === null ? null : new URL(location, url).toString(), body: await response.text(), url };
-  }
-
-  /** Follows redirects until a page answers or the location starts with one of `stopAt` (e.g. the client's redirect URI). */
-  async follow(url: string, ...stopAt: string[]): Promise<BrowserResponse> {
-    let response = await this.request(url);
-    for (let hops = 0; response.location !== null && hops < 10; hops++) {
-      const location = response.location;
-      if (stopAt.some((prefix) => location.startsWith(prefix))) return response;
-      response = await this.request(response.location);
-    }
-    return response;
-  }
-}
-
-/** A hidden field's value in a page, or undefined. */
-export function fieldOf(html: string, name: string): string | undefined {
-  const match = new RegExp(`name="${name}" value="([^"]*)"`).exec(html);
-  return match?.[1]?.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
-}
-
-export interface SignIn {
-  /** The consent page the browser saw (HTML). */
-  consentPage: string;
-  /** The browser's last answer: the redirect to the client (with code or error), or a page. */
-  final: BrowserResponse;
-}
-
-/**
- * Walks the browser part: consent (approve), Gitea's sign-in as `login`, Gitea's grant page, the
- * callback. Stops at the client's redirect URI.
- */
-export async function browserSignIn(browser: ScriptedBrowser, authorizationUrl: URL, serveBase: string, login: string, password: string, redirectUrl: string): Promise<SignIn> {
-  const consent = await browser.follow(authorizationUrl.toString(), redirectUrl);
-  if (consent.status !== 200) return { consentPage: consent.body, final: consent };
-  const decided = await browser.request(`${serveBase}/oauth/consent`, {
-    form: { request: fieldOf(consent.body, 'request') ?? '', csrf: fieldOf(consent.body, 'csrf') ?? '', decision: 'approve' },
-    headers: { origin: serveBase },
-  });
-  if (decided.location === null) return { consentPage: consent.body, final: decided };
-  // Gitea: not signed in, so the sign-in form first.
-  const signInForm = await browser.follow(decided.location, redirectUrl);
-  const signedIn = await browser.request(new URL('/user/login', signInForm.url).toString(), {
-    form: { _csrf: fieldOf(signInForm.body, '_csrf') ?? '', redirect_to: fieldOf(signInForm.body, 'redirect_to') ?? '/', user_name: login, password },
-  });
-  const grantPage = await browser.follow(signedIn.location ?? '', redirectUrl);
-  // Gitea skips its grant page for a confidential application the person granted before.
-  if (grantPage.location !== null) return { consentPage: consent.body, final: grantPage };
-  const granted = await browser.request(new URL('/login/oauth/grant', grantPage.url).toString(), {
-    form: {
-      _csrf: fieldOf(grantPage.body, '_csrf') ?? '',
-      client_id: fieldOf(grantPage.body, 'client_id') ?? '',
-      state: fieldOf(grantPage.body, 'state') ?? '',
-      scope: fieldOf(grantPage.body, 'scope') ?? '',
-      redirect_uri: fieldOf(grantPage.body, 'redirect_uri') ?? '',
-      granted: 'true',
-    },
-  });
-  const final = await browser.follow(granted.location ?? '', redirectUrl);
-  return { consentPage: consent.body, final };
-}
-
 /** The whole sign-in through the SDK's auth(): discovery, registration, browser, code exchange. */
 export async function signInWithSdk(mcpUrl: string, serveBase: string, sandbox: Sandbox, login: string, provider = new TestClientProvider()): Promise<{ provider: TestClientProvider; signIn: SignIn }> {
   const first = await auth(provider, { serverUrl: mcpUrl });
@@ -195,3 +66,13 @@ export async function signInWithSdk(mcpUrl: string, serveBase: string, sandbox: 
   if (code) await auth(provider, { serverUrl: mcpUrl, authorizationCode: code });
   return { provider, signIn };
 }
+
+/** The tests' MCP client: the demo's provider under the name the consent page shows in the tests. */
+export class TestClientProvider extends AgentClientProvider {
+  constructor(redirectUrl = 'http://127.0.0.1:9/callback', name = 'warden-e2e-agent') {
+    super(redirectUrl, name);
+  }
+}
+
+export { browserSignIn, ScriptedBrowser };
+export { fieldOf } from '../../src/sandbox/scripted-browser.js';

@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { requireSignedIn } from '../auth.js';
 import { bodyObject, noContent, ok, stringField, type RequestContext, type Route } from '../context.js';
 import { ApiError, forbidden, notFound, unauthorized } from '../errors.js';
-import type { AccessToken, Account, OAuth2App } from '../model.js';
+import type { AccessToken, Account, OAuth2App, SandboxState } from '../model.js';
 import { paginate } from '../pagination.js';
 
 const scopeCategories = ['activitypub', 'admin', 'issue', 'misc', 'notification', 'organization', 'package', 'repository', 'user'];
@@ -85,19 +85,27 @@ function createApp(ctx: RequestContext) {
   const body = bodyObject(ctx);
   const name = stringField(body, 'name') ?? '';
   if (name.trim() === '') throw new ApiError(400, '[Name]: Required');
-  const app: OAuth2App = {
-    id: ctx.state.nextId('oauth2'),
-    owner: doer.login,
+  const app = registerOAuth2App(ctx.state, doer.login, {
     name,
-    clientId: randomUUID(),
-    clientSecret: `gto_${randomBytes(24).toString('hex')}`,
     redirectUris: Array.isArray(body.redirect_uris) ? body.redirect_uris.filter((u): u is string => typeof u === 'string') : [],
     confidential: body.confidential_client !== false,
     skipSecondaryAuthorization: body.skip_secondary_authorization === true,
-    created: ctx.state.timestamp(),
-  };
-  ctx.state.oauth2Apps.push(app);
+  });
   return ok(presentApp(app, true), 201);
+}
+
+/** A new OAuth2 application of `owner` with a fresh client id and secret (the demo registers gitea-warden with it). */
+export function registerOAuth2App(state: SandboxState, owner: string, fields: Pick<OAuth2App, 'name' | 'redirectUris' | 'confidential' | 'skipSecondaryAuthorization'>): OAuth2App {
+  const app: OAuth2App = {
+    id: state.nextId('oauth2'),
+    owner,
+    ...fields,
+    clientId: randomUUID(),
+    clientSecret: `gto_${randomBytes(24).toString('hex')}`,
+    created: state.timestamp(),
+  };
+  state.oauth2Apps.push(app);
+  return app;
 }
 
 function ownApp(ctx: RequestContext): OAuth2App {
