@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { packageRoot } from '../config/paths.js';
+import { packageRoot } from '../shared/paths.js';
 import { isRecord } from '../gitea/errors.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { registerOAuth2App } from '../sandbox/handlers/users.js';
