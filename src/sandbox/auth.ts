@@ -4,7 +4,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { ApiError, forbidden, notFound, unauthorized } from './errors.js';
 import type { AccessLevel, Account, Repo, SandboxState } from './model.js';
-import { oauthAccessTokenOwner } from './oauth2-tokens.js';
+import { oauthAccessToken } from './oauth2-tokens.js';
 
 export type AuthMethod = 'token' | 'basic' | 'none';
 
@@ -27,9 +27,14 @@ function credentialOwner(state: SandboxState, header: string): { account: Accoun
   const kind = scheme.toLowerCase();
   if (kind === 'token' || kind === 'bearer') {
     const token = state.tokens.find((t) => t.value === value);
-    const account = token ? state.account(token.owner) : oauthAccessTokenOwner(state, value);
+    if (!token) {
+      const oauth = oauthAccessToken(state, value);
+      if (!oauth) throw unauthorized('invalid username, password or token');
+      return { account: oauth.account, method: 'token', scopes: oauth.scopes };
+    }
+    const account = state.account(token.owner);
     if (!account) throw unauthorized('invalid username, password or token');
-    return { account, method: 'token', scopes: token?.scopes ?? null };
+    return { account, method: 'token', scopes: token.scopes };
   }
   if (kind === 'basic') {
     const basic = decodeBasic(value);

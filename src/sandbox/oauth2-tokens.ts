@@ -3,9 +3,11 @@
 // Its scope is the grant's, reduced only by additional scopes (GrantAdditionalScopes).
 import type { Account, OAuth2Grant, SandboxState } from './model.js';
 
-export function oauthAccessTokenOwner(state: SandboxState, value: string): Account | undefined {
+/** The account an OAuth2 access token acts as, with the token's scopes; undefined when it is not a live one. */
+export function oauthAccessToken(state: SandboxState, value: string): { account: Account; scopes: string[] } | undefined {
   const grant = liveAccessGrant(state, value);
-  return grant ? state.account(grant.user) : undefined;
+  const account = grant ? state.account(grant.user) : undefined;
+  return grant && account ? { account, scopes: grantAdditionalScopes(grant.scope) } : undefined;
 }
 
 export function liveAccessGrant(state: SandboxState, value: string): OAuth2Grant | undefined {
