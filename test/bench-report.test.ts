@@ -43,3 +43,14 @@ test('a server measurement that did not run is reported as not measured, with th
   assert.match(text, /## 3\. Server overhead per call\n\nNot measured in this run: server overhead: serve exited with 1\./);
   assert.match(text, /## 4\. Start-up time and memory\n\nNot measured in this run/);
 });
+
+test('per-user OAuth token verification appears beside the server overhead, or says it was not measured', () => {
+  const tokenVerification = { store: 'sqlite' as const, calls: 10, cachedP50Microseconds: s(50), cachedP99Microseconds: s(90), uncachedP50Microseconds: s(80), uncachedP99Microseconds: s(120) };
+  const text = renderReport({ ...results, tokenVerification });
+  const overhead = text.indexOf('## 3. Server overhead per call');
+  const table = text.indexOf('| token verification | p50 (µs) | p99 (µs) |');
+  assert.ok(overhead > 0 && table > overhead && table < text.indexOf('## 4.'), 'inside the server overhead section');
+  assert.match(text, /\| cached \| 50 \(50 to 50\) \| 90 \(90 to 90\) \|/);
+  assert.match(text, /\| uncached \| 80 \(80 to 80\) \| 120 \(120 to 120\) \|/);
+  assert.match(renderReport(results), /Token verification \(per-user OAuth\): not measured in this run\./);
+});
