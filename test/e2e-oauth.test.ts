@@ -138,6 +138,29 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     assert.match(elsewhere.wwwAuthenticate ?? '', /not issued for this resource/);
   });
 
+  test('oauth+bearer: the static bearer still serves the profile\'s own identity, beside per-user tokens', async () => {
+    const bearer = 'static-bearer-token-0123456789abcdef';
+    const both = await spawnOAuthServe(sandbox, app, {
+      auditLog: join(dir.path, 'audit-both.jsonl'),
+      store: storeFile(),
+      extra: { AUTH_MODE: 'oauth+bearer', MCP_BEARER_TOKEN: bearer, GITEA_AUTHOR_TOKEN: sandbox.users.alice?.token ?? '' },
+    });
+    try {
+      const client = new Client({ name: 'warden-bearer-test', version: '0.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(both.url), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
+      const whoami = payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} }));
+      assert.equal(whoami.login, 'alice');
+      assert.equal(whoami.signed_in_via, 'profile_token');
+      await client.close();
+      const wrong = await mcpStatus(both.url, 'not-the-bearer');
+      assert.equal(wrong.status, 401);
+      assert.match(wrong.wwwAuthenticate ?? '', /resource_metadata=/);
+    } finally {
+      await both.close();
+      app.setRedirect(`${serve.base}/oauth/callback`);
+    }
+  });
+
   test('a person the profile does not name gets a refusal page and no token', async () => {
     const provider = new TestClientProvider();
     await auth(provider, { serverUrl: serve.url });
