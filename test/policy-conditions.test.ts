@@ -24,11 +24,11 @@ describe('argument tests', () => {
     ['absent', { path: '$.body.nope', absent: true }, 'holds'],
     ['JSONPath finds nothing', { path: '$.body.head', equals: 'x' }, 'missing'],
   ];
-  const set = (test: ArgumentTest) => buildConditionSet('conditions.yaml', [{ id: 'c', operation_ids: ['op'], require: [test], code: 'c_failed', message: 'c', line: 3 }]);
+  const set = (test: ArgumentTest) => buildConditionSet('conditions.yaml', [{ id: 'c', operation_ids: ['op'], require: [test], code: 'force_push_refused', message: 'c', line: 3 }]);
   for (const [name, argumentTest, outcome] of cases) {
     test(name, () => {
       const failed = checkConditions(set(argumentTest), 'op', args, any.scopes);
-      const expected = { holds: [], fails: ['c_failed'], missing: ['target_unreadable'] }[outcome];
+      const expected = { holds: [], fails: ['force_push_refused'], missing: ['target_unreadable'] }[outcome];
       assert.deepEqual(failed.map((f) => f.code), expected);
     });
   }
@@ -87,7 +87,7 @@ describe('a JSONPath that cannot be evaluated is never read as "absent" or "does
   // Loading refuses filter expressions; this builds the set directly, as a future policy bug could.
   const filter = '$.body.files[?(@.path)]';
   const condition = (when: ArgumentTest[], require: ArgumentTest[]): ConditionSet =>
-    buildConditionSet('conditions.yaml', [{ id: 'probe', operation_ids: ['repoChangeFiles'], when, require, code: 'probe_failed', message: 'the probe holds', line: 1 }]);
+    buildConditionSet('conditions.yaml', [{ id: 'probe', operation_ids: ['repoChangeFiles'], when, require, code: 'force_push_refused', message: 'the probe holds', line: 1 }]);
   const args = { owner: 'acme', repo: 'widgets', body: { branch: 'feature/x', files: [{ path: 'a', operation: 'create' }] } };
   const cases: [string, ConditionSet][] = [
     ['in a when test', condition([{ path: filter, present: true }], [{ path: '$.body.branch', present: true }])],

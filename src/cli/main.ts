@@ -13,6 +13,7 @@ const commands: Record<string, Command> = {
   tools: { summary: 'list the catalog, or what a profile lists (--profile P)', load: () => import('./tools.js') },
   audit: { summary: 'verify a hash-chained audit log', load: () => import('./audit.js') },
   catalog: { summary: 'generate the catalog from the Gitea spec', load: () => import('./catalog.js') },
+  reasons: { summary: 'generate docs/reasons.md, every outcome code and its meaning', load: () => import('./reasons.js') },
   sandbox: { summary: 'serve the stand-in Gitea on 127.0.0.1', load: () => import('./sandbox.js') },
   demo: { summary: 'walk the four namespaces through the sandbox', load: () => import('./demo.js') },
 };

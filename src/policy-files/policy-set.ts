@@ -74,7 +74,7 @@ function guardsFindings(doc: LoadedDocument, vocabulary: Vocabulary): Finding[] 
     file: doc.file,
     line: entry.line,
     severity: 'error' as const,
-    code: 'unknown_operation',
+    code: 'unknown_operation' as const,
     message: `call_guards.${entry.guard} names ${entry.operation}, which is not in the vocabulary, so the guard never judges it`,
     fix: 'use a canonical operation from policies/vocabulary.yaml',
   }));
@@ -82,7 +82,7 @@ function guardsFindings(doc: LoadedDocument, vocabulary: Vocabulary): Finding[] 
     file: doc.file,
     line: doc.lineOf(['guarded_only', operation]),
     severity: 'error' as const,
-    code: 'unknown_operation',
+    code: 'unknown_operation' as const,
     message: `guarded_only names ${operation}, which is not in the vocabulary, so it guards nothing`,
     fix: 'use a canonical operation from policies/vocabulary.yaml',
   }))];

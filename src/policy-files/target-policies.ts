@@ -7,6 +7,7 @@ import type { CatalogEntry } from '../catalog/types.js';
 import type { LoadedDocument } from '../shared/document.js';
 import { buildConditionSet, type ArgumentTest, type ConditionSet, type PolicyCondition } from '../policy/conditions.js';
 import type { Finding } from '../policy/findings.js';
+import { isReasonCode, type ReasonCode } from '../policy/reasons.js';
 import { jsonPathProblem } from '../policy/schema-paths.js';
 import { compilePatternList, type PatternList } from '../policy/scope-patterns.js';
 import type { ScopePolicy } from '../policy/scopes.js';
@@ -22,7 +23,8 @@ interface RawTargets {
   unrelated_fields: Record<string, string[]>;
   unnamed_repositories: { filtered: string[]; opaque: string[] };
 }
-type RawCondition = Omit<PolicyCondition, 'line'>;
+/** As written: its code is checked against reasons.ts by targetFindings (an unlisted one fails the load). */
+type RawCondition = Omit<PolicyCondition, 'line' | 'code'> & { code: string };
 
 export interface TargetPolicies {
   targets: TargetMap;
@@ -49,7 +51,7 @@ export function buildTargetPolicies(targetsDoc: LoadedDocument, conditionsDoc: L
       line: opaqueAt !== undefined ? targetsDoc.lineOf(['unnamed_repositories', 'opaque', opaqueAt]) : spec ? targetsDoc.lineOf(['operations', entry.operationId]) : null,
     });
   }
-  const conditions = ((conditionsDoc.data as { conditions: RawCondition[] }).conditions).map((condition, i) => ({ ...condition, line: conditionsDoc.lineOf(['conditions', i]) }));
+  const conditions = ((conditionsDoc.data as { conditions: RawCondition[] }).conditions).map((condition, i) => ({ ...condition, code: condition.code as ReasonCode, line: conditionsDoc.lineOf(['conditions', i]) }));
   return {
     targets: { file: targetsDoc.file, byOperationId },
     scopePolicy: {
@@ -108,7 +110,7 @@ function namesRepository(entry: CatalogEntry): boolean {
 export function targetFindings(policies: TargetPolicies, targetsDoc: LoadedDocument, conditionsDoc: LoadedDocument, known: ReadonlySet<string>): Finding[] {
   const catalog = catalogByOperationId();
   const findings: Finding[] = [];
-  const at = (doc: LoadedDocument, path: (string | number)[], code: string, message: string, fix: string): void => {
+  const at = (doc: LoadedDocument, path: (string | number)[], code: ReasonCode, message: string, fix: string): void => {
     findings.push({ file: doc.file, line: doc.lineOf(path), severity: 'error', code, message, fix });
   };
   const checkPath = (doc: LoadedDocument, where: (string | number)[], operationId: string, path: string): void => {
@@ -155,6 +157,9 @@ export function targetFindings(policies: TargetPolicies, targetsDoc: LoadedDocum
       if (unknownId(conditionsDoc, ['conditions', i, 'operation_ids', j], id)) return;
       for (const test of tests) checkPath(conditionsDoc, ['conditions', i], id, test.path);
     });
+    if (!isReasonCode(condition.code)) {
+      at(conditionsDoc, ['conditions', i, 'code'], 'unlisted_reason_code', `condition ${condition.id} denies with code ${condition.code}, which src/policy/reasons.ts does not list`, 'use a code docs/reasons.md lists (or list the new one in src/policy/reasons.ts)');
+    }
     for (const test of tests) {
       if (test.in_branch_scope !== undefined && !known.has(test.in_branch_scope)) at(conditionsDoc, ['conditions', i], 'unknown_operation', `'${test.in_branch_scope}' is not in the vocabulary`, 'use a canonical name from policies/vocabulary.yaml');
     }

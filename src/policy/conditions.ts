@@ -7,6 +7,7 @@ import type { DeterminingEntry, FailedCondition } from './decision.js';
 import { firstMatch } from './scope-patterns.js';
 import type { CompiledScopes } from './scopes.js';
 import { readPath } from './targets.js';
+import type { ReasonCode } from './reasons.js';
 
 export interface ArgumentTest {
   path: string;
@@ -25,8 +26,8 @@ export interface PolicyCondition {
   operation_ids: string[];
   when?: ArgumentTest[];
   require: ArgumentTest[];
-  /** Stable code of the FailedCondition. */
-  code: string;
+  /** Code of the FailedCondition; the loader refuses one reasons.ts does not list. */
+  code: ReasonCode;
   message: string;
   /** policies/conditions.yaml line of the condition. */
   line: number | null;

@@ -10,6 +10,7 @@ import type { CompiledProfile, ListEntry } from './profile.js';
 import type { Vocabulary } from './vocabulary.js';
 import { mapCall, type MappedCall, type OperationMap } from './operation-map.js';
 import { forbiddenHint, notAllowedHint, normalizeHint, type HolderIndex } from './hints.js';
+import type { ReasonCode } from './reasons.js';
 import { guardedOnlyDenial } from './guards/guarded-only.js';
 import type { GuardedOnly } from './guards/settings.js';
 
@@ -72,7 +73,7 @@ export function decideMappedCall(profile: CompiledProfile, call: GiteaCall, mapp
 }
 
 /** A denial that happened before any profile list was consulted (bad request, unmapped call). */
-export function deny(operation: string | null, operations: string[], reason: string, determining: DeterminingEntry, hint: string): Decision {
+export function deny(operation: string | null, operations: string[], reason: ReasonCode, determining: DeterminingEntry, hint: string): Decision {
   return { decision: 'deny', operation, operations, reason, determining, failed: [], hint };
 }
 

@@ -1,4 +1,5 @@
 // The decision as data. One object feeds the tool result, the audit event, `explain` and `decide`.
+import type { ReasonCode } from './reasons.js';
 
 export type Effect = 'allow' | 'deny';
 
@@ -14,8 +15,8 @@ export interface DeterminingEntry {
 
 /** One condition a guard, scope or argument rule checked and found failing. */
 export interface FailedCondition {
-  /** Stable code, e.g. self_merge, head_sha_mismatch, repository_out_of_scope. */
-  code: string;
+  /** Listed code (reasons.ts), e.g. self_merge, head_sha_mismatch, repository_out_of_scope. */
+  code: ReasonCode;
   /** One sentence for a person. Never a secret, never a raw argument value beyond names and refs. */
   message: string;
   /** The profile or policy entry the condition comes from (file:line), when known. */
@@ -28,8 +29,8 @@ export interface Decision {
   operation: string | null;
   /** Every canonical operation the call needs (primary first); all must be allowed. */
   operations: string[];
-  /** Stable reason code: allowed, forbidden, not_allowed, unknown_operation, ambiguous_operation, ... */
-  reason: string;
+  /** Listed reason code (reasons.ts): allowed, forbidden, not_allowed, unknown_operation, ... */
+  reason: ReasonCode;
   determining: DeterminingEntry;
   /** Every failed condition when guards, scopes or conditions ran (self-review and self-merge first). */
   failed: FailedCondition[];

@@ -5,6 +5,7 @@ import type { CompiledProfile, ListEntry } from './profile.js';
 import { CAPABILITY_FLAGS, CAPABILITY_OPERATIONS, effectiveOperations } from './profile.js';
 import { scopeFindings } from './scope-findings.js';
 import type { Vocabulary } from './vocabulary.js';
+import type { ReasonCode } from './reasons.js';
 
 export type Severity = 'error' | 'warning';
 
@@ -12,8 +13,8 @@ export interface Finding {
   file: string;
   line: number | null;
   severity: Severity;
-  /** Stable rule id, e.g. unknown_operation, role_invariant (also the SARIF rule id). */
-  code: string;
+  /** Listed code (reasons.ts), e.g. unknown_operation, role_invariant (also the SARIF rule id). */
+  code: ReasonCode;
   message: string;
   fix?: string;
 }

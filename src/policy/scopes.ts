@@ -7,6 +7,7 @@ import { normalizeName } from './normalize.js';
 import { compilePatternList, firstMatch, valueProblem, type BrokenPattern, type PatternList, type ScopeKind } from './scope-patterns.js';
 import type { Targets } from './targets.js';
 import type { Vocabulary } from './vocabulary.js';
+import type { ReasonCode } from './reasons.js';
 
 export type Access = 'read' | 'write';
 
@@ -178,6 +179,6 @@ function patternsText(list: PatternList): string {
   return list.patterns.length === 0 ? 'empty list' : list.patterns.map((pattern) => pattern.written).join(', ');
 }
 
-function failure(code: string, message: string, profile: ScopeSubject, line: number | null, rule = 'resource scopes'): FailedCondition {
+function failure(code: ReasonCode, message: string, profile: ScopeSubject, line: number | null, rule = 'resource scopes'): FailedCondition {
   return { code, message, entry: { file: profile.file, line, rule } };
 }

@@ -4,6 +4,7 @@
 import micromatch from 'micromatch';
 import type { BranchFacts, CompareFacts, OpenPullHead, PullFacts } from './facts.js';
 import { landedCheck } from './landed-check.js';
+import type { ReasonCode } from '../reasons.js';
 import type { BranchPatterns } from './settings.js';
 import { check, CheckList, type Fact, type GuardCheck, type GuardVerdict } from './verdict.js';
 
@@ -75,7 +76,7 @@ function giteaProtection(branch: BranchFacts, rules: string[] | null): GuardChec
   return check('branch_protected', true, `Gitea does not protect branch ${branch.name}, judged by ${judgedBy}.`);
 }
 
-function patternCheck(code: string, name: string, patterns: string[], setting: string, file: string): GuardCheck {
+function patternCheck(code: ReasonCode, name: string, patterns: string[], setting: string, file: string): GuardCheck {
   const matching = patterns.filter((pattern) => micromatch.isMatch(name, pattern));
   return matching.length > 0
     ? check(code, false, `Branch ${name} matches ${setting} ${matching.join(', ')} in ${file}.`)

@@ -2,10 +2,11 @@
 // A guard lists each condition it judged; a fact that could not be gathered is a failed check
 // (fact_unavailable), never a skipped one.
 import type { Decision, FailedCondition } from '../decision.js';
+import type { ReasonCode } from '../reasons.js';
 
 export interface GuardCheck {
-  /** Stable code of the condition, e.g. self_merge; on failure, the specific reason (head_sha_missing or head_sha_mismatch). */
-  code: string;
+  /** Listed code (reasons.ts) of the condition, e.g. self_merge; on failure, the specific reason (head_sha_mismatch). */
+  code: ReasonCode;
   passed: boolean;
   /** One sentence for a person: names, refs and SHAs only, never a secret. */
   detail: string;
@@ -33,7 +34,7 @@ const FACT_UNAVAILABLE = 'fact_unavailable';
 // Self-review and self-merge lead every refusal: they are the conditions no setting can lift.
 const LEADING_CODES = ['self_review', 'self_merge'];
 
-const HINTS: Record<string, string> = {
+const HINTS: Partial<Record<ReasonCode, string>> = {
   self_review: 'Review through a namespace whose Gitea identity is not the pull request author (gitea-reviewer).',
   self_merge: 'Merge through a namespace whose Gitea identity is not the pull request author (gitea-merger).',
   pr_author_unknown: 'Gitea did not report the pull request author; check the pull request exists and retry.',
@@ -55,7 +56,7 @@ const HINTS: Record<string, string> = {
   branch_in_use: 'Another open pull request still uses this branch; close or merge it first.',
 };
 
-export function check(code: string, passed: boolean, detail: string): GuardCheck {
+export function check(code: ReasonCode, passed: boolean, detail: string): GuardCheck {
   return { code, passed, detail };
 }
 

@@ -5,6 +5,7 @@
 import { loadProfile } from '../../policy-files/profile-files.js';
 import { runtimeSwitchingAllowed } from '../../policy-files/runtime-switching.js';
 import { switchProfile } from '../namespace.js';
+import type { ReasonCode } from '../../policy/reasons.js';
 import type { BuiltinOutcome, BuiltinTool } from './types.js';
 
 export const activateProfileTool: BuiltinTool = {
@@ -57,6 +58,6 @@ export const activateProfileTool: BuiltinTool = {
   },
 };
 
-function refused(reason: string, message: string, hint: string): BuiltinOutcome {
+function refused(reason: ReasonCode, message: string, hint: string): BuiltinOutcome {
   return { kind: 'answer', payload: { error: { kind: 'policy_denied', reason, message, hint }, request: null }, isError: true, audit: { operation: null, decision: 'deny', reason } };
 }

@@ -4,6 +4,7 @@
 import type { AuditEvidence } from '../../audit/event.js';
 import type { CatalogEntry, JsonSchema } from '../../catalog/types.js';
 import type { GiteaSides, ReconcileReport } from '../../gitea/reconcile.js';
+import type { ReasonCode } from '../../policy/reasons.js';
 import type { CallContext } from '../call/context.js';
 import type { Namespace } from '../session.js';
 
@@ -18,7 +19,7 @@ export interface ToolAnnotations {
 export interface BuiltinAudit {
   operation: string | null;
   decision: 'allow' | 'deny' | null;
-  reason: string | null;
+  reason: ReasonCode | null;
   target?: { owner: string | null; repo: string | null; index: number | null } | null;
   httpStatus?: number | null;
   /** Facts worth keeping in the result event (names, SHAs; nothing secret). */

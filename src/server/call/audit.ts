@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { argumentNames, type AuditEvidence, type AuditStatus, type AuditTarget } from '../../audit/event.js';
 import type { Redactor } from '../../gitea/redact.js';
 import type { Effect } from '../../policy/decision.js';
+import type { ReasonCode } from '../../policy/reasons.js';
 import type { Session } from '../session.js';
 import { sessionRedactor } from '../session-redactor.js';
 import { isObject } from './context.js';
@@ -14,7 +15,7 @@ import { isObject } from './context.js';
 export interface CallRecord {
   operation: string | null;
   decision: Effect | null;
-  reason: string | null;
+  reason: ReasonCode | null;
   target: AuditTarget | null;
   status: AuditStatus;
   httpStatus: number | null;

@@ -6,6 +6,7 @@ import type { ReconcileReport } from '../../gitea/reconcile.js';
 import { HttpGiteaWriter } from '../../gitea/writer.js';
 import { decide, deny } from '../../policy/decide.js';
 import type { Decision } from '../../policy/decision.js';
+import type { ReasonCode } from '../../policy/reasons.js';
 import { applyGuardVerdict } from '../../policy/guards/verdict.js';
 import type { AuditEvidence } from '../../audit/event.js';
 import type { BuiltinOutcome, BuiltinTool } from '../builtin/types.js';
@@ -46,7 +47,7 @@ function decideGuardedAction(session: Session, tool: BuiltinTool, action: Guarde
 
 /** The result and record of a report: refused (a denial with the report), failed (Gitea refused the write) or done. */
 function reportOutcome(decision: Decision, action: GuardedAction, report: ReconcileReport, target: CallRecord['target']): Outcome {
-  const allowed = (status: CallRecord['status'], reason: string): CallRecord =>
+  const allowed = (status: CallRecord['status'], reason: ReasonCode): CallRecord =>
     ({ operation: decision.operation, decision: 'allow', reason, target, status, httpStatus: null });
   if (report.action === 'refused') {
     const refused = denied(applyGuardVerdict(decision, { guard: action.guard, checks: report.checks }), target);

@@ -3,6 +3,7 @@
 // need it. An operation the vocabulary does not know counts as a mutation.
 import type { Decision } from '../../policy/decision.js';
 import { tokenVariableOf } from '../../policy/profile.js';
+import type { ReasonCode } from '../../policy/reasons.js';
 import type { CallRecord } from './audit.js';
 import { deniedRecord, type Outcome } from './outcome.js';
 import type { Session } from '../session.js';
@@ -16,7 +17,7 @@ export async function identityRefusal(session: Session, decision: Decision, targ
   if (!isMutating(session, decision)) return null;
   const status = await session.identity.ensure();
   if (status.state === 'verified') return null;
-  const [reason, message, hint] =
+  const [reason, message, hint]: [ReasonCode, string, string] =
     status.state === 'mismatch'
       ? ['identity_mismatch', `The token belongs to ${status.login}, but profile ${session.profile.name} is for ${status.expected ?? 'an unnamed user'}; mutating calls are refused.`,
         `Give this namespace the token of ${status.expected ?? 'the profile user'} (env ${tokenVariable}), or fix authenticated_username.`]
@@ -28,7 +29,7 @@ export async function identityRefusal(session: Session, decision: Decision, targ
   return refused(decision, target, reason, message, hint);
 }
 
-function refused(decision: Decision, target: CallRecord['target'], reason: string, message: string, hint: string): Outcome {
+function refused(decision: Decision, target: CallRecord['target'], reason: ReasonCode, message: string, hint: string): Outcome {
   return {
     result: refusal(reason, message, { operation: decision.operation, operations: decision.operations, hint }),
     record: deniedRecord(decision.operation, reason, target),

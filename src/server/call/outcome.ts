@@ -3,6 +3,7 @@
 import { relative } from 'node:path';
 import { packageRoot } from '../../shared/paths.js';
 import type { Decision } from '../../policy/decision.js';
+import type { ReasonCode } from '../../policy/reasons.js';
 import type { CallRecord } from './audit.js';
 import type { CallToolResult } from '../sdk.js';
 import { refusal } from './tool-result.js';
@@ -35,10 +36,10 @@ export function auditUnavailable(operation: string | null, target: CallRecord['t
 }
 
 /** The result record of every denial: by policy, identity, a guard, a withheld result or a built-in tool. */
-export function deniedRecord(operation: string | null, reason: string | null, target: CallRecord['target'], httpStatus: number | null = null): CallRecord {
+export function deniedRecord(operation: string | null, reason: ReasonCode | null, target: CallRecord['target'], httpStatus: number | null = null): CallRecord {
   return { operation, decision: 'deny', reason, target, status: 'denied', httpStatus };
 }
 
-export function errorRecord(reason: string, target: CallRecord['target']): CallRecord {
+export function errorRecord(reason: ReasonCode, target: CallRecord['target']): CallRecord {
   return { operation: null, decision: null, reason, target, status: 'error', httpStatus: null };
 }

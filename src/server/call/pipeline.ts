@@ -18,6 +18,7 @@ import type { CatalogEntry } from '../../catalog/types.js';
 import { execute } from '../../gitea/executor.js';
 import { decideMappedCall } from '../../policy/decide.js';
 import { mapCall } from '../../policy/operation-map.js';
+import type { ReasonCode } from '../../policy/reasons.js';
 import { ErrorCode, McpError, type CallToolResult } from '../sdk.js';
 import type { Namespace, Session } from '../session.js';
 import { CallAudit, type CallRecord } from './audit.js';
@@ -120,7 +121,7 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<O
   return executeCall(call, decision.operation, decision.reason);
 }
 
-async function executeCall(call: GiteaCallContext, operation: string | null, reason: string): Promise<Outcome> {
+async function executeCall(call: GiteaCallContext, operation: string | null, reason: ReasonCode): Promise<Outcome> {
   const { session, entry, target } = call;
   const executed = await execute(entry, call.args, { identity: session.gitea, login: session.identity.login() }, session.executorOptions);
   const scoped = applyResultScope(session, entry.operationId, executed);

@@ -7,11 +7,12 @@ import type { ExecutionResult, SuccessPayload } from '../../gitea/envelope.js';
 import { filterToReadScope } from '../../policy/scope-views.js';
 import type { CallToolResult } from '../sdk.js';
 import type { Session } from '../session.js';
+import type { ReasonCode } from '../../policy/reasons.js';
 import { refusal } from './tool-result.js';
 
 export type ScopedResult =
   | { withheld: false; executed: ExecutionResult }
-  | { withheld: true; result: CallToolResult; reason: string; httpStatus: number };
+  | { withheld: true; result: CallToolResult; reason: ReasonCode; httpStatus: number };
 
 /** The executed result as the profile may see it; errors, other operations and unscoped profiles pass unchanged. */
 export function applyResultScope(session: Session, operationId: string, executed: ExecutionResult): ScopedResult {

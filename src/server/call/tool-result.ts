@@ -1,5 +1,6 @@
 // Payloads as MCP CallToolResults: one text item holding the JSON, and the same object as
 // structuredContent. Refusals by the server use the executor's error shape { error: { kind, ... } }.
+import type { ReasonCode } from '../../policy/reasons.js';
 import type { CallToolResult } from '../sdk.js';
 
 export function toolResult(payload: object, isError: boolean): CallToolResult {
@@ -11,6 +12,6 @@ export function toolResult(payload: object, isError: boolean): CallToolResult {
 }
 
 /** A refusal by the server itself (before or instead of a Gitea request). */
-export function refusal(kind: string, message: string, details: Record<string, unknown> = {}): CallToolResult {
+export function refusal(kind: ReasonCode, message: string, details: Record<string, unknown> = {}): CallToolResult {
   return toolResult({ error: { kind, message, ...details }, request: null }, true);
 }
