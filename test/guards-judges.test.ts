@@ -2,13 +2,13 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { judgeSelfReview } from '../src/policy/guards/self-review-guard.js';
-import { judgeMerge } from '../src/policy/guards/merge-guard.js';
+import { judgeMerge, type MergeFacts } from '../src/policy/guards/merge-guard.js';
 import { cleanupConfirmation, judgeCleanup, type CleanupFacts, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
 import { judgeReconcileLanded, type ReconcileFacts } from '../src/policy/guards/reconcile-landed-guard.js';
 import { callGuardsFor, judgeCall } from '../src/policy/guards/call-guards.js';
 import { mergeSettingsFor, type BranchPatterns, type GuardsConfig, type MergeSettings } from '../src/policy/guards/settings.js';
 import { applyGuardVerdict, combineVerdicts, type Fact, type GuardVerdict } from '../src/policy/guards/verdict.js';
-import type { PullFacts, ReviewFact } from '../src/policy/guards/facts.js';
+import type { LandingFacts, OpenPull, PullFacts, RepositoryFacts, ReviewFact } from '../src/policy/guards/facts.js';
 import type { Decision } from '../src/policy/decision.js';
 import { loadPolicySet } from '../src/policy-files/policy-set.js';
 
@@ -17,12 +17,18 @@ const gone = <T>(detail: string): Fact<T> => ({ ok: false, detail });
 const failedCodes = (v: GuardVerdict): string[] => v.checks.filter((c) => !c.passed).map((c) => c.code);
 
 function pull(overrides: Partial<PullFacts> = {}): PullFacts {
-  return { number: 7, author: 'alice', state: 'open', merged: false, headSha: 'h2', headRef: 'feature/x', headRepo: 'acme/app', baseRef: 'main', ...overrides };
+  return {
+    number: 7, author: 'alice', state: 'open', merged: false, headSha: 'h2', headRef: 'feature/x', headBranchExists: true,
+    headRepo: 'acme/app', baseRef: 'main', baseRepo: 'acme/app', ...overrides,
+  };
 }
 
+let reviewIds = 0;
 function review(reviewer: string, overrides: Partial<ReviewFact> = {}): ReviewFact {
-  return { reviewer, state: 'APPROVED', commitId: 'h2', stale: false, dismissed: false, ...overrides };
+  return { id: ++reviewIds, reviewer, state: 'APPROVED', commitId: 'h2', stale: false, dismissed: false, official: true, ...overrides };
 }
+
+const repository = (defaultDelete: boolean): RepositoryFacts => ({ fullName: 'acme/app', defaultDeleteBranchAfterMerge: defaultDelete, parent: null });
 
 /** Every combination of the given options, as objects. */
 function combinations<T extends Record<string, readonly unknown[]>>(options: T): Array<{ [K in keyof T]: T[K][number] }> {
@@ -33,6 +39,11 @@ function combinations<T extends Record<string, readonly unknown[]>>(options: T):
 }
 
 const STRICT: MergeSettings = { require_head_sha: true, require_independent_approval: true };
+
+/** Merge facts that pass: bob merges alice's open PR at h2, carol approved h2, the merge keeps the branch. */
+function mergeFacts(overrides: Partial<MergeFacts> = {}): MergeFacts {
+  return { identity: ok('bob'), pull: ok(pull()), reviews: ok([review('carol')]), repository: ok(repository(false)), expectedHeadSha: 'h2', deleteBranch: null, ...overrides };
+}
 
 describe('self-review guard', () => {
   for (const self of [false, true]) {
@@ -56,52 +67,115 @@ describe('self-review guard', () => {
 });
 
 describe('merge guard: every combination of its conditions', () => {
-  const table = combinations({ self: [false, true], open: [true, false], head: ['ok', 'missing', 'mismatch'], approval: ['ok', 'none', 'stale'] } as const);
-  for (const row of table) {
-    test(JSON.stringify(row), () => {
-      const merger = 'bob';
+  const merger = 'bob';
+  const approvals = (author: string): Record<string, ReviewFact[]> => ({
+    ok: [review(author), review('carol')],
+    // A reviewer who requested changes and then approved counts with the approval, their latest verdict.
+    reapproved: [review('carol', { state: 'REQUEST_CHANGES' }), review('carol')],
+    // The author's and the merger's own approvals and a comment do not count.
+    none: [review(author), review(merger), review('erin', { state: 'COMMENT' })],
+    // A read-only outsider's approval: Gitea records it, not official (IsOfficialReviewer).
+    unofficial: [review('frank', { official: false })],
+    // Withdrawn: carol's later REQUEST_CHANGES is her verdict now, even where the old flags were left as they were.
+    withdrawn: [review('carol'), review('carol', { state: 'REQUEST_CHANGES' })],
+    dismissed: [review('carol', { dismissed: true })],
+    stale: [review('carol', { commitId: 'h1', stale: true })],
+    // Gitea keeps this approval (not stale: the diff did not change); the guard binds approvals to the exact head.
+    other_commit: [review('carol', { commitId: 'h1', stale: false })],
+  });
+  const changes: Record<string, ReviewFact[]> = {
+    none: [],
+    official: [review('dan', { state: 'REQUEST_CHANGES' })],
+    official_stale: [review('dan', { state: 'REQUEST_CHANGES', stale: true, commitId: 'h1' })],
+    unofficial: [review('grace', { state: 'REQUEST_CHANGES', official: false })],
+    dismissed: [review('dan', { state: 'REQUEST_CHANGES', dismissed: true })],
+  };
+  const deletes: Record<string, { deleteBranch: boolean | null; repository: RepositoryFacts; headRepo: string }> = {
+    explicit_keep: { deleteBranch: false, repository: repository(true), headRepo: 'acme/app' },
+    default_keeps: { deleteBranch: null, repository: repository(false), headRepo: 'acme/app' },
+    default_deletes: { deleteBranch: null, repository: repository(true), headRepo: 'acme/app' },
+    // ShouldDeleteBranchAfterMerge never applies the default to a head in another repository.
+    default_fork: { deleteBranch: null, repository: repository(true), headRepo: 'fork/app' },
+  };
+  const table = combinations({
+    self: [false, true],
+    open: [true, false],
+    head: ['ok', 'missing', 'mismatch'],
+    approval: Object.keys(approvals('alice')),
+    changes: Object.keys(changes),
+    delete: Object.keys(deletes),
+  } as const);
+
+  test(`all ${table.length} combinations list exactly the failing conditions, in order`, () => {
+    for (const row of table) {
       const author = row.self ? 'bob' : 'alice';
-      const reviews = {
-        ok: [review(author), review('carol')],
-        // The author's and the merger's own approvals, a request for changes and a dismissed approval do not count.
-        none: [review(author), review(merger), review('dan', { state: 'REQUEST_CHANGES' }), review('erin', { dismissed: true })],
-        stale: [review('carol', { commitId: 'h1', stale: true }), review('dan', { commitId: 'h1' }), review('erin', { stale: true })],
-      }[row.approval];
+      const d = deletes[row.delete] as (typeof deletes)[string];
       const verdict = judgeMerge(
-        {
+        mergeFacts({
           identity: ok(merger),
-          pull: ok(pull({ author, state: row.open ? 'open' : 'closed' })),
-          reviews: ok(reviews),
+          pull: ok(pull({ author, state: row.open ? 'open' : 'closed', headRepo: d.headRepo })),
+          reviews: ok([...(approvals(author)[row.approval] ?? []), ...(changes[row.changes] ?? [])]),
+          repository: ok(d.repository),
           expectedHeadSha: { ok: 'h2', missing: null, mismatch: 'h1' }[row.head],
-        },
+          deleteBranch: d.deleteBranch,
+        }),
         STRICT,
       );
+      const approvalFails: Record<string, string[]> = {
+        ok: [], reapproved: [], none: ['no_independent_approval'], unofficial: ['no_independent_approval'], withdrawn: ['no_independent_approval'],
+        dismissed: ['no_independent_approval'], stale: ['approval_stale'], other_commit: ['approval_stale'],
+      };
+      const blocked = row.changes === 'official' || row.changes === 'official_stale' || row.approval === 'withdrawn';
       const expected = [
         ...(row.self ? ['self_merge'] : []),
         ...(row.open ? [] : ['pr_not_open']),
         ...({ ok: [], missing: ['head_sha_missing'], mismatch: ['head_sha_mismatch'] }[row.head]),
-        ...({ ok: [], none: ['no_independent_approval'], stale: ['approval_stale'] }[row.approval]),
+        ...(approvalFails[row.approval] ?? []),
+        ...(blocked ? ['changes_requested'] : []),
+        ...(row.delete === 'default_deletes' ? ['branch_deleted_by_default'] : []),
       ];
-      assert.deepEqual(failedCodes(verdict), expected);
-    });
-  }
+      assert.deepEqual(failedCodes(verdict), expected, JSON.stringify(row));
+    }
+  });
 
-  const base = { identity: ok('bob'), pull: ok(pull()), reviews: ok([review('carol')]), expectedHeadSha: 'h2' };
-  const missing: Array<[string, Partial<typeof base> & { expectedHeadSha?: string | null }, string[], RegExp[]]> = [
-    ['identity unverified', { identity: gone('identity not verified') }, ['fact_unavailable'], [/identity/]],
-    ['pull request unreadable', { pull: gone('pull request: HTTP 404') }, ['fact_unavailable'], [/404/]],
-    ['reviews unreadable', { reviews: gone('reviews: more than 20 pages') }, ['fact_unavailable'], [/pages/]],
-    ['author not reported', { pull: ok(pull({ author: null })) }, ['pr_author_unknown'], [/author/]],
-    ['everything missing', { identity: gone('identity not verified'), pull: gone('pull request: HTTP 500'), reviews: gone('reviews: HTTP 500') }, ['fact_unavailable', 'fact_unavailable'], [/identity/, /pull request/]],
+  test('every failed condition on a live fact names the endpoint it read', () => {
+    const verdict = judgeMerge(
+      mergeFacts({ reviews: ok([review('frank', { official: false }), review('dan', { state: 'REQUEST_CHANGES' })]), repository: ok(repository(true)), expectedHeadSha: 'h1' }),
+      STRICT,
+    );
+    const failed = verdict.checks.filter((c) => !c.passed);
+    assert.deepEqual(failed.map((c) => c.code), ['head_sha_mismatch', 'no_independent_approval', 'changes_requested', 'branch_deleted_by_default']);
+    for (const c of failed) assert.match(c.fact ?? '', /^GET \/repos\/\{owner\}\/\{repo\}/, c.code);
+    assert.match(failed[1]?.fact ?? '', /reviews.*official/);
+    assert.match(failed[1]?.detail ?? '', /not official.*frank/);
+    assert.match(failed[3]?.fact ?? '', /default_delete_branch_after_merge/);
+  });
+
+  const missing: Array<[string, Partial<MergeFacts>, string[], RegExp[], RegExp[]]> = [
+    ['identity unverified', { identity: gone('identity not verified') }, ['fact_unavailable'], [/identity/], [/^GET \/user/]],
+    ['pull request unreadable', { pull: gone('pull request: HTTP 404') }, ['fact_unavailable'], [/404/], [/pulls\/\{index\}:/]],
+    ['reviews unreadable', { reviews: gone('reviews: more than 20 pages') }, ['fact_unavailable'], [/pages/], [/reviews/]],
+    ['repository unreadable', { repository: gone('repository: HTTP 500') }, ['fact_unavailable'], [/repository/], [/default_delete_branch_after_merge/]],
+    ['author not reported', { pull: ok(pull({ author: null })) }, ['pr_author_unknown'], [/author/], [/pulls/]],
+    [
+      'everything missing',
+      { identity: gone('identity not verified'), pull: gone('pull request: HTTP 500'), reviews: gone('reviews: HTTP 500') },
+      ['fact_unavailable', 'fact_unavailable'], [/identity/, /pull request/], [/user/, /pulls/],
+    ],
   ];
-  for (const [name, overrides, codes, details] of missing) {
-    test(`denies when ${name}`, () => {
-      const verdict = judgeMerge({ ...base, ...overrides }, STRICT);
+  for (const [name, overrides, codes, details, facts] of missing) {
+    test(`denies when ${name}, naming the fact`, () => {
+      const verdict = judgeMerge(mergeFacts(overrides), STRICT);
       assert.deepEqual(failedCodes(verdict), codes);
       const failed = verdict.checks.filter((c) => !c.passed);
       details.forEach((pattern, i) => assert.match(failed[i]?.detail ?? '', pattern));
+      facts.forEach((pattern, i) => assert.match(failed[i]?.fact ?? '', pattern));
     });
   }
+
+  test('a repository unread does not matter when the merge names delete_branch_after_merge', () => {
+    assert.deepEqual(failedCodes(judgeMerge(mergeFacts({ repository: gone('not read'), deleteBranch: false }), STRICT)), []);
+  });
 
   test('a profile may turn off the head SHA and approval requirements, never self-merge', () => {
     const config: GuardsConfig = {
@@ -114,7 +188,7 @@ describe('merge guard: every combination of its conditions', () => {
     };
     const relaxed = mergeSettingsFor(config, 'solo');
     assert.deepEqual(mergeSettingsFor(config, 'gitea-merger'), STRICT);
-    const facts = { identity: ok('bob'), pull: ok(pull()), reviews: ok([]), expectedHeadSha: 'stale-sha' };
+    const facts = mergeFacts({ reviews: ok([]), expectedHeadSha: 'stale-sha' });
     assert.deepEqual(failedCodes(judgeMerge(facts, relaxed)), []);
     assert.deepEqual(failedCodes(judgeMerge({ ...facts, pull: ok(pull({ author: 'bob' })) }, relaxed)), ['self_merge']);
   });
@@ -127,6 +201,7 @@ describe('call guards: which guard runs for which operation (policies/guards.yam
     [['gitea.pr.request_changes'], ['self_review']],
     [['gitea.pr.merge'], ['merge']],
     [['gitea.pr.force_merge'], ['merge']],
+    [['gitea.pr.mark_manually_merged'], ['merge']],
     [['gitea.pr.cancel_auto_merge'], []],
     [['gitea.pr.review'], []],
     [['gitea.read'], []],
@@ -136,9 +211,32 @@ describe('call guards: which guard runs for which operation (policies/guards.yam
   }
 
   test('a merge whose reviews were not gathered is denied', () => {
-    const verdict = judgeCall(['merge'], { identity: ok('bob'), pull: ok(pull()), expectedHeadSha: 'h2' }, STRICT);
+    const verdict = judgeCall(['merge'], { identity: ok('bob'), pull: ok(pull()), expectedHeadSha: 'h2', deleteBranch: false }, STRICT);
     assert.deepEqual(failedCodes(verdict), ['fact_unavailable']);
   });
+});
+
+/** The compare tip...m5 of a history where `tip` landed: m5 (a merge) has it as a parent. */
+const landedVia = (tip: string): LandingFacts => ({ commit: tip, target: 'm5', commits: [{ sha: 'm5', parents: ['m4', tip] }, { sha: 'm4', parents: ['m3'] }] });
+const openPull = (overrides: Partial<OpenPull>): OpenPull => ({ number: 8, repo: 'acme/app', headRef: 'feature/y', headRepo: 'acme/app', baseRef: 'main', ...overrides });
+
+describe('landing proof: ancestry, never "0 commits ahead"', () => {
+  const target = { name: 'main', sha: 'm5', protected: true };
+  const table: Array<[string, string, LandingFacts, boolean]> = [
+    ['the commit is a parent of a commit the target contains', 'h2', landedVia('h2'), true],
+    ['the commit is the target tip itself', 'm5', { commit: 'm5', target: 'm5', commits: [] }, true],
+    ['the histories are unrelated: Gitea lists no commits (total_commits 0)', 'o1', { commit: 'o1', target: 'm5', commits: [] }, false],
+    ['the commits listed never name the commit as a parent', 'h3', { commit: 'h3', target: 'm5', commits: [{ sha: 'm5', parents: ['m4'] }] }, false],
+    ['the evidence is of another commit', 'h2', landedVia('h1'), false],
+    ['the evidence is against another target tip', 'h2', { ...landedVia('h2'), target: 'm4' }, false],
+  ];
+  for (const [name, commit, landing, landed] of table) {
+    test(`${landed ? 'landed' : 'not landed'} when ${name}`, () => {
+      const verdict = judgeReconcileLanded({ pull: ok(pull({ headSha: commit })), target: ok(target), landing: ok(landing) });
+      assert.deepEqual(failedCodes(verdict), landed ? [] : ['head_not_landed']);
+      assert.match(verdict.checks[1]?.fact ?? '', /compare/);
+    });
+  }
 });
 
 describe('cleanup guard: every combination of its conditions', () => {
@@ -147,10 +245,15 @@ describe('cleanup guard: every combination of its conditions', () => {
   const goodFacts = (): CleanupFacts => ({
     pull: ok(pull({ state: 'closed', merged: true })),
     target: ok({ name: 'main', sha: 'm5', protected: true }),
-    compare: ok({ base: 'm5', head: 'h2', aheadBy: 0 }),
     branch: ok({ name: 'feature/x', sha: 'h2', protected: false }),
+    landing: ok(landedVia('h2')),
     protections: ok(['main', 'release/*']),
-    openPulls: ok([{ number: 8, headRef: 'feature/y', headRepo: 'acme/app' }, { number: 9, headRef: 'feature/x', headRepo: 'fork/app' }]),
+    // Not users of feature/x: another head, a fork's feature/x, a PR in the parent based on its own feature/x.
+    openPulls: ok([
+      openPull({}),
+      openPull({ number: 9, headRef: 'feature/x', headRepo: 'fork/app' }),
+      openPull({ number: 3, repo: 'upstream/app', headRef: 'feature/z', headRepo: 'acme/app', baseRef: 'feature/x' }),
+    ]),
   });
   const conditions = [
     'confirmation_mismatch',
@@ -158,7 +261,6 @@ describe('cleanup guard: every combination of its conditions', () => {
     'head_repo_mismatch',
     'pr_not_merged',
     'head_not_landed',
-    'branch_tip_moved',
     'branch_protected',
     'branch_protected_by_policy',
     'branch_preserved',
@@ -174,9 +276,11 @@ describe('cleanup guard: every combination of its conditions', () => {
       headRepo: failing.has('head_repo_mismatch') ? 'someone/app' : 'acme/app',
     });
     facts.pull = ok(p);
-    if (failing.has('head_not_landed')) facts.compare = ok({ base: 'm5', head: 'h2', aheadBy: 2 });
-    facts.branch = ok({ name: 'feature/x', sha: failing.has('branch_tip_moved') ? 'h3' : 'h2', protected: failing.has('branch_protected') });
-    if (failing.has('branch_in_use')) facts.openPulls = ok([{ number: 10, headRef: 'feature/x', headRepo: 'acme/app' }]);
+    // Force-pushed after the merge to an orphan: the tip the deletion would lose shares no history with main.
+    const tip = failing.has('head_not_landed') ? 'o1' : 'h2';
+    facts.branch = ok({ name: 'feature/x', sha: tip, protected: failing.has('branch_protected') });
+    facts.landing = ok(failing.has('head_not_landed') ? { commit: 'o1', target: 'm5', commits: [] } : landedVia('h2'));
+    if (failing.has('branch_in_use')) facts.openPulls = ok([openPull({ number: 10, headRef: 'feature/y', baseRef: 'feature/x' })]);
     return {
       request: failing.has('confirmation_mismatch') ? { ...request, confirmation: 'cleanup merged pr 7 branch feature/x' } : request,
       facts,
@@ -187,7 +291,7 @@ describe('cleanup guard: every combination of its conditions', () => {
     };
   }
 
-  test('all 1024 combinations list exactly the failing conditions, in order', () => {
+  test(`all ${1 << conditions.length} combinations list exactly the failing conditions, in order`, () => {
     for (let mask = 0; mask < 1 << conditions.length; mask++) {
       const failing = new Set(conditions.filter((_, i) => mask & (1 << i)));
       const { request: r, facts, patterns: p } = scenario(failing);
@@ -197,8 +301,8 @@ describe('cleanup guard: every combination of its conditions', () => {
     }
   });
 
-  test('a Gitea protection rule matching the branch protects it even without the flag', () => {
-    const facts = { ...goodFacts(), protections: ok(['feature/*']) };
+  test('a Gitea protection rule matching the branch protects it even without the flag (glob, any case)', () => {
+    const facts = { ...goodFacts(), protections: ok(['FEATURE/*']) };
     assert.deepEqual(failedCodes(judgeCleanup(request, facts, patterns)), ['branch_protected']);
   });
 
@@ -209,9 +313,24 @@ describe('cleanup guard: every combination of its conditions', () => {
     assert.deepEqual(failedCodes(judgeCleanup(request, flagged, patterns)), ['branch_protected']);
   });
 
-  test('an open pull request whose head repository is unknown counts as using the branch', () => {
-    const facts = { ...goodFacts(), openPulls: ok([{ number: 11, headRef: 'feature/x', headRepo: null }]) };
-    assert.deepEqual(failedCodes(judgeCleanup(request, facts, patterns)), ['branch_in_use']);
+  // CloseBranchPulls: every open pull request it would close keeps the branch.
+  const users: Array<[string, OpenPull]> = [
+    ['another open pull request with the branch as head', openPull({ number: 10, headRef: 'feature/x' })],
+    ['an open pull request stacked on the branch (its base)', openPull({ number: 11, headRef: 'feature/y', baseRef: 'feature/x' })],
+    ['a pull request of this branch into the parent repository', openPull({ number: 4, repo: 'upstream/app', headRef: 'feature/x', headRepo: 'acme/app' })],
+    ['an open pull request whose head repository is unknown', openPull({ number: 12, headRef: 'feature/x', headRepo: null })],
+  ];
+  for (const [name, user] of users) {
+    test(`${name} counts as using the branch`, () => {
+      const verdict = judgeCleanup(request, { ...goodFacts(), openPulls: ok([user]) }, patterns);
+      assert.deepEqual(failedCodes(verdict), ['branch_in_use']);
+      assert.match(verdict.checks.find((c) => !c.passed)?.fact ?? '', /state=open/);
+    });
+  }
+
+  test('the tip of the branch is what must have landed, whatever head.sha the pull request reports', () => {
+    const facts = { ...goodFacts(), pull: ok(pull({ state: 'closed', merged: true, headSha: 'h2' })), branch: ok({ name: 'feature/x', sha: 'h3', protected: false }) };
+    assert.deepEqual(failedCodes(judgeCleanup(request, facts, patterns)), ['head_not_landed']);
   });
 
   test('the default patterns keep main, dev, release and evidence branches', () => {
@@ -226,21 +345,24 @@ describe('cleanup guard: every combination of its conditions', () => {
     }
   });
 
+  const rest = ['branch_protected_by_policy', 'branch_preserved'];
   const missingTable: Array<[keyof CleanupFacts, string[]]> = [
-    ['pull', ['confirmation_mismatch', 'fact_unavailable', 'branch_protected', 'branch_protected_by_policy', 'branch_preserved', 'branch_in_use']],
-    ['target', ['confirmation_mismatch', 'branch_not_pr_head', 'head_repo_mismatch', 'pr_not_merged', 'fact_unavailable', 'branch_tip_moved', 'branch_protected', 'branch_protected_by_policy', 'branch_preserved', 'branch_in_use']],
-    ['compare', ['confirmation_mismatch', 'branch_not_pr_head', 'head_repo_mismatch', 'pr_not_merged', 'fact_unavailable', 'branch_tip_moved', 'branch_protected', 'branch_protected_by_policy', 'branch_preserved', 'branch_in_use']],
-    ['branch', ['confirmation_mismatch', 'branch_not_pr_head', 'head_repo_mismatch', 'pr_not_merged', 'head_not_landed', 'fact_unavailable', 'branch_protected_by_policy', 'branch_preserved', 'branch_in_use']],
-    ['protections', ['confirmation_mismatch', 'branch_not_pr_head', 'head_repo_mismatch', 'pr_not_merged', 'head_not_landed', 'branch_tip_moved', 'fact_unavailable', 'branch_protected_by_policy', 'branch_preserved', 'branch_in_use']],
-    ['openPulls', ['confirmation_mismatch', 'branch_not_pr_head', 'head_repo_mismatch', 'pr_not_merged', 'head_not_landed', 'branch_tip_moved', 'branch_protected', 'branch_protected_by_policy', 'branch_preserved', 'fact_unavailable']],
+    ['pull', ['confirmation_mismatch', 'fact_unavailable', 'branch_protected', ...rest, 'branch_in_use']],
+    ['target', ['confirmation_mismatch', 'branch_not_pr_head', 'head_repo_mismatch', 'pr_not_merged', 'fact_unavailable', 'branch_protected', ...rest, 'branch_in_use']],
+    ['landing', ['confirmation_mismatch', 'branch_not_pr_head', 'head_repo_mismatch', 'pr_not_merged', 'fact_unavailable', 'branch_protected', ...rest, 'branch_in_use']],
+    ['branch', ['confirmation_mismatch', 'branch_not_pr_head', 'head_repo_mismatch', 'pr_not_merged', 'fact_unavailable', ...rest, 'branch_in_use']],
+    ['protections', ['confirmation_mismatch', 'branch_not_pr_head', 'head_repo_mismatch', 'pr_not_merged', 'head_not_landed', 'fact_unavailable', ...rest, 'branch_in_use']],
+    ['openPulls', ['confirmation_mismatch', 'branch_not_pr_head', 'head_repo_mismatch', 'pr_not_merged', 'head_not_landed', 'branch_protected', ...rest, 'fact_unavailable']],
   ];
   for (const [fact, order] of missingTable) {
-    test(`missing ${fact}: denied, reported in place, the rest still judged`, () => {
+    test(`missing ${fact}: denied, reported in place naming the fact, the rest still judged`, () => {
       const facts = { ...goodFacts(), [fact]: gone(`${fact} could not be read (HTTP 500).`) };
       const verdict = judgeCleanup(request, facts, patterns);
       assert.deepEqual(verdict.checks.map((c) => c.code), order);
       assert.deepEqual(failedCodes(verdict), ['fact_unavailable']);
-      assert.match(verdict.checks.find((c) => !c.passed)?.detail ?? '', new RegExp(fact));
+      const failed = verdict.checks.find((c) => !c.passed);
+      assert.match(failed?.detail ?? '', new RegExp(fact));
+      assert.match(failed?.fact ?? '', /^GET /);
     });
   }
 
@@ -248,8 +370,8 @@ describe('cleanup guard: every combination of its conditions', () => {
     const facts: CleanupFacts = {
       pull: gone('pull: HTTP 500'),
       target: gone('target: not read'),
-      compare: gone('compare: not read'),
       branch: gone('branch: HTTP 404'),
+      landing: gone('landing: not read'),
       protections: gone('protections: HTTP 500'),
       openPulls: gone('open pulls: HTTP 500'),
     };
@@ -261,23 +383,23 @@ describe('cleanup guard: every combination of its conditions', () => {
 });
 
 describe('reconcile-landed guard', () => {
-  const landed = (aheadBy: number): Omit<ReconcileFacts, 'pull'> => ({
+  const landed = (proven: boolean): Omit<ReconcileFacts, 'pull'> => ({
     target: ok({ name: 'main', sha: 'm5', protected: true }),
-    compare: ok({ base: 'm5', head: 'h2', aheadBy }),
+    landing: ok(proven ? landedVia('h2') : { commit: 'h2', target: 'm5', commits: [] }),
   });
   const table = combinations({ state: ['open', 'closed', 'merged'], landed: [true, false] } as const);
   for (const row of table) {
     test(JSON.stringify(row), () => {
       const p = pull({ state: row.state === 'open' ? 'open' : 'closed', merged: row.state === 'merged' });
-      const verdict = judgeReconcileLanded({ pull: ok(p), ...landed(row.landed ? 0 : 3) });
+      const verdict = judgeReconcileLanded({ pull: ok(p), ...landed(row.landed) });
       assert.deepEqual(failedCodes(verdict), [...(row.state === 'open' ? [] : ['pr_not_open']), ...(row.landed ? [] : ['head_not_landed'])]);
     });
   }
   const missing: Array<[string, ReconcileFacts, string[]]> = [
-    ['pull request unreadable', { pull: gone('pull: HTTP 500'), ...landed(0) }, ['fact_unavailable']],
-    ['target unreadable', { pull: ok(pull()), target: gone('target: HTTP 404'), compare: gone('not compared') }, ['fact_unavailable']],
-    ['compare unreadable', { pull: ok(pull()), ...landed(0), compare: gone('compare: HTTP 500') }, ['fact_unavailable']],
-    ['compare of another commit', { pull: ok(pull()), ...landed(0), compare: ok({ base: 'm4', head: 'h2', aheadBy: 0 }) }, ['head_not_landed']],
+    ['pull request unreadable', { pull: gone('pull: HTTP 500'), ...landed(true) }, ['fact_unavailable']],
+    ['target unreadable', { pull: ok(pull()), target: gone('target: HTTP 404'), landing: gone('not compared') }, ['fact_unavailable']],
+    ['compare unreadable', { pull: ok(pull()), ...landed(true), landing: gone('compare: HTTP 500') }, ['fact_unavailable']],
+    ['target read is not the base', { pull: ok(pull({ baseRef: 'dev' })), ...landed(true) }, ['head_not_landed']],
   ];
   for (const [name, facts, codes] of missing) {
     test(`denies when ${name}`, () => assert.deepEqual(failedCodes(judgeReconcileLanded(facts)), codes));
@@ -295,17 +417,19 @@ describe('applyGuardVerdict', () => {
   };
 
   test('a passing verdict leaves the allowed decision as it is', () => {
-    const verdict = judgeMerge({ identity: ok('bob'), pull: ok(pull()), reviews: ok([review('carol')]), expectedHeadSha: 'h2' }, STRICT);
+    const verdict = judgeMerge(mergeFacts(), STRICT);
     assert.deepEqual(applyGuardVerdict(allowed, verdict), allowed);
   });
 
   test('a failing verdict denies, listing every failed condition with self-review and self-merge first', () => {
-    const merge = judgeMerge({ identity: ok('alice'), pull: ok(pull({ state: 'closed' })), reviews: ok([]), expectedHeadSha: null }, STRICT);
+    const merge = judgeMerge(mergeFacts({ identity: ok('alice'), pull: ok(pull({ state: 'closed' })), reviews: ok([]), expectedHeadSha: null }), STRICT);
     const selfReview = judgeSelfReview({ identity: ok('alice'), pull: ok(pull()) });
     const decision = applyGuardVerdict(allowed, combineVerdicts([merge, selfReview]));
     assert.equal(decision.decision, 'deny');
     assert.equal(decision.reason, 'self_review');
     assert.deepEqual(decision.failed.map((f) => f.code), ['self_review', 'self_merge', 'pr_not_open', 'head_sha_missing', 'no_independent_approval']);
+    // Each condition judged on a live fact names it; head_sha_missing is about the request.
+    assert.deepEqual(decision.failed.map((f) => f.fact !== undefined), [true, true, true, false, true]);
     assert.equal(decision.operation, 'gitea.pr.merge');
     assert.match(decision.determining.rule, /^guard merge\+self_review: self_review$/);
     assert.match(decision.hint ?? '', /gitea-merger/);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { defaultSeed } from '../src/sandbox/seed.js';
 import { GiteaHttpClient } from '../src/gitea/http.js';
 import { HttpGiteaWriter } from '../src/gitea/writer.js';
-import { gatherCallFacts, readOpenPullHeads } from '../src/gitea/facts.js';
+import { gatherCallFacts, readOpenPulls } from '../src/gitea/facts.js';
 import { cleanupMergedPrBranch, reconcileAlreadyLandedPr } from '../src/gitea/reconcile.js';
 import { callGuardsFor, judgeCall } from '../src/policy/guards/call-guards.js';
 import { cleanupConfirmation, judgeCleanup, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
@@ -43,7 +43,7 @@ describe('guards against the sandbox', () => {
     const index = await pullNumber('feature/login', 'open');
     const guards = callGuardsFor(['gitea.pr.merge'], policy.callGuards);
     for (const [identity, codes] of [['alice', ['self_merge', 'head_sha_missing', 'no_independent_approval']], ['carol', ['head_sha_missing', 'no_independent_approval']]] as const) {
-      const facts = await gatherCallFacts(clientFor('carol'), guards, { owner: 'acme', repo: 'widgets', index, identity, expectedHeadSha: null }, config.facts);
+      const facts = await gatherCallFacts(clientFor('carol'), guards, { owner: 'acme', repo: 'widgets', index, identity, expectedHeadSha: null, deleteBranch: null }, config.facts);
       const verdict = judgeCall(guards, facts, config.merge);
       assert.deepEqual(verdict.checks.filter((c) => !c.passed).map((c) => c.code), codes);
     }
@@ -64,7 +64,7 @@ describe('guards against the sandbox', () => {
     const report = await run(request);
     assert.deepEqual(report.checks.filter((c) => !c.passed), []);
     assert.equal(report.action, 'deleted');
-    assert.equal(report.evidence.commits_ahead, 0);
+    assert.equal(typeof report.evidence.landed_via, 'string', 'the merge commit on main has the branch tip as a parent');
     assert.equal((await clientFor('dave').get('/repos/acme/widgets/branches/feature/old-docs')).status, 404);
     // Run again: the branch is gone now, a missing fact, so nothing is deleted.
     assert.equal((await run(request)).action, 'refused');
@@ -80,7 +80,7 @@ describe('guards against the sandbox', () => {
     const landed = await pullNumber('dev', 'open');
     const report = await reconcileAlreadyLandedPr(gitea, { owner: 'acme', repo: 'widgets', index: landed }, judgeReconcileLanded);
     assert.equal(report.action, 'closed', JSON.stringify(report));
-    const heads = await readOpenPullHeads(clientFor('dave'), 'acme', 'widgets', config.facts);
+    const heads = await readOpenPulls(clientFor('dave'), 'acme', 'widgets', config.facts);
     assert.ok(heads.ok && !heads.value.some((p) => p.headRef === 'dev'));
     const comments = (await clientFor('dave').get(`/repos/acme/widgets/issues/${landed}/comments`)).data as Array<{ body: string; user: { login: string } }>;
     const evidence = comments.at(-1);

@@ -290,7 +290,14 @@ describe('branches, contents, issues, pulls, repositories, hooks', () => {
     const closed = await call('PATCH', `${W}/pulls/${pr.body.number}`, { as: 'bob', body: { state: 'closed', title: 'B (closed)' } });
     assert.equal(closed.status, 201);
     assert.equal(closed.body.state, 'closed');
-    assert.equal((await call('PATCH', `${W}/pulls/2`, { as: 'carol', body: { state: 'open' } })).status, 409);
+    // EditPullRequest: a state change of a merged pull request is 412 Precondition Failed.
+    assert.equal((await call('PATCH', `${W}/pulls/2`, { as: 'carol', body: { state: 'open' } })).status, 412);
+  });
+
+  test('repositories: the sandbox models no forks, so a fork list is empty', async () => {
+    const forks = await call('GET', `${W}/forks`);
+    assert.equal(forks.status, 200);
+    assert.deepEqual(forks.body, []);
   });
 
   test('repositories: search, per user and organization lists, creation', async () => {

@@ -58,6 +58,8 @@ export function translateProfile(profile: CompiledProfile, map: OperationMap, me
       for (const choice of choices) {
         if (profile.allowed.has(choice.operation)) rule('permit', action, choice.when);
         if (profile.forbidden.has(choice.operation)) rule('forbid', action, choice.when);
+        // An action with several primary operations has no parent group, so the self-merge forbid is its own.
+        if (mergeOperations.includes(choice.operation)) rule('forbid', action, [...choice.when, { kind: 'selfAuthor' }], null);
       }
     }
     for (const extra of mapping.rules) if (extra.also !== undefined && !effective(extra.also)) rule('forbid', action, [condition(extra.when)]);

@@ -123,20 +123,24 @@ async function mergerMerges(stage: Stage, pr: PullRequest, logins: Record<Role, 
     args: { ...where, index: pr.number, body: { do: 'merge', head_commit_id: typeof baseSha === 'string' ? baseSha : '0'.repeat(40) } },
     expect: { verdict: 'deny', reason: 'head_sha_mismatch' },
   });
-  stage.say(`With head_commit_id = ${short(pr.head)} the merge guard reads the live facts: author ${logins.author}, merger ${logins.merger}, approval by ${logins.reviewer} on this head.`);
+  stage.say(`With head_commit_id = ${short(pr.head)} the merge guard reads the live facts: author ${logins.author}, merger ${logins.merger}, ` +
+    `${logins.reviewer}'s latest review (an official approval of this head), and whether Gitea would delete the head branch by default.`);
   const merged = await stage.attempt({
     role: 'merger',
     tool: 'gitea_pulls_merge',
     args: { ...where, index: pr.number, body: { do: 'merge', head_commit_id: pr.head } },
     expect: { verdict: 'allow' },
   });
-  if (merged.verdict === 'allow') stage.note('checks passed: not a self-merge, head_commit_id is the current head, an independent approval of that head');
+  if (merged.verdict === 'allow') {
+    stage.note('checks passed: not a self-merge, head_commit_id is the current head, an official independent approval of that head, no changes requested, no branch deleted by default');
+  }
 }
 
 async function reconcilerCleansUp(stage: Stage, pr: PullRequest): Promise<void> {
   stage.chapter('5. The reconciler tidies up, only through the guarded tool');
   const confirmation = `CLEANUP MERGED PR ${pr.number} BRANCH ${BRANCH}`;
-  stage.say(`gitea_cleanup_merged_pr_branch checks the pull request is merged and landed, the branch is its head and not protected, then deletes it. Confirmation: "${confirmation}".`);
+  stage.say('gitea_cleanup_merged_pr_branch checks the pull request is merged, the branch is its head, its tip is proven on the target ' +
+    `(a commit there has it as a parent), nothing protects it and no open pull request uses it as head or base. Confirmation: "${confirmation}".`);
   await stage.attempt({
     role: 'reconciler',
     tool: 'gitea_cleanup_merged_pr_branch',

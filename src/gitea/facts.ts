@@ -2,7 +2,7 @@
 // a field missing or of the wrong type, a pagination bound reached) becomes a missing fact, which
 // the guards treat as a denial. Facts come from Gitea only, never from the caller's arguments.
 import type { CallFacts, CallGuard } from '../policy/guards/call-guards.js';
-import type { BranchFacts, CompareFacts, OpenPullHead, PullFacts, ReviewFact } from '../policy/guards/facts.js';
+import type { BranchFacts, LandingFacts, OpenPull, PullFacts, RepositoryFacts, ReviewFact } from '../policy/guards/facts.js';
 import type { FactBounds } from '../policy/guards/settings.js';
 import type { Fact } from '../policy/guards/verdict.js';
 import { encodePathValue } from './encode.js';
@@ -25,6 +25,8 @@ export interface CallFactsRequest {
   expectedHeadSha: string | null;
   /** The call's own read of the pull request (made once, shared with its live targets); read here when absent. */
   pull?: Promise<Fact<PullFacts>>;
+  /** body.delete_branch_after_merge as passed; null when absent. */
+  deleteBranch: boolean | null;
 }
 
 function missing<T>(detail: string): Fact<T> {
@@ -64,26 +66,46 @@ async function read(
   query?: Record<string, string | number>,
   options: { forbiddenAsNull?: boolean } = {},
 ): Promise<Fact<unknown>> {
+  const answer = await readWithTotal(reader, what, path, query, options);
+  return answer.ok ? present(answer.value.data) : answer;
+}
+
+async function readWithTotal(
+  reader: FactReader,
+  what: string,
+  path: string | null,
+  query?: Record<string, string | number>,
+  options: { forbiddenAsNull?: boolean } = {},
+): Promise<Fact<{ data: unknown; total: number | null }>> {
   if (path === null) return missing(`${what} was not read: a name in its path is not valid.`);
   try {
     const result = await reader.get(path, query);
-    if (result.status === 200) return present(result.data);
-    if (result.status === 403 && options.forbiddenAsNull) return present(null);
+    if (result.status === 200) return present({ data: result.data, total: result.totalCount ?? null });
+    if (result.status === 403 && options.forbiddenAsNull) return present({ data: null, total: null });
     return missing(`${what} could not be read (HTTP ${result.status}${result.status === 404 ? ', not found' : ''}).`);
   } catch {
     return missing(`${what} could not be read (Gitea did not answer).`);
   }
 }
 
-/** Every page, until an empty one; reaching the bound first is a missing fact. */
+/**
+ * Every page of a list. Gitea's X-Total-Count counts items a page may then leave out (another
+ * user's pending review), so a page can come back short or even empty before the end: the pages
+ * the total implies are all read, and then one more that must be empty (Gitea may cap the page
+ * size below the one asked for). Without the header, the first empty page ends the list.
+ * Reaching the bound first is a missing fact.
+ */
 async function readAllPages(reader: FactReader, what: string, path: string | null, query: Record<string, string>, bounds: FactBounds): Promise<Fact<unknown[]>> {
   const items: unknown[] = [];
+  let lastPage = 0;
   for (let page = 1; page <= bounds.max_pages; page++) {
-    const answer = await read(reader, `${what} (page ${page})`, path, { ...query, page, limit: bounds.page_size });
+    const answer = await readWithTotal(reader, `${what} (page ${page})`, path, { ...query, page, limit: bounds.page_size });
     if (!answer.ok) return answer;
-    if (!Array.isArray(answer.value)) return missing(`${what} (page ${page}) is not a list.`);
-    if (answer.value.length === 0) return present(items);
-    items.push(...answer.value);
+    const { data, total } = answer.value;
+    if (!Array.isArray(data)) return missing(`${what} (page ${page}) is not a list.`);
+    if (total !== null) lastPage = Math.max(lastPage, Math.ceil(total / bounds.page_size));
+    if (data.length === 0 && page > lastPage) return present(items);
+    items.push(...data);
   }
   return missing(`${what} has more than ${bounds.max_pages} pages of ${bounds.page_size}; not judged from a partial list.`);
 }
@@ -95,23 +117,44 @@ function parseEach<T>(what: string, items: Fact<unknown[]>, parse: (item: unknow
   return parsed.every((item): item is T => item !== null) ? present(parsed) : missing(`${what} has an entry Gitea described incompletely.`);
 }
 
+/** A git object id (SHA-1 or SHA-256), never a ref name such as refs/pull/7/head. */
+export function isCommitSha(value: string | null): value is string {
+  return value !== null && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(value);
+}
+
+const PULL_REF = /^refs\/pull\/\d+\/head$/;
+
+/**
+ * The head branch of a pull request as convert.ToAPIPullRequest reports it: head.ref is the branch
+ * while it exists and refs/pull/N/head once it is deleted; head.label keeps the branch name.
+ */
+function headBranch(data: unknown): { name: string; exists: boolean } | null {
+  const ref = text(field(data, 'head', 'ref'));
+  const label = text(field(data, 'head', 'label'));
+  if (ref !== null && !PULL_REF.test(ref)) return { name: ref, exists: true };
+  return label !== null ? { name: label, exists: false } : null;
+}
+
 export function parsePull(data: unknown): PullFacts | null {
   const number = field(data, 'number');
   const state = text(field(data, 'state'));
   const merged = field(data, 'merged');
   const headSha = text(field(data, 'head', 'sha'));
-  const headRef = text(field(data, 'head', 'ref'));
+  const head = headBranch(data);
   const baseRef = text(field(data, 'base', 'ref'));
-  if (typeof number !== 'number' || state === null || typeof merged !== 'boolean' || !headSha || !headRef || !baseRef) return null;
+  // head.sha can read refs/pull/N/head (not a commit): no SHA, no fact.
+  if (typeof number !== 'number' || state === null || typeof merged !== 'boolean' || !isCommitSha(headSha) || !head || !baseRef) return null;
   return {
     number,
     author: text(field(data, 'user', 'login')),
     state,
     merged,
     headSha,
-    headRef,
+    headRef: head.name,
+    headBranchExists: head.exists,
     headRepo: text(field(data, 'head', 'repo', 'full_name')),
     baseRef,
+    baseRepo: text(field(data, 'base', 'repo', 'full_name')),
   };
 }
 
@@ -120,7 +163,7 @@ export async function readPull(reader: FactReader, ref: PullRef): Promise<Fact<P
   const answer = await read(reader, what, repoPath(ref.owner, ref.repo, 'pulls', String(ref.index)));
   if (!answer.ok) return answer;
   const pull = parsePull(answer.value);
-  return pull ? present(pull) : missing(`${what} lacks its number, state, merged flag, head or base.`);
+  return pull ? present(pull) : missing(`${what} lacks its number, state, merged flag, head branch, head commit SHA or base.`);
 }
 
 /** Whether issue #index is a pull request (Gitea's issue carries `pull_request` then); unreadable is a missing fact. */
@@ -134,16 +177,36 @@ export async function readIsPullRequest(reader: FactReader, ref: PullRef): Promi
 }
 
 function parseReview(data: unknown): ReviewFact | null {
+  const id = field(data, 'id');
   const state = text(field(data, 'state'));
-  if (state === null) return null;
-  const flag = (key: string): boolean => field(data, key) !== false; // not reported counts against the approval
-  return { reviewer: text(field(data, 'user', 'login')), state, commitId: text(field(data, 'commit_id')), stale: flag('stale'), dismissed: flag('dismissed') };
+  if (typeof id !== 'number' || state === null) return null;
+  // Not reported counts against the approval: stale and dismissed as true, official as false.
+  const flag = (key: string): boolean => field(data, key) !== false;
+  return {
+    id,
+    reviewer: text(field(data, 'user', 'login')),
+    state,
+    commitId: text(field(data, 'commit_id')),
+    stale: flag('stale'),
+    dismissed: flag('dismissed'),
+    official: field(data, 'official') === true,
+  };
 }
 
 export async function readReviews(reader: FactReader, ref: PullRef, bounds: FactBounds): Promise<Fact<ReviewFact[]>> {
   const what = `The reviews of pull request #${ref.index}`;
   const pages = await readAllPages(reader, what, repoPath(ref.owner, ref.repo, 'pulls', String(ref.index), 'reviews'), {}, bounds);
   return parseEach(what, pages, parseReview);
+}
+
+export async function readRepository(reader: FactReader, owner: string, repo: string): Promise<Fact<RepositoryFacts>> {
+  const what = `Repository ${owner}/${repo}`;
+  const answer = await read(reader, what, repoPath(owner, repo));
+  if (!answer.ok) return answer;
+  const fullName = text(field(answer.value, 'full_name'));
+  const deletes = field(answer.value, 'default_delete_branch_after_merge');
+  if (fullName === null || typeof deletes !== 'boolean') return missing(`${what} lacks its full_name or default_delete_branch_after_merge.`);
+  return present({ fullName, defaultDeleteBranchAfterMerge: deletes, parent: text(field(answer.value, 'parent', 'full_name')) });
 }
 
 export async function readBranch(reader: FactReader, owner: string, repo: string, branch: string): Promise<Fact<BranchFacts>> {
@@ -153,7 +216,7 @@ export async function readBranch(reader: FactReader, owner: string, repo: string
   const name = text(field(answer.value, 'name'));
   const sha = text(field(answer.value, 'commit', 'id'));
   const isProtected = field(answer.value, 'protected');
-  if (name === null || sha === null || typeof isProtected !== 'boolean') return missing(`${what} lacks its name, commit or protected flag.`);
+  if (name === null || !isCommitSha(sha) || typeof isProtected !== 'boolean') return missing(`${what} lacks its name, commit or protected flag.`);
   return present({ name, sha, protected: isProtected });
 }
 
@@ -170,47 +233,97 @@ export async function readProtectionRules(reader: FactReader, owner: string, rep
   return parseEach(what, present(answer.value), (rule) => text(field(rule, 'rule_name')) ?? text(field(rule, 'branch_name')));
 }
 
-/** Commits of `head` not reachable from `base` (base...head); both are SHAs. */
-export async function readCompare(reader: FactReader, owner: string, repo: string, base: string, head: string): Promise<Fact<CompareFacts>> {
-  const what = `The compare ${base}...${head}`;
-  const answer = await read(reader, what, repoPath(owner, repo, 'compare', `${encodeURIComponent(base)}...${encodeURIComponent(head)}`));
+function parseCommitLink(data: unknown): { sha: string; parents: string[] } | null {
+  const sha = text(field(data, 'sha'));
+  const parents = field(data, 'parents');
+  if (!isCommitSha(sha) || !Array.isArray(parents)) return null;
+  const shas = parents.map((p) => text(field(p, 'sha')));
+  return shas.every(isCommitSha) ? { sha, parents: shas } : null;
+}
+
+/** Compare commit...target: the commits the target has that the commit lacks, each with its parents (landed-check.ts). */
+export async function readLandingEvidence(reader: FactReader, owner: string, repo: string, commit: string, target: string): Promise<Fact<LandingFacts>> {
+  const what = `The compare ${commit}...${target}`;
+  const answer = await read(reader, what, repoPath(owner, repo, 'compare', `${encodeURIComponent(commit)}...${encodeURIComponent(target)}`));
   if (!answer.ok) return answer;
-  const total = field(answer.value, 'total_commits');
-  if (typeof total !== 'number' || !Number.isInteger(total) || total < 0) return missing(`${what} lacks total_commits.`);
-  return present({ base, head, aheadBy: total });
+  const commits = field(answer.value, 'commits');
+  if (!Array.isArray(commits)) return missing(`${what} lacks its commit list.`);
+  const parsed = parseEach(what, present(commits), parseCommitLink);
+  return parsed.ok ? present({ commit, target, commits: parsed.value }) : parsed;
 }
 
-export async function readOpenPullHeads(reader: FactReader, owner: string, repo: string, bounds: FactBounds): Promise<Fact<OpenPullHead[]>> {
-  const what = `The open pull requests of ${owner}/${repo}`;
+function parseOpenPull(repo: string, item: unknown): OpenPull | null {
+  const number = field(item, 'number');
+  const head = headBranch(item);
+  const baseRef = text(field(item, 'base', 'ref'));
+  if (typeof number !== 'number' || !head || !baseRef) return null;
+  return { number, repo, headRef: head.name, headRepo: text(field(item, 'head', 'repo', 'full_name')), baseRef };
+}
+
+async function readOpenPullsOf(reader: FactReader, fullName: string, bounds: FactBounds): Promise<Fact<OpenPull[]>> {
+  const what = `The open pull requests of ${fullName}`;
+  const [owner = '', repo = ''] = fullName.split('/', 2);
   const pages = await readAllPages(reader, what, repoPath(owner, repo, 'pulls'), { state: 'open' }, bounds);
-  return parseEach(what, pages, (item) => {
-    const number = field(item, 'number');
-    const headRef = text(field(item, 'head', 'ref'));
-    return typeof number === 'number' && headRef ? { number, headRef, headRepo: text(field(item, 'head', 'repo', 'full_name')) } : null;
-  });
+  return parseEach(what, pages, (item) => parseOpenPull(fullName, item));
 }
 
-/** The PR's target branch fetched now, and the compare of its tip with the PR head. */
-export async function readLanding(reader: FactReader, owner: string, repo: string, pull: Fact<PullFacts>): Promise<{ target: Fact<BranchFacts>; compare: Fact<CompareFacts> }> {
-  if (!pull.ok) {
-    const unknown = missing<never>('Not read: the pull request itself is unknown.');
-    return { target: unknown, compare: unknown };
+/**
+ * The open pull requests that could use a branch of owner/repo, as far as the API shows them:
+ * this repository's own (heads from anywhere, bases here), and those of its parent and its forks
+ * (heads from here). Forks the token cannot see stay out of view (docs/gitea-semantics.md).
+ */
+export async function readOpenPulls(reader: FactReader, owner: string, repo: string, bounds: FactBounds): Promise<Fact<OpenPull[]>> {
+  const repository = await readRepository(reader, owner, repo);
+  if (!repository.ok) return repository;
+  const forks = await readAllPages(reader, `The forks of ${owner}/${repo}`, repoPath(owner, repo, 'forks'), {}, bounds);
+  const forkNames = parseEach(`The forks of ${owner}/${repo}`, forks, (item) => text(field(item, 'full_name')));
+  if (!forkNames.ok) return forkNames;
+  const self = repository.value.fullName;
+  const others = [...new Set([repository.value.parent, ...forkNames.value].filter((n): n is string => n !== null))];
+  const lists = await Promise.all([self, ...others].map((name) => readOpenPullsOf(reader, name, bounds)));
+  const all: OpenPull[] = [];
+  for (const list of lists) {
+    if (!list.ok) return list;
+    all.push(...list.value);
   }
-  const target = await readBranch(reader, owner, repo, pull.value.baseRef);
-  const compare = target.ok
-    ? await readCompare(reader, owner, repo, target.value.sha, pull.value.headSha)
-    : missing<CompareFacts>('Not compared: the target branch is unknown.');
-  return { target, compare };
+  return present(all);
+}
+
+/** The target branch fetched now, and the compare of `commit` with its tip. */
+export async function readLanding(
+  reader: FactReader,
+  owner: string,
+  repo: string,
+  baseRef: Fact<string>,
+  commit: Fact<string>,
+): Promise<{ target: Fact<BranchFacts>; landing: Fact<LandingFacts> }> {
+  if (!baseRef.ok) {
+    const unknown = missing<never>('Not read: the pull request itself is unknown.');
+    return { target: unknown, landing: unknown };
+  }
+  const target = await readBranch(reader, owner, repo, baseRef.value);
+  const landing = !target.ok
+    ? missing<LandingFacts>('Not compared: the target branch is unknown.')
+    : !commit.ok
+      ? missing<LandingFacts>('Not compared: the commit to prove is unknown.')
+      : await readLandingEvidence(reader, owner, repo, commit.value, target.value.sha);
+  return { target, landing };
 }
 
 /** The facts the self-review and merge guards judge, for the guards a call needs. */
 export async function gatherCallFacts(reader: FactReader, guards: readonly CallGuard[], request: CallFactsRequest, bounds: FactBounds): Promise<CallFacts> {
   const identity = request.identity ? present(request.identity) : missing<string>("The session's Gitea identity is not verified.");
+  const { expectedHeadSha, deleteBranch } = request;
   if (request.index === null) {
     const unnamed = 'The call names no pull request number to read.';
-    return { identity, pull: missing(unnamed), reviews: missing(unnamed), expectedHeadSha: request.expectedHeadSha };
+    return { identity, pull: missing(unnamed), reviews: missing(unnamed), repository: missing(unnamed), expectedHeadSha, deleteBranch };
   }
   const ref = { owner: request.owner, repo: request.repo, index: request.index };
-  const [pull, reviews] = await Promise.all([request.pull ?? readPull(reader, ref), guards.includes('merge') ? readReviews(reader, ref, bounds) : undefined]);
-  return { identity, pull, ...(reviews ? { reviews } : {}), expectedHeadSha: request.expectedHeadSha };
+  const merging = guards.includes('merge');
+  const [pull, reviews, repository] = await Promise.all([
+    request.pull ?? readPull(reader, ref),
+    merging ? readReviews(reader, ref, bounds) : undefined,
+    merging && deleteBranch === null ? readRepository(reader, ref.owner, ref.repo) : undefined,
+  ]);
+  return { identity, pull, ...(reviews ? { reviews } : {}), ...(repository ? { repository } : {}), expectedHeadSha, deleteBranch };
 }

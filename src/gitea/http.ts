@@ -83,7 +83,9 @@ export class GiteaHttpClient implements FactReader {
     const outcome = await this.send({ method: 'GET', path, query: params });
     if (!outcome.ok) throw new GiteaReadError(outcome.kind, outcome.message);
     const decoded = decodeBody(outcome.headers.get('content-type'), outcome.body);
-    return { status: outcome.status, data: decoded.form === 'binary' ? null : decoded.data };
+    const total = outcome.headers.get('x-total-count');
+    const totalCount = total !== null && /^\d+$/.test(total.trim()) ? Number(total.trim()) : null;
+    return { status: outcome.status, data: decoded.form === 'binary' ? null : decoded.data, totalCount };
   }
 
   private headersFor(request: HttpRequest): Record<string, string> {

@@ -2,11 +2,11 @@
 // (src/policy decides, this side only reads and writes), and act only when every check passed.
 // The report lists every check and the evidence, so the server can audit it.
 import type { CleanupFacts, CleanupRequest } from '../policy/guards/cleanup-branch-guard.js';
-import type { BranchFacts, CompareFacts, PullFacts } from '../policy/guards/facts.js';
+import type { BranchFacts, LandingFacts, PullFacts } from '../policy/guards/facts.js';
 import type { ReconcileFacts } from '../policy/guards/reconcile-landed-guard.js';
 import type { FactBounds } from '../policy/guards/settings.js';
 import type { Fact, GuardCheck, GuardVerdict } from '../policy/guards/verdict.js';
-import { readBranch, readLanding, readOpenPullHeads, readProtectionRules, readPull, type PullRef } from './facts.js';
+import { readBranch, readLanding, readOpenPulls, readProtectionRules, readPull, type PullRef } from './facts.js';
 import type { FactReader, GiteaWriter, WriteResult } from './types.js';
 
 export type ReconcileAction = 'deleted' | 'closed' | 'refused' | 'failed';
@@ -32,10 +32,11 @@ function valueOf<T>(fact: Fact<T>): T | null {
   return fact.ok ? fact.value : null;
 }
 
-function landingEvidence(pull: Fact<PullFacts>, target: Fact<BranchFacts>, compare: Fact<CompareFacts>): ReconcileReport['evidence'] {
+function landingEvidence(pull: Fact<PullFacts>, target: Fact<BranchFacts>, landing: Fact<LandingFacts>): ReconcileReport['evidence'] {
   const p = valueOf(pull);
   const t = valueOf(target);
-  const c = valueOf(compare);
+  const l = valueOf(landing);
+  const child = l ? (l.commits.find((c) => c.parents.some((parent) => parent.toLowerCase() === l.commit.toLowerCase()))?.sha ?? null) : null;
   return {
     pr_number: p?.number ?? null,
     pr_state: p ? (p.merged ? 'merged' : p.state) : null,
@@ -43,8 +44,9 @@ function landingEvidence(pull: Fact<PullFacts>, target: Fact<BranchFacts>, compa
     head_sha: p?.headSha ?? null,
     target_branch: t?.name ?? p?.baseRef ?? null,
     target_sha: t?.sha ?? null,
-    compare: c ? `${c.base}...${c.head}` : null,
-    commits_ahead: c?.aheadBy ?? null,
+    compare: l ? `${l.commit}...${l.target}` : null,
+    // The commit on the target whose parent is the proven commit; null when it is the tip itself or unproven.
+    landed_via: child,
   };
 }
 
@@ -66,15 +68,16 @@ export async function cleanupMergedPrBranch(
 ): Promise<ReconcileReport> {
   const { reader, writer } = gitea;
   const { owner, repo, branch: name } = request;
-  const pull = await readPull(reader, { owner, repo, index: request.prNumber });
-  const [landing, branch, protections, openPulls] = await Promise.all([
-    readLanding(reader, owner, repo, pull),
+  const [pull, branch, protections, openPulls] = await Promise.all([
+    readPull(reader, { owner, repo, index: request.prNumber }),
     readBranch(reader, owner, repo, name),
     readProtectionRules(reader, owner, repo),
-    readOpenPullHeads(reader, owner, repo, bounds),
+    readOpenPulls(reader, owner, repo, bounds),
   ]);
+  // What a deletion loses is the branch's own tip: that is the commit proven landed.
+  const landing = await readLanding(reader, owner, repo, baseOf(pull), branch.ok ? { ok: true, value: branch.value.sha } : branch);
   const verdict = judge({ pull, ...landing, branch, protections, openPulls });
-  const evidence = { ...landingEvidence(pull, landing.target, landing.compare), branch: name, branch_sha: valueOf(branch)?.sha ?? null };
+  const evidence = { ...landingEvidence(pull, landing.target, landing.landing), branch: name, branch_sha: valueOf(branch)?.sha ?? null };
   if (!passed(verdict)) return { checks: verdict.checks, evidence, action: 'refused' };
   const failure = await write(`Deleting branch ${name}`, () => writer.deleteBranch(owner, repo, name));
   return failure ? { checks: verdict.checks, evidence, action: 'failed', failure } : { checks: verdict.checks, evidence, action: 'deleted' };
@@ -83,9 +86,9 @@ export async function cleanupMergedPrBranch(
 export async function reconcileAlreadyLandedPr(gitea: GiteaSides, ref: PullRef, judge: (facts: ReconcileFacts) => GuardVerdict): Promise<ReconcileReport> {
   const { reader, writer } = gitea;
   const pull = await readPull(reader, ref);
-  const landing = await readLanding(reader, ref.owner, ref.repo, pull);
+  const landing = await readLanding(reader, ref.owner, ref.repo, baseOf(pull), pull.ok ? { ok: true, value: pull.value.headSha } : pull);
   const verdict = judge({ pull, ...landing });
-  const evidence = landingEvidence(pull, landing.target, landing.compare);
+  const evidence = landingEvidence(pull, landing.target, landing.landing);
   if (!passed(verdict)) return { checks: verdict.checks, evidence, action: 'refused' };
   // The comment goes first: the pull request is never closed without the evidence on record.
   const failure =
@@ -94,12 +97,18 @@ export async function reconcileAlreadyLandedPr(gitea: GiteaSides, ref: PullRef, 
   return failure ? { checks: verdict.checks, evidence, action: 'failed', failure } : { checks: verdict.checks, evidence, action: 'closed' };
 }
 
+function baseOf(pull: Fact<PullFacts>): Fact<string> {
+  return pull.ok ? { ok: true, value: pull.value.baseRef } : pull;
+}
+
 export function landedComment(evidence: ReconcileReport['evidence']): string {
   return [
     'Closed by gitea-warden (reconcile_already_landed_pr): the head of this pull request has already landed on its target branch.',
     '',
     `- Pull request head: \`${evidence.head_sha}\` (${evidence.head_ref})`,
     `- Target branch: \`${evidence.target_branch}\` at \`${evidence.target_sha}\`, fetched just before closing`,
-    `- Compare \`${evidence.compare}\`: ${evidence.commits_ahead} commits ahead`,
+    evidence.landed_via
+      ? `- Compare \`${evidence.compare}\`: the head is a parent of \`${evidence.landed_via}\`, which the target branch contains`
+      : `- Compare \`${evidence.compare}\`: the head is the target branch's tip`,
   ].join('\n');
 }

@@ -13,6 +13,8 @@ export interface GiteaIdentity {
 export interface ReadResult {
   status: number;
   data: unknown;
+  /** X-Total-Count of a list answer, when Gitea sent one. */
+  totalCount?: number | null;
 }
 
 /** What a fact gatherer needs from Gitea: authenticated GETs below /api/v1, already encoded paths. */

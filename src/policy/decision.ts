@@ -21,6 +21,8 @@ export interface FailedCondition {
   message: string;
   /** The profile or policy entry the condition comes from (file:line), when known. */
   entry?: DeterminingEntry;
+  /** The live Gitea fact (endpoint and fields) a guard condition was judged on, or could not read. */
+  fact?: string;
 }
 
 export interface Decision {

@@ -60,6 +60,10 @@ export interface Review {
   body: string;
   commitId: string;
   dismissed: boolean;
+  /** Set at submission by IsOfficialReviewer; cleared when the same reviewer submits a newer verdict. */
+  official: boolean;
+  /** Content-based, as Gitea keeps it: set when a push changes the pull request's diff. */
+  stale: boolean;
   submitted: string;
 }
 
@@ -129,6 +133,9 @@ export interface Repo {
   commits: Map<string, Commit>;
   branches: Map<string, string>;
   protections: Protection[];
+  /** Pull request unit settings: DefaultDeleteBranchAfterMerge and AllowManualMerge. */
+  defaultDeleteBranchAfterMerge: boolean;
+  allowManualMerge: boolean;
   collaborators: Map<string, AccessLevel>;
   issues: Issue[];
   labels: Label[];
@@ -297,10 +304,15 @@ export class SandboxState {
   }
 
   /** Registers a new, empty repository (no commits, branches, rules, issues or hooks yet). */
-  addRepo(fields: Pick<Repo, 'owner' | 'name' | 'private' | 'description' | 'defaultBranch'>): Repo {
+  addRepo(
+    fields: Pick<Repo, 'owner' | 'name' | 'private' | 'description' | 'defaultBranch'> &
+      Partial<Pick<Repo, 'defaultDeleteBranchAfterMerge' | 'allowManualMerge'>>,
+  ): Repo {
     const created = this.timestamp();
     const repo: Repo = {
       id: this.nextId('repo'),
+      defaultDeleteBranchAfterMerge: false,
+      allowManualMerge: false,
       ...fields,
       created,
       updated: created,
@@ -326,15 +338,34 @@ export class SandboxState {
     return commit;
   }
 
-  /** Moves a branch and keeps every open pull request whose head is that branch on the new head. */
+  /**
+   * Moves a branch (a push, forced or not) and keeps every open pull request whose head is that
+   * branch on the new head, marking its reviews as services/pull AddTestPullRequestTask does:
+   * when the diff changed (checkIfPRContentChanged) every review goes stale (MarkReviewsAsStale),
+   * then reviews of the new head are fresh again (MarkReviewsAsNotStale). A merged pull request
+   * keeps its refs/pull/N/head.
+   */
   moveBranch(repo: Repo, branch: string, sha: string): void {
     repo.branches.set(branch, sha);
     repo.updated = this.timestamp();
     for (const issue of repo.issues) {
       const pull = issue.pull;
-      if (pull && !pull.merged && issue.state === 'open' && pull.head === branch) pull.headSha = sha;
+      if (!pull || pull.merged || issue.state !== 'open' || pull.head !== branch || pull.headSha === sha) continue;
+      const baseSha = repo.branches.get(pull.base) ?? pull.mergeBase;
+      const changed = pullDiffKey(repo, baseSha, pull.headSha) !== pullDiffKey(repo, baseSha, sha);
+      pull.headSha = sha;
+      pull.mergeBase = mergeBase(repo, baseSha, sha) ?? baseSha;
+      if (changed) for (const review of pull.reviews) review.stale = true;
+      for (const review of pull.reviews) if (review.commitId === sha) review.stale = false;
     }
   }
+}
+
+/** What a pull request changes: the files head differs in from its merge base with base (the PR's diff). */
+export function pullDiffKey(repo: Repo, base: string, head: string): string {
+  const before = repo.commits.get(mergeBase(repo, base, head) ?? '')?.tree ?? {};
+  const after = repo.commits.get(head)?.tree ?? {};
+  return JSON.stringify(diffTrees(before, after).map((c) => [c.filename, after[c.filename] ?? null]));
 }
 
 /** All ancestors of `sha` including itself. */
@@ -350,8 +381,12 @@ export function ancestors(repo: Repo, sha: string): Set<string> {
   return seen;
 }
 
-/** Commits reachable from `head` but not from `base`, newest first (git log base..head). */
+/**
+ * Commits reachable from `head` but not from `base`, newest first (git log base..head); none when
+ * the two share no history, as git.GetCompareInfo answers without a merge base.
+ */
 export function commitsBetween(repo: Repo, base: string, head: string): Commit[] {
+  if (mergeBase(repo, base, head) === null) return [];
   const excluded = ancestors(repo, base);
   const result = [...ancestors(repo, head)]
     .filter((sha) => !excluded.has(sha))

@@ -107,9 +107,9 @@ export function presentRepo(state: SandboxState, repo: Repo, viewer: Account | n
     allow_squash_merge: true,
     allow_fast_forward_only_merge: true,
     allow_rebase_update: false,
-    allow_manual_merge: false,
+    allow_manual_merge: repo.allowManualMerge,
     autodetect_manual_merge: false,
-    default_delete_branch_after_merge: false,
+    default_delete_branch_after_merge: repo.defaultDeleteBranchAfterMerge,
     default_merge_style: 'merge',
     default_allow_maintainer_edit: false,
     avatar_url: '',
@@ -329,8 +329,21 @@ export function isMergeable(repo: Repo, issue: Issue, pull: PullState): boolean 
   return repo.branches.has(pull.base) && repo.branches.has(pull.head);
 }
 
-function branchInfo(state: SandboxState, repo: Repo, ref: string, sha: string, viewer: Account | null): Json {
-  return { label: ref, ref, sha, repo_id: repo.id, repo: presentRepo(state, repo, viewer) };
+function branchInfo(state: SandboxState, repo: Repo, label: string, ref: string, sha: string, viewer: Account | null): Json {
+  return { label, ref, sha, repo_id: repo.id, repo: presentRepo(state, repo, viewer) };
+}
+
+/**
+ * convert.ToAPIPullRequest's head: while the head branch exists, its name and its live tip (for a
+ * merged pull request too); once it is deleted, ref refs/pull/N/head and that ref's commit (the
+ * head the pull request last had). The label keeps the branch name.
+ */
+function headInfo(state: SandboxState, repo: Repo, issue: Issue & { pull: PullState }, viewer: Account | null): Json {
+  const pull = issue.pull;
+  const tip = repo.branches.get(pull.head);
+  return tip !== undefined
+    ? branchInfo(state, repo, pull.head, pull.head, tip, viewer)
+    : branchInfo(state, repo, pull.head, `refs/pull/${issue.number}/head`, pull.headSha, viewer);
 }
 
 export function presentPull(state: SandboxState, repo: Repo, issue: Issue & { pull: PullState }, viewer: Account | null): Json {
@@ -368,8 +381,8 @@ export function presentPull(state: SandboxState, repo: Repo, issue: Issue & { pu
     ...(pull.mergeCommitSha ? { merge_commit_sha: pull.mergeCommitSha } : {}),
     merged_by: pull.mergedBy ? userByLogin(state, pull.mergedBy, viewer) : null,
     allow_maintainer_edit: false,
-    base: branchInfo(state, repo, pull.base, baseSha, viewer),
-    head: branchInfo(state, repo, pull.head, pull.headSha, viewer),
+    base: branchInfo(state, repo, pull.base, pull.base, baseSha, viewer),
+    head: headInfo(state, repo, issue, viewer),
     merge_base: pull.mergeBase,
     due_date: null,
     created_at: issue.created,
@@ -395,8 +408,8 @@ export function presentReview(
     state: review.state,
     body: review.body,
     commit_id: review.commitId,
-    stale: review.commitId !== issue.pull.headSha,
-    official: review.state === 'APPROVED' || review.state === 'REQUEST_CHANGES',
+    stale: review.stale,
+    official: review.official,
     dismissed: review.dismissed,
     comments_count: 0,
     submitted_at: review.submitted,

@@ -25,6 +25,8 @@ const repo = {
     private: { type: 'boolean' },
     description: text,
     default_branch: text,
+    default_delete_branch_after_merge: { type: 'boolean' },
+    allow_manual_merge: { type: 'boolean' },
     collaborators: { type: 'object', additionalProperties: { enum: ['read', 'write', 'admin'] } },
     branches: {
       type: 'array',

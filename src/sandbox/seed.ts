@@ -14,6 +14,7 @@ import {
   type Tree,
 } from './model.js';
 import { mergePull } from './merge.js';
+import { recordVerdict } from './review-rules.js';
 
 export interface SeedUser {
   login: string;
@@ -83,6 +84,10 @@ export interface SeedRepo {
   private?: boolean;
   description?: string;
   default_branch?: string;
+  /** The pull request unit's "delete the head branch after merge by default" (Gitea: false). */
+  default_delete_branch_after_merge?: boolean;
+  /** The pull request unit's "allow marking as manually merged" (Gitea: false). */
+  allow_manual_merge?: boolean;
   collaborators?: Record<string, Exclude<AccessLevel, 'none'>>;
   /** In order: a branch's `from` must come before it. */
   branches: SeedBranch[];
@@ -271,19 +276,26 @@ function seedPull(state: SandboxState, repo: Repo, seed: SeedPull): void {
     mergedAt: null,
     mergedBy: null,
     mergeCommitSha: null,
-    reviews: (seed.reviews ?? []).map((r) => ({
+    reviews: [],
+  };
+  const issue = newIssue(state, repo, { title: seed.title, body: seed.body ?? '', user: seed.author, created });
+  const withPull = Object.assign(issue, { pull });
+  repo.issues.push(withPull);
+  for (const r of seed.reviews ?? []) {
+    const review = {
       id: state.nextId('review'),
       user: requireAccount(state, r.user, `a review of '${seed.title}'`).login,
       state: r.state,
       body: r.body ?? '',
       commitId: headSha,
       dismissed: false,
+      official: false,
+      stale: false,
       submitted: state.timestamp(),
-    })),
-  };
-  const issue = newIssue(state, repo, { title: seed.title, body: seed.body ?? '', user: seed.author, created });
-  const withPull = Object.assign(issue, { pull });
-  repo.issues.push(withPull);
+    };
+    recordVerdict(state, repo, withPull, review, false);
+    pull.reviews.push(review);
+  }
   if (seed.merged_by !== undefined) {
     const merger = requireAccount(state, seed.merged_by, `pull '${seed.title}'`);
     mergePull(state, repo, withPull, {
@@ -344,6 +356,8 @@ function seedRepo(state: SandboxState, seed: SeedRepo): void {
     private: seed.private ?? false,
     description: seed.description ?? '',
     defaultBranch: seed.default_branch ?? seed.branches[0]?.name ?? 'main',
+    defaultDeleteBranchAfterMerge: seed.default_delete_branch_after_merge ?? false,
+    allowManualMerge: seed.allow_manual_merge ?? false,
   });
   for (const [login, level] of Object.entries(seed.collaborators ?? {})) {
     repo.collaborators.set(requireAccount(state, login, `collaborators of ${seed.name}`).login, level);

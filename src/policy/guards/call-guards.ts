@@ -2,7 +2,7 @@
 // call_guards, and the verdict over the facts gathered for them. The server gathers the facts
 // (src/gitea/facts.ts) between the two.
 import { judgeMerge } from './merge-guard.js';
-import type { PullFacts, ReviewFact } from './facts.js';
+import type { PullFacts, RepositoryFacts, ReviewFact } from './facts.js';
 import { judgeSelfReview } from './self-review-guard.js';
 import type { MergeSettings } from './settings.js';
 import { combineVerdicts, type Fact, type GuardSource, type GuardVerdict } from './verdict.js';
@@ -23,7 +23,11 @@ export interface CallFacts {
   pull: Fact<PullFacts>;
   /** Gathered only when the merge guard runs. */
   reviews?: Fact<ReviewFact[]>;
+  /** Gathered only when the merge guard runs and the call names no delete_branch_after_merge. */
+  repository?: Fact<RepositoryFacts>;
   expectedHeadSha: string | null;
+  /** body.delete_branch_after_merge as passed; null when absent. */
+  deleteBranch: boolean | null;
 }
 
 export function callGuardsFor(operations: readonly string[], table: CallGuardTable): CallGuard[] {
@@ -37,10 +41,12 @@ export function callGuardEntry(table: CallGuardTable, guard: CallGuard, operatio
 }
 
 export function judgeCall(guards: readonly CallGuard[], facts: CallFacts, merge: MergeSettings): GuardVerdict {
-  const reviews = facts.reviews ?? { ok: false, detail: 'The reviews of the pull request were not gathered.' };
+  const notGathered = (what: string) => ({ ok: false as const, detail: `${what} were not gathered.` });
+  const reviews = facts.reviews ?? notGathered('The reviews of the pull request');
+  const repository = facts.repository ?? notGathered('The repository settings');
   return combineVerdicts(
     guards.map((guard) =>
-      guard === 'self_review' ? judgeSelfReview(facts) : judgeMerge({ ...facts, reviews }, merge),
+      guard === 'self_review' ? judgeSelfReview(facts) : judgeMerge({ ...facts, reviews, repository }, merge),
     ),
   );
 }

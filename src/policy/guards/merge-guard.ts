@@ -1,6 +1,8 @@
 // A merge needs more than permission: the merger is not the author, the PR is open, the head is the
-// one the caller reviewed, and someone independent approved that very head.
-import { isOpen, sameLogin, type PullFacts, type ReviewFact } from './facts.js';
+// one the caller reviewed, an official reviewer other than the author and the merger approved that
+// very head as their latest verdict, no official reviewer's latest verdict requests changes, and the
+// merge deletes no branch by the repository's default (only the guarded cleanup deletes branches).
+import { isOpen, sameLogin, sameRepo, type PullFacts, type RepositoryFacts, type ReviewFact } from './facts.js';
 import type { MergeSettings } from './settings.js';
 import { notAuthor } from './self-review-guard.js';
 import { check, CheckList, type Fact, type GuardCheck, type GuardVerdict } from './verdict.js';
@@ -9,23 +11,30 @@ export interface MergeFacts {
   identity: Fact<string>;
   pull: Fact<PullFacts>;
   reviews: Fact<ReviewFact[]>;
+  /** Read only when the merge names no delete_branch_after_merge; otherwise unused. */
+  repository: Fact<RepositoryFacts>;
   /** body.head_commit_id as passed by the caller; null when not passed. */
   expectedHeadSha: string | null;
+  /** body.delete_branch_after_merge as passed; null when absent (Gitea then applies the repository default). */
+  deleteBranch: boolean | null;
 }
 
 export function judgeMerge(facts: MergeFacts, settings: MergeSettings): GuardVerdict {
   const list = new CheckList()
     .need({ identity: facts.identity, pull: facts.pull }, ({ identity, pull }) => notAuthor('self_merge', identity, pull, 'merge'))
     .need({ pull: facts.pull }, ({ pull }) =>
-      check('pr_not_open', isOpen(pull), `Pull request #${pull.number} is ${pull.merged ? 'merged' : pull.state}.`),
+      check('pr_not_open', isOpen(pull), `Pull request #${pull.number} is ${pull.merged ? 'merged' : pull.state}.`, 'pull'),
     );
   if (settings.require_head_sha) {
     list.need({ pull: facts.pull }, ({ pull }) => headShaCheck(facts.expectedHeadSha, pull));
   }
   if (settings.require_independent_approval) {
     list.need({ identity: facts.identity, pull: facts.pull, reviews: facts.reviews }, ({ identity, pull, reviews }) =>
-      approvalCheck(identity, pull, reviews),
+      approvalChecks(identity, pull, reviews),
     );
+  }
+  if (facts.deleteBranch === null) {
+    list.need({ pull: facts.pull, repository: facts.repository }, ({ pull, repository }) => deleteDefaultCheck(pull, repository));
   }
   return list.verdict('merge');
 }
@@ -33,20 +42,65 @@ export function judgeMerge(facts: MergeFacts, settings: MergeSettings): GuardVer
 function headShaCheck(expected: string | null, pull: PullFacts): GuardCheck {
   if (!expected) return check('head_sha_missing', false, 'The merge did not name the head SHA it expects (body.head_commit_id).');
   return expected.toLowerCase() === pull.headSha.toLowerCase()
-    ? check('head_sha_mismatch', true, `The expected head ${expected} is the current head.`)
-    : check('head_sha_mismatch', false, `The expected head ${expected} is not the current head ${pull.headSha}.`);
+    ? check('head_sha_mismatch', true, `The expected head ${expected} is the current head.`, 'pull')
+    : check('head_sha_mismatch', false, `The expected head ${expected} is not the current head ${pull.headSha}.`, 'pull');
 }
 
-function approvalCheck(merger: string, pull: PullFacts, reviews: ReviewFact[]): GuardCheck {
-  const independent = reviews.filter(
-    (r) => r.state === 'APPROVED' && !r.dismissed && r.reviewer !== null && !sameLogin(r.reviewer, pull.author) && !sameLogin(r.reviewer, merger),
+/** Each reviewer's latest APPROVED or REQUEST_CHANGES review, as SubmitReview leaves only that one official. */
+export function latestVerdicts(reviews: readonly ReviewFact[]): ReviewFact[] {
+  const latest = new Map<string, ReviewFact>();
+  for (const review of [...reviews].sort((a, b) => a.id - b.id)) {
+    if (review.reviewer === null || (review.state !== 'APPROVED' && review.state !== 'REQUEST_CHANGES')) continue;
+    latest.set(review.reviewer.toLowerCase(), review);
+  }
+  return [...latest.values()];
+}
+
+function approvalChecks(merger: string, pull: PullFacts, reviews: ReviewFact[]): GuardCheck[] {
+  const verdicts = latestVerdicts(reviews);
+  const blocking = verdicts.filter((r) => r.state === 'REQUEST_CHANGES' && r.official && !r.dismissed);
+  const changes = blocking.length > 0
+    ? check('changes_requested', false, `Official reviewer(s) ${names(blocking)} request changes on pull request #${pull.number}.`, 'reviews')
+    : check('changes_requested', true, `No official reviewer's latest review requests changes.`, 'reviews');
+  const independent = verdicts.filter(
+    (r) => r.state === 'APPROVED' && r.official && !r.dismissed && !sameLogin(r.reviewer, pull.author) && !sameLogin(r.reviewer, merger),
   );
   if (independent.length === 0) {
-    return check('no_independent_approval', false, `No approval of pull request #${pull.number} from anyone but the author and the merger.`);
+    const detail = `No official reviewer but the author and the merger has approval as their latest, undismissed review of pull request #${pull.number}` +
+      `${unofficialNote(verdicts, pull, merger)}.`;
+    return [check('no_independent_approval', false, detail, 'reviews'), changes];
   }
+  // Bound to the exact head: Gitea's content-based stale would keep an approval across a rebase or base merge; the product does not.
   const current = independent.filter((r) => !r.stale && r.commitId?.toLowerCase() === pull.headSha.toLowerCase());
-  const who = [...new Set(current.map((r) => r.reviewer))].join(', ');
-  return current.length > 0
-    ? check('approval_stale', true, `Approved on the current head ${pull.headSha} by ${who}.`)
-    : check('approval_stale', false, `Every independent approval is stale or on an older head than ${pull.headSha}.`);
+  const approval = current.length > 0
+    ? check('approval_stale', true, `Approved on the current head ${pull.headSha} by ${names(current)}.`, ['reviews', 'pull'])
+    : check('approval_stale', false, `Every independent approval (${names(independent)}) is stale or on another commit than the head ${pull.headSha}.`, ['reviews', 'pull']);
+  return [approval, changes];
+}
+
+function unofficialNote(verdicts: ReviewFact[], pull: PullFacts, merger: string): string {
+  const others = verdicts.filter((r) => r.state === 'APPROVED' && !sameLogin(r.reviewer, pull.author) && !sameLogin(r.reviewer, merger));
+  const unofficial = others.filter((r) => !r.official);
+  const dismissed = others.filter((r) => r.official && r.dismissed);
+  return [
+    unofficial.length > 0 ? ` (not official, the reviewer lacks write access: ${names(unofficial)})` : '',
+    dismissed.length > 0 ? ` (dismissed: ${names(dismissed)})` : '',
+  ].join('');
+}
+
+function names(reviews: ReviewFact[]): string {
+  return [...new Set(reviews.map((r) => r.reviewer))].join(', ');
+}
+
+/** ShouldDeleteBranchAfterMerge: no user option -> the repository default, for a head in the same repository. */
+function deleteDefaultCheck(pull: PullFacts, repository: RepositoryFacts): GuardCheck {
+  const sameRepository = pull.headRepo === null || sameRepo(pull.headRepo, repository.fullName);
+  const deletes = repository.defaultDeleteBranchAfterMerge && sameRepository;
+  return deletes
+    ? check('branch_deleted_by_default', false,
+      `The merge names no delete_branch_after_merge and ${repository.fullName} defaults to deleting the head branch, so Gitea would delete ${pull.headRef}.`,
+      ['repository', 'pull'])
+    : check('branch_deleted_by_default', true,
+      `Gitea keeps the head branch ${pull.headRef} (${sameRepository ? 'the repository default keeps it' : 'it lives in another repository'}).`,
+      ['repository', 'pull']);
 }

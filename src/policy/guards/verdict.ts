@@ -3,6 +3,7 @@
 // (fact_unavailable), never a skipped one.
 import type { Decision, FailedCondition } from '../decision.js';
 import type { ReasonCode } from '../reasons.js';
+import { FACT_SOURCES, type FactName } from './facts.js';
 
 export interface GuardCheck {
   /** Listed code (reasons.ts) of the condition, e.g. self_merge; on failure, the specific reason (head_sha_mismatch). */
@@ -10,6 +11,8 @@ export interface GuardCheck {
   passed: boolean;
   /** One sentence for a person: names, refs and SHAs only, never a secret. */
   detail: string;
+  /** The live fact(s) the condition was judged on (FACT_SOURCES), absent for a condition on the request or the policy. */
+  fact?: string;
 }
 
 export interface GuardVerdict {
@@ -43,21 +46,23 @@ const HINTS: Partial<Record<ReasonCode, string>> = {
   head_sha_mismatch: 'The pull request head moved since you read it; review the new head and pass its SHA as body.head_commit_id.',
   no_independent_approval: 'Get an approval from someone who is neither the author nor the merger.',
   approval_stale: 'The approvals are on an older head; ask for a fresh approval of the current head.',
+  changes_requested: 'An official reviewer requests changes; address them and ask that reviewer for a new review.',
+  branch_deleted_by_default: 'Pass body.delete_branch_after_merge: false; delete the branch later through gitea_cleanup_merged_pr_branch.',
   pr_not_open: 'Only an open pull request can be merged or reconciled.',
   confirmation_mismatch: 'Pass the confirmation phrase exactly as the check detail spells it.',
   branch_not_pr_head: "Name the pull request's own head branch.",
   head_repo_mismatch: 'The head branch lives in another repository (a fork); clean it up there.',
   pr_not_merged: 'Only the head branch of a merged pull request can be cleaned up.',
-  head_not_landed: 'The head commits are not on the target branch; merge them or leave the pull request open.',
-  branch_tip_moved: 'The branch has commits pushed after the merge; keep it or clean it up by hand.',
+  head_not_landed: 'The commit is not proven to be on the target branch (squash and rebase merges are never proven); keep the branch or the pull request.',
   branch_protected: 'Gitea protects this branch; it is never cleaned up by a tool.',
   branch_protected_by_policy: 'policies/targets.yaml lists this branch under protected_branches.',
   branch_preserved: 'policies/guards.yaml lists this branch under cleanup.preserved_refs.',
-  branch_in_use: 'Another open pull request still uses this branch; close or merge it first.',
+  branch_in_use: 'Open pull requests still use this branch as head or base (Gitea closes them when it is deleted); merge, retarget or close them first.',
 };
 
-export function check(code: ReasonCode, passed: boolean, detail: string): GuardCheck {
-  return { code, passed, detail };
+export function check(code: ReasonCode, passed: boolean, detail: string, facts: FactName | FactName[] = []): GuardCheck {
+  const names = [facts].flat();
+  return names.length === 0 ? { code, passed, detail } : { code, passed, detail, fact: names.map((n) => FACT_SOURCES[n]).join('; ') };
 }
 
 /** The failed checks, self-review and self-merge first, otherwise in the guards' order. */
@@ -81,7 +86,7 @@ export function applyGuardVerdict(decision: Decision, verdict: GuardVerdict, sou
   const failed = failedChecks(verdict);
   const first = failed[0];
   if (!first) return decision;
-  const conditions: FailedCondition[] = failed.map((c) => ({ code: c.code, message: c.detail }));
+  const conditions: FailedCondition[] = failed.map((c) => ({ code: c.code, message: c.detail, ...(c.fact ? { fact: c.fact } : {}) }));
   const hints = [...new Set(failed.map((c) => HINTS[c.code] ?? `Resolve ${c.code} and retry.`))];
   return {
     ...decision,
@@ -119,7 +124,7 @@ export class CheckList {
     if (missing.some(([name]) => this.reported.has(name))) return this;
     const [name, fact] = first;
     this.reported.add(name);
-    return this.add(check(FACT_UNAVAILABLE, false, fact.ok ? '' : fact.detail));
+    return this.add(check(FACT_UNAVAILABLE, false, fact.ok ? '' : fact.detail, Object.hasOwn(FACT_SOURCES, name) ? (name as FactName) : []));
   }
 
   verdict(guard: string): GuardVerdict {

@@ -1,6 +1,7 @@
 // Branches (list, get, create, delete) and branch protections (list, get; repository admins only).
 import { bodyObject, noContent, ok, stringField, type RequestContext, type Route } from '../context.js';
 import { ApiError, forbidden, notFound } from '../errors.js';
+import type { Repo, SandboxState } from '../model.js';
 import { paginate } from '../pagination.js';
 import { presentBranch, presentProtection, protectionFor } from '../present.js';
 import { pathRepo, resolveRef } from './lookup.js';
@@ -24,8 +25,23 @@ function deleteBranch(ctx: RequestContext) {
   if (!repo.branches.has(name)) throw notFound('Branch doesn\'t exist.');
   if (name === repo.defaultBranch) throw forbidden('can not delete default branch');
   if (protectionFor(repo, name)) throw forbidden('branch protected');
-  repo.branches.delete(name);
+  deleteBranchClosingPulls(ctx.state, repo, name);
   return noContent();
+}
+
+/**
+ * Deletes a branch and, as services/pull.CloseBranchPulls does, closes the unmerged open pull
+ * requests whose head (GetUnmergedPullRequestsByHeadInfo) or base (...ByBaseInfo) it was.
+ */
+export function deleteBranchClosingPulls(state: SandboxState, repo: Repo, name: string): void {
+  repo.branches.delete(name);
+  repo.updated = state.timestamp();
+  for (const issue of repo.issues) {
+    const pull = issue.pull;
+    if (!pull || pull.merged || issue.state !== 'open' || (pull.head !== name && pull.base !== name)) continue;
+    const at = state.timestamp();
+    Object.assign(issue, { state: 'closed', closedAt: at, updated: at });
+  }
 }
 
 export const branchRoutes: Route[] = [

@@ -1,11 +1,13 @@
 // Pull requests: list, get, create, edit, "is merged", and merge with Gitea's checks in Gitea's
-// order: merged (405) -> closed (404) -> permission (405) -> branch protection approvals unless an
-// admin forces (405) -> head_commit_id (409) -> merge commit; optional head branch deletion.
+// order: merged (405) -> closed (404) -> permission (405) -> [manually-merged stops checking here]
+// -> branch protection approvals unless an admin forces (405) -> head_commit_id (409) -> merge
+// commit; then the head branch deletion ShouldDeleteBranchAfterMerge decides.
 import { accessLevel, atLeast, requireSignedIn } from '../auth.js';
 import { bodyObject, noContent, ok, stringField, type RequestContext, type Route } from '../context.js';
 import { ApiError, conflict, forbidden, notFound, unprocessable } from '../errors.js';
 import { mergePull, mergeTrees } from '../merge.js';
-import { ancestors, mergeBase, type Account, type Repo, type Review } from '../model.js';
+import { ancestors, mergeBase, type Account, type Repo } from '../model.js';
+import { deleteBranchClosingPulls } from './branches.js';
 import { paginate } from '../pagination.js';
 import { presentPull, protectionFor } from '../present.js';
 import { newIssue } from '../seed.js';
@@ -70,8 +72,9 @@ function editPull(ctx: RequestContext) {
   const body = bodyObject(ctx);
   const state = stringField(body, 'state');
   if (state !== undefined && state !== 'open' && state !== 'closed') throw unprocessable('[State]: must be open or closed');
+  // routers/api/v1/repo.EditPullRequest: a state change of a merged pull request is 412.
   if (state !== undefined && state !== pull.state && pull.pull.merged) {
-    throw conflict('cannot change state of this pull request, it was already merged');
+    throw new ApiError(412, 'cannot change state of this pull request, it was already merged');
   }
   const title = stringField(body, 'title');
   const text = stringField(body, 'body');
@@ -99,34 +102,29 @@ function changeTargetBranch(repo: Repo, pull: PullIssue, base: string): void {
   pull.pull.mergeBase = mergeBase(repo, baseSha, pull.pull.headSha) ?? baseSha;
 }
 
-/** The latest non-pending review of each reviewer, as Gitea counts them for protection. */
-function latestReviews(reviews: Review[]): Review[] {
-  const latest = new Map<string, Review>();
-  for (const review of reviews) if (review.state !== 'PENDING' && review.state !== 'COMMENT' && !review.dismissed) latest.set(review.user, review);
-  return [...latest.values()];
-}
-
-function protectionProblem(ctx: RequestContext, repo: Repo, pull: PullIssue): string | null {
+/**
+ * Branch protection's review checks, on the official flags SubmitReview keeps: MergeBlockedByRejectedReview
+ * (official, undismissed REQUEST_CHANGES) and GetGrantedApprovalsCount (official, undismissed approvals,
+ * not stale when stale approvals are dismissed).
+ */
+function protectionProblem(repo: Repo, pull: PullIssue): string | null {
   const protection = protectionFor(repo, pull.pull.base);
   if (!protection) return null;
-  const reviews = latestReviews(pull.pull.reviews).filter((r) => {
-    const reviewer = ctx.state.account(r.user);
-    return reviewer !== undefined && atLeast(accessLevel(ctx.state, repo, reviewer), 'write');
-  });
-  if (protection.blockOnRejectedReviews && reviews.some((r) => r.state === 'REQUEST_CHANGES')) return 'there are requested changes';
-  const approvals = reviews.filter(
-    (r) => r.state === 'APPROVED' && (!protection.dismissStaleApprovals || r.commitId === pull.pull.headSha),
-  ).length;
+  const counted = pull.pull.reviews.filter((r) => r.official && !r.dismissed);
+  if (protection.blockOnRejectedReviews && counted.some((r) => r.state === 'REQUEST_CHANGES')) return 'there are requested changes';
+  const approvals = counted.filter((r) => r.state === 'APPROVED' && !(protection.dismissStaleApprovals && r.stale)).length;
   return approvals < protection.requiredApprovals ? 'does not have enough approvals' : null;
 }
 
-function checkMergeable(ctx: RequestContext, repo: Repo, pull: PullIssue, doer: Account, force: boolean): void {
+/** services/pull.CheckPullMergeable; MergeCheckTypeManually returns right after the permission check. */
+function checkMergeable(ctx: RequestContext, repo: Repo, pull: PullIssue, doer: Account, force: boolean, manually: boolean): void {
   if (pull.pull.merged) throw methodNotAllowed('');
   if (pull.state === 'closed') throw notFound();
   const level = accessLevel(ctx.state, repo, doer);
   if (!atLeast(level, 'write')) throw methodNotAllowed('User not allowed to merge PR');
+  if (manually) return;
   if (!repo.branches.has(pull.pull.head) || !repo.branches.has(pull.pull.base)) throw methodNotAllowed('Please try again later');
-  const problem = protectionProblem(ctx, repo, pull);
+  const problem = protectionProblem(repo, pull);
   if (problem !== null && !(force && atLeast(level, 'admin'))) throw methodNotAllowed(problem);
 }
 
@@ -140,7 +138,8 @@ function merge(ctx: RequestContext) {
   const body = Object.fromEntries(Object.entries(bodyObject(ctx)).map(([k, v]) => [k.toLowerCase(), v]));
   const style = stringField(body, 'do') ?? '';
   if (!mergeStyles.includes(style)) throw unprocessable('[Do]: Required');
-  checkMergeable(ctx, repo, pull, doer, body.force_merge === true);
+  checkMergeable(ctx, repo, pull, doer, body.force_merge === true, style === 'manually-merged');
+  if (style === 'manually-merged') return markManuallyMerged(ctx, repo, pull, doer, stringField(body, 'merge_commit_id') ?? '');
   if (style !== 'merge' && style !== 'squash' && style !== 'fast-forward-only') {
     throw methodNotAllowed(`${style} is not allowed an allowed merge style for this repository`);
   }
@@ -150,7 +149,27 @@ function merge(ctx: RequestContext) {
   const message = title.trim() || `Merge pull request '${pull.title}' (#${pull.number}) from ${pull.pull.head} into ${pull.pull.base}`;
   if (style === 'merge') mergePull(ctx.state, repo, pull, { doer: doer.login, message, deleteBranch: false });
   else landWithoutMergeCommit(ctx, repo, pull, doer, style, message);
-  if (body.delete_branch_after_merge === true) deleteHeadAfterMerge(repo, pull);
+  const option = body.delete_branch_after_merge;
+  if (shouldDeleteBranchAfterMerge(repo, typeof option === 'boolean' ? option : null)) deleteHeadAfterMerge(ctx, repo, pull);
+  return { status: 200 };
+}
+
+/** services/pull.ShouldDeleteBranchAfterMerge (Gitea 1.25+): no option given means the repository default. */
+function shouldDeleteBranchAfterMerge(repo: Repo, option: boolean | null): boolean {
+  return option ?? repo.defaultDeleteBranchAfterMerge;
+}
+
+/**
+ * services/pull.MergedManually: no check but permission (done), no head_commit_id; the repository
+ * must allow it, and merge_commit_id must be a commit of the base branch; it need not contain the head.
+ */
+function markManuallyMerged(ctx: RequestContext, repo: Repo, pull: PullIssue, doer: Account, commit: string) {
+  if (!repo.allowManualMerge) throw methodNotAllowed('manually-merged is not allowed an allowed merge style for this repository');
+  const baseHead = repo.branches.get(pull.pull.base);
+  if (baseHead === undefined || !repo.commits.has(commit) || !ancestors(repo, baseHead).has(commit)) throw conflict('Wrong commit ID');
+  const at = ctx.state.timestamp();
+  Object.assign(pull.pull, { merged: true, mergedAt: at, mergedBy: doer.login, mergeCommitSha: commit });
+  Object.assign(pull, { state: 'closed', closedAt: at, updated: at });
   return { status: 200 };
 }
 
@@ -176,12 +195,12 @@ function landWithoutMergeCommit(ctx: RequestContext, repo: Repo, pull: PullIssue
   Object.assign(pull, { state: 'closed', closedAt: at, updated: at });
 }
 
-/** Gitea skips the deletion silently when the branch is protected or still heads another open PR. */
-function deleteHeadAfterMerge(repo: Repo, pull: PullIssue): void {
+/** repo_service.DeleteBranchAfterMerge: skipped silently for the default branch, a protected one, or one another open PR heads. */
+function deleteHeadAfterMerge(ctx: RequestContext, repo: Repo, pull: PullIssue): void {
   const head = pull.pull.head;
   if (head === repo.defaultBranch || protectionFor(repo, head)) return;
   if (pulls(repo).some((p) => p !== pull && p.state === 'open' && p.pull.head === head)) return;
-  repo.branches.delete(head);
+  deleteBranchClosingPulls(ctx.state, repo, head);
 }
 
 export const pullRoutes: Route[] = [

@@ -71,6 +71,8 @@ function accountParam(ctx: RequestContext, key: string, org: boolean): Account {
 export const repoRoutes: Route[] = [
   { method: 'GET', path: '/repos/search', operationId: 'repoSearch', handler: search },
   { method: 'GET', path: '/repos/{owner}/{repo}', operationId: 'repoGet', handler: (ctx) => ok(presentRepo(ctx.state, pathRepo(ctx), ctx.caller.doer)) },
+  // routers/api/v1/repo.ListForks: the sandbox models no forks, so the list is always empty.
+  { method: 'GET', path: '/repos/{owner}/{repo}/forks', operationId: 'listForks', handler: (ctx) => (pathRepo(ctx), listOf(ctx, [])) },
   {
     method: 'GET',
     path: '/user/repos',

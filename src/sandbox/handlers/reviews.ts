@@ -1,13 +1,15 @@
 // Pull request reviews: list, get, create and submit a pending one, with Gitea's rules: the author
 // can neither approve nor request changes (422), COMMENT and REQUEST_CHANGES need a body, closed or
-// merged pull requests take no reviews. `commit_id` defaults to the current head; `stale` is
-// derived from it when presented.
+// merged pull requests take no reviews. `commit_id` defaults to the current head; official, stale
+// and the dismissal of earlier verdicts follow review-rules.ts. The list pages as ListPullReviews
+// does: X-Total-Count counts every review, the page then leaves out other users' pending ones.
 import { requireSignedIn } from '../auth.js';
 import { bodyObject, ok, stringField, type RequestContext, type Route } from '../context.js';
 import { notFound, unprocessable } from '../errors.js';
 import type { Account, Review, ReviewState } from '../model.js';
 import { paginate } from '../pagination.js';
 import { presentReview } from '../present.js';
+import { recordVerdict } from '../review-rules.js';
 import { pathPull, pathRepo, type PullIssue } from './lookup.js';
 
 /** Gitea's preparePullReviewType: the stored state for an event, or the 422 it answers. */
@@ -52,8 +54,11 @@ function createReview(ctx: RequestContext) {
     body: text,
     commitId,
     dismissed: false,
+    official: false,
+    stale: false,
     submitted: ctx.state.timestamp(),
   };
+  recordVerdict(ctx.state, repo, pull, review, false);
   pull.pull.reviews.push(review);
   return ok(presentReview(ctx.state, repo, pull, review, doer));
 }
@@ -77,6 +82,7 @@ function submitReview(ctx: RequestContext) {
   if (state === 'PENDING') throw unprocessable('review event is required');
   assertOpen(pull);
   Object.assign(review, { state, body: text, commitId: pull.pull.headSha, submitted: ctx.state.timestamp() });
+  recordVerdict(ctx.state, repo, pull, review, true);
   return ok(presentReview(ctx.state, repo, pull, review, doer));
 }
 
@@ -88,8 +94,9 @@ export const reviewRoutes: Route[] = [
     handler: (ctx) => {
       const repo = pathRepo(ctx);
       const pull = pathPull(ctx, repo);
-      const visible = pull.pull.reviews.filter((r) => r.state !== 'PENDING' || r.user === ctx.caller.doer?.login);
-      return paginate(ctx, visible, (page) => page.map((r) => presentReview(ctx.state, repo, pull, r, ctx.caller.doer)));
+      // The page is cut from every review, then another user's pending ones are left out (a short page).
+      const visible = (r: Review) => r.state !== 'PENDING' || r.user === ctx.caller.doer?.login;
+      return paginate(ctx, pull.pull.reviews, (page) => page.filter(visible).map((r) => presentReview(ctx.state, repo, pull, r, ctx.caller.doer)));
     },
   },
   { method: 'POST', path: '/repos/{owner}/{repo}/pulls/{index}/reviews', operationId: 'repoCreatePullReview', handler: createReview },

@@ -14,9 +14,10 @@ export const cleanupMergedPrBranchTool: BuiltinTool = {
   title: 'Delete the head branch of a merged pull request',
   description:
     'Deletes the head branch of a merged pull request, only when every check passes on live facts: the confirmation is exactly ' +
-    '"CLEANUP MERGED PR <pr_number> BRANCH <branch>", the branch is the pull request\'s head in this repository, the pull request is merged ' +
-    'and its head landed on the target branch, the branch did not move since, Gitea and policies/guards.yaml do not protect or preserve it, ' +
-    'and no open pull request uses it. Returns each check with pass/fail and the evidence (SHAs, refs).',
+    '"CLEANUP MERGED PR <pr_number> BRANCH <branch>", the branch is the pull request\'s head in this repository, the pull request is merged, ' +
+    'the branch tip is proven on the target branch (a commit the target contains has it as a parent; squash and rebase merges are never ' +
+    'proven), Gitea and policies/guards.yaml do not protect or preserve it, and no open pull request uses it as head or base (Gitea would ' +
+    'close those). Returns each check with pass/fail and the evidence (SHAs, refs).',
   inputSchema: {
     type: 'object',
     properties: {

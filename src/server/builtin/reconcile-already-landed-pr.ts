@@ -12,8 +12,9 @@ export const reconcileAlreadyLandedPrTool: BuiltinTool = {
   name: 'gitea_reconcile_already_landed_pr',
   title: 'Close a pull request whose head already landed',
   description:
-    'Closes an open pull request only when live facts prove its head commit is already on its target branch (compare target...head ' +
-    'shows no commits ahead). Posts an evidence comment (head SHA, target SHA, compare) before closing. Returns each check with pass/fail and the evidence.',
+    'Closes an open pull request only when live facts prove its head commit is already on its target branch: it is the tip, or the ' +
+    'compare head...target lists a commit with the head as a parent ("0 commits ahead" is no proof: unrelated histories answer it too). ' +
+    'Posts an evidence comment (head SHA, target SHA, compare) before closing. Returns each check with pass/fail and the evidence.',
   inputSchema: {
     type: 'object',
     properties: PULL_REQUEST_REF_PROPERTIES,

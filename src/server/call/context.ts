@@ -23,6 +23,8 @@ export interface CallContext {
   readonly sudo: string | null;
   /** The head SHA the call says it expects (body.head_commit_id of a merge, body.commit_id of a review). */
   readonly expectedHead: string | null;
+  /** body.delete_branch_after_merge of a merge; null when absent (Gitea then applies the repository default). */
+  readonly deleteBranch: boolean | null;
   /** Live facts read for this call, each at most once. */
   readonly live: LiveReads;
 }
@@ -53,6 +55,7 @@ export function callContext(session: Session, args: Record<string, unknown>, tar
     target,
     sudo: nonEmpty(args.sudo),
     expectedHead: nonEmpty(body.head_commit_id) ?? nonEmpty(body.commit_id),
+    deleteBranch: typeof body.delete_branch_after_merge === 'boolean' ? body.delete_branch_after_merge : null,
     live: new LiveReads(session, pullRefOf(target)),
   };
 }

@@ -25,6 +25,7 @@ export async function applyLiveGuards(call: CallContext, decision: Decision): Pr
       index: live.ref?.index ?? null,
       identity: call.sudo ?? session.identity.login(),
       expectedHeadSha: call.expectedHead,
+      deleteBranch: call.deleteBranch,
       ...(live.ref ? { pull: live.pull() } : {}),
     },
     session.policy.guards.facts,
