@@ -59,17 +59,12 @@ export function repoPath(owner: string, repo: string, ...rest: Array<string | { 
 }
 
 /** One GET that must answer 200 (or 403, read as null, where the caller has a fallback for it). */
-async function read(
-  reader: FactReader,
-  what: string,
-  path: string | null,
-  query?: Record<string, string | number>,
-  options: { forbiddenAsNull?: boolean } = {},
-): Promise<Fact<unknown>> {
-  const answer = await readWithTotal(reader, what, path, query, options);
+async function read(...args: Parameters<typeof readWithTotal>): Promise<Fact<unknown>> {
+  const answer = await readWithTotal(...args);
   return answer.ok ? present(answer.value.data) : answer;
 }
 
+/** The same GET, with the list's X-Total-Count. */
 async function readWithTotal(
   reader: FactReader,
   what: string,
