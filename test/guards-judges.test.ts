@@ -70,8 +70,9 @@ describe('merge guard: every combination of its conditions', () => {
   const merger = 'bob';
   const approvals = (author: string): Record<string, ReviewFact[]> => ({
     ok: [review(author), review('carol')],
-    // A reviewer who requested changes and then approved counts with the approval, their latest verdict.
-    reapproved: [review('carol', { state: 'REQUEST_CHANGES' }), review('carol')],
+    // A reviewer who requested changes and then approved counts with the approval, their latest verdict
+    // (SubmitReview cleared official on the request for changes; CreateReview dismissed it).
+    reapproved: [review('carol', { state: 'REQUEST_CHANGES', official: false, dismissed: true }), review('carol')],
     // The author's and the merger's own approvals and a comment do not count.
     none: [review(author), review(merger), review('erin', { state: 'COMMENT' })],
     // A read-only outsider's approval: Gitea records it, not official (IsOfficialReviewer).
@@ -136,6 +137,12 @@ describe('merge guard: every combination of its conditions', () => {
       ];
       assert.deepEqual(failedCodes(verdict), expected, JSON.stringify(row));
     }
+  });
+
+  test('a pending review submitted as REQUEST_CHANGES after an approval blocks though its id is older', () => {
+    // SubmitReview of a pending review keeps its id, clears official on the reviewer's other reviews and sets it on this one.
+    const reviews = [review('carol', { id: 101, state: 'REQUEST_CHANGES' }), review('carol', { id: 102, official: false })];
+    assert.deepEqual(failedCodes(judgeMerge(mergeFacts({ reviews: ok(reviews) }), STRICT)), ['no_independent_approval', 'changes_requested']);
   });
 
   test('every failed condition on a live fact names the endpoint it read', () => {

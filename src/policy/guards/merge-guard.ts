@@ -58,7 +58,9 @@ export function latestVerdicts(reviews: readonly ReviewFact[]): ReviewFact[] {
 
 function approvalChecks(merger: string, pull: PullFacts, reviews: ReviewFact[]): GuardCheck[] {
   const verdicts = latestVerdicts(reviews);
-  const blocking = verdicts.filter((r) => r.state === 'REQUEST_CHANGES' && r.official && !r.dismissed);
+  // Any official, undismissed request for changes blocks, as MergeBlockedByRejectedReview counts them: a
+  // pending review submitted late keeps its older id, but SubmitReview made it the reviewer's official one.
+  const blocking = reviews.filter((r) => r.state === 'REQUEST_CHANGES' && r.official && !r.dismissed);
   const changes = blocking.length > 0
     ? check('changes_requested', false, `Official reviewer(s) ${names(blocking)} request changes on pull request #${pull.number}.`, 'reviews')
     : check('changes_requested', true, `No official reviewer's latest review requests changes.`, 'reviews');
