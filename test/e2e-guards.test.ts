@@ -1,12 +1,15 @@
 // Issue 7 end to end: the live-fact guards and the guarded reconciler tools, through real
-// `gitea-warden serve` namespaces over stdio against the sandbox, driven by the MCP SDK client.
+// namespaces loaded as `serve` loads them, against the sandbox, driven by the MCP SDK client over an
+// in-memory transport (the stdio transport itself is e2e-server-stdio's; seven processes at once are
+// too slow on a loaded machine).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { defaultSeed, type Sandbox } from '../src/sandbox/index.js';
-import { connectStdio, namespaceEnv, payloadOf, repoRoot, tempDir, toolNames, type Connected } from './support/namespace.js';
+import { namespaceEnv, payloadOf, repoRoot, tempDir, toolNames, type Connected } from './support/namespace.js';
+import { connectInProcess } from './support/in-process.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
 const where = { owner: 'acme', repo: 'widgets' };
@@ -29,7 +32,7 @@ const auditLogs = new Map<Connected, string>();
 async function namespace(profile: string, extra: Record<string, string> = {}): Promise<Connected> {
   // Its own log each: namespaces start in parallel, so the name is taken before any of them is up.
   const auditLog = join(dir.path, `${profile.replace(/\W/g, '_')}-${started++}.jsonl`);
-  const connected = await connectStdio(namespaceEnv(sandbox, profile, { auditLog, extra }));
+  const connected = await connectInProcess(namespaceEnv(sandbox, profile, { auditLog, extra }));
   open.push(connected);
   auditLogs.set(connected, auditLog);
   return connected;
