@@ -38,7 +38,10 @@ describe('guards.yaml loader', () => {
     assert.match(policy.scopePolicy.targetsFile, /targets\.yaml$/);
     assert.ok(config.cleanup.preserved_refs.includes('evidence/**'));
     assert.deepEqual(config.merge, { require_head_sha: true, require_independent_approval: true });
-    assert.deepEqual(config.call_guards, { self_review: ['gitea.pr.approve', 'gitea.pr.request_changes'], merge: ['gitea.pr.merge', 'gitea.pr.force_merge'] });
+    assert.deepEqual(config.call_guards, {
+      self_review: ['gitea.pr.approve', 'gitea.pr.request_changes'],
+      merge: ['gitea.pr.merge', 'gitea.pr.force_merge', 'gitea.pr.mark_manually_merged'],
+    });
   });
 
   test('a good guards.yaml loads with the policy set; its call_guards keep their lines', (t) => {
