@@ -1,10 +1,11 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
-import { appendFile, chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
+import { appendFile, chmod, mkdir, mkdtemp, open, readFile, rename, rm, truncate, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import ts from 'typescript';
 import { GENESIS_PREV } from '../src/audit/chain.js';
 import { argumentNames, type AuditEvent } from '../src/audit/event.js';
 import { AuditChainError, AuditLog, AuditWriteError } from '../src/audit/log.js';
@@ -22,6 +23,35 @@ before(async () => {
 after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+
+/**
+ * src/audit/*.ts transpiled into `into`/audit-js/, plus a script that opens the log given as its
+ * argument and appends one event, printing the outcome as JSON. World-readable, so another user runs it.
+ */
+async function unprivilegedAuditRunner(into: string): Promise<string> {
+  const out = join(into, 'audit-js');
+  await mkdir(out, { recursive: true, mode: 0o755 });
+  const sourceDir = join(import.meta.dirname, '..', 'src', 'audit');
+  for (const file of readdirSync(sourceDir).filter((f) => f.endsWith('.ts'))) {
+    const source = await readFile(join(sourceDir, file), 'utf8');
+    const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+    await writeFile(join(out, file.replace(/\.ts$/, '.js')), outputText, { mode: 0o644 });
+  }
+  const runner = join(out, 'open-and-append.mjs');
+  const event = JSON.stringify(sampleEvent(1));
+  await writeFile(runner, [
+    `import { AuditLog } from './log.js';`,
+    `try {`,
+    `  const log = await AuditLog.open(process.argv[2]);`,
+    `  await log.append(${event});`,
+    `  await log.close();`,
+    `  process.stdout.write(JSON.stringify({ ok: true }));`,
+    `} catch (error) {`,
+    `  process.stdout.write(JSON.stringify({ ok: false, name: error.name, message: error.message, code: error.code }));`,
+    `}`,
+  ].join('\n'), { mode: 0o644 });
+  return runner;
+}
 
 function canWrite(dir: string): boolean {
   try {
@@ -174,8 +204,12 @@ describe('AuditLog', () => {
     await chmod(join(path, '..'), 0o755);
     await chmod(dir, 0o755);
     // root ignores file modes, so the attempt runs as an unprivileged user when the tests run as root.
+    // That user may not be able to read this checkout (or tsx's cache), wherever it lives: the child runs
+    // the audit modules compiled into the temp dir, with plain node, in a directory it can read.
+    const runner = await unprivilegedAuditRunner(dir);
     const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    const child = spawnSync(process.execPath, ['--import', 'tsx', join('test', 'fixtures', 'audit-open.ts'), path], { encoding: 'utf8', ...asUser });
+    const child = spawnSync(process.execPath, [runner, path], { encoding: 'utf8', cwd: dir, env: { PATH: process.env.PATH ?? '' }, ...asUser });
+    assert.equal(child.status, 0, `the child failed: ${child.stderr}`);
     const outcome = JSON.parse(child.stdout) as { ok: boolean; name?: string; code?: string; message?: string };
     assert.deepEqual({ ok: outcome.ok, name: outcome.name, code: outcome.code }, { ok: false, name: 'AuditWriteError', code: 'EACCES' });
     assert.ok(outcome.message?.includes(path));
@@ -194,6 +228,59 @@ describe('AuditLog', () => {
     await appendFile(path, `${first}\n`);
     await assert.rejects(AuditLog.open(path), AuditChainError);
   });
+});
+
+describe('AuditLog: group commit', () => {
+  test('concurrent appends share fsyncs, and each resolves only once an fsync covered its line', async () => {
+    const path = freshPath();
+    const log = await AuditLog.open(path);
+    // Every fsync of a handle records how many bytes of the log it made durable.
+    const handleProto = Object.getPrototypeOf(await open(path, 'r').then(async (h) => (await h.close(), h)));
+    const realSync = handleProto.sync;
+    let syncs = 0;
+    let durableBytes = 0;
+    handleProto.sync = async function (this: FileHandle) {
+      const { size } = await this.stat();
+      await realSync.call(this);
+      syncs += 1;
+      durableBytes = Math.max(durableBytes, size);
+    };
+    try {
+      const sizes = await Promise.all(Array.from({ length: 16 }, (_, i) => log.append(sampleEvent(i + 1)).then(async (event) => {
+        const text = await readFile(path, 'utf8');
+        const end = text.split('\n').slice(0, event.seq).join('\n').length + 1;
+        return { end: Buffer.byteLength(text.slice(0, end)), durable: durableBytes };
+      })));
+      for (const { end, durable } of sizes) assert.ok(durable >= end, `resolved at ${durable} durable bytes, its line ends at ${end}`);
+      assert.ok(syncs < 16, `16 concurrent appends took ${syncs} fsyncs`);
+      assert.ok(syncs >= 1);
+    } finally {
+      handleProto.sync = realSync;
+      await log.close();
+    }
+    assert.deepEqual(verifyAuditLog(await readFile(path, 'utf8')), { ok: true, events: 16 });
+  });
+});
+
+describe('AuditLog: the path must still name the log it holds', () => {
+  const changes: { name: string; change: (path: string) => Promise<void>; code: string }[] = [
+    { name: 'deleted', change: (path) => unlink(path), code: 'ENOENT' },
+    { name: 'renamed', change: (path) => rename(path, `${path}.moved`), code: 'ENOENT' },
+    { name: 'replaced by another file', change: async (path) => { await rename(path, `${path}.old`); await writeFile(path, ''); }, code: 'EREPLACED' },
+    { name: 'written to by someone else', change: (path) => appendFile(path, '{"forged":true}\n'), code: 'EMODIFIED' },
+    { name: 'truncated by someone else', change: (path) => truncate(path, 10), code: 'EMODIFIED' },
+  ];
+  for (const { name, change, code } of changes) {
+    test(`a log ${name} under the writer refuses the next append and every later one (${code})`, async () => {
+      const path = freshPath();
+      const log = await AuditLog.open(path);
+      await log.append(sampleEvent(1));
+      await change(path);
+      await assert.rejects(log.append(sampleEvent(2)), (error: unknown) => error instanceof AuditWriteError && error.code === code);
+      await assert.rejects(log.append(sampleEvent(3)), AuditWriteError);
+      await log.close();
+    });
+  }
 });
 
 describe('argumentNames', () => {

@@ -1,13 +1,16 @@
 // The append-only audit log: one JSON line per event, hash-chained (see chain.ts), durable
-// before the call proceeds.
+// before the call proceeds, with signed checkpoints when a signing key is given (checkpoint.ts).
 //
-// fsync policy: one file handle opened for append ('a+': append, plus reads of the tail on open);
-// every append writes the whole line and fsyncs the handle before its promise resolves. Appends
-// run through a queue, so concurrent calls get consecutive seq numbers and an unbroken chain.
-// Any write failure closes the log for good (fail closed): that append and every later one reject.
-import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+// Group commit: appends queue up while a write is in flight; the next write takes every queued event,
+// seals them in order, writes them in one piece and fsyncs once. Each append's promise resolves only
+// after the fsync that covers its line, so the write-ahead promise is unchanged; a lone client waits
+// for no one. Before each write the writer checks that its path still names the file it holds (device
+// and inode) at the size it left it: a deleted, renamed, replaced or foreign-written log fails closed.
+// Any write failure closes the log for good: that append and every later one reject.
+import { mkdir, open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { checkLink, checkSealedLine, GENESIS_PREV, sealEvent, sha256Hex } from './chain.js';
+import { asCheckpoint, sealCheckpoint, type Signer } from './checkpoint.js';
 import type { AuditEvent, ChainedAuditEvent } from './event.js';
 import { TRUNCATED_FINAL_LINE } from './verify.js';
 import { lockLog, LogLockedError, type LogLock } from './lock.js';
@@ -43,26 +46,57 @@ export class AuditChainError extends Error {
 export interface AuditLogOptions {
   /** Fills `time` when the caller leaves it out. */
   clock?: () => Date;
+  /** Signs a checkpoint at start, every `checkpointEvery` events, and at close. */
+  signer?: Signer;
+  checkpointEvery?: number;
+}
+
+export const DEFAULT_CHECKPOINT_EVERY = 100;
+
+/** The copy of the latest checkpoint line, beside the log. */
+export function checkpointPathOf(logPath: string): string {
+  return `${logPath}.checkpoint`;
 }
 
 interface ChainHead {
   seq: number;
   /** SHA-256 of the last line, the next event's prev. */
   prev: string;
+  /** The last line's text when it is a checkpoint, so a start checkpoint is not written twice. */
+  lastIsCheckpoint: boolean;
+}
+
+/** The file the writer holds, as it left it. */
+interface FileIdentity {
+  dev: number;
+  ino: number;
+  size: number;
+}
+
+interface Pending {
+  event: AuditEvent;
+  resolve: (event: ChainedAuditEvent) => void;
+  reject: (error: unknown) => void;
 }
 
 const TAIL_CHUNK = 64 * 1024;
 
 export class AuditLog {
-  private queue: Promise<unknown> = Promise.resolve();
+  private pending: Pending[] = [];
+  private flushing: Promise<void> | null = null;
   private failure: AuditWriteError | null = null;
+  private sinceCheckpoint = 0;
+  private closing = false;
 
   private constructor(
     readonly path: string,
     private readonly handle: FileHandle,
     private readonly lock: LogLock,
     private head: ChainHead,
+    private file: FileIdentity,
     private readonly clock: () => Date,
+    private readonly signer: Signer | undefined,
+    private readonly checkpointEvery: number,
   ) {}
 
   /** Opens (or creates) the log as its only writer and continues its chain; rejects if the tail does not verify. */
@@ -79,7 +113,11 @@ export class AuditLog {
       try {
         if (!existed) await attempt(path, 'fsync of the directory', () => syncDirectory(dirname(path)));
         const head = await readChainHead(path, handle);
-        return new AuditLog(path, handle, lock, head, options.clock ?? (() => new Date()));
+        const { dev, ino, size } = await attempt(path, 'stat', () => handle.stat());
+        const every = options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY;
+        const log = new AuditLog(path, handle, lock, head, { dev, ino, size }, options.clock ?? (() => new Date()), options.signer, every);
+        if (options.signer) await log.startCheckpoint();
+        return log;
       } catch (error) {
         await handle.close();
         throw error;
@@ -92,33 +130,134 @@ export class AuditLog {
 
   /** Resolves once the event's line is written and fsync'd; rejects with AuditWriteError otherwise. */
   append(event: AuditEvent): Promise<ChainedAuditEvent> {
-    const written = this.queue.then(() => this.write(event));
-    this.queue = written.catch(() => undefined);
-    return written;
+    return new Promise((resolve, reject) => {
+      if (this.closing) return reject(new AuditWriteError(this.path, 'ECLOSED', 'append after close'));
+      this.pending.push({ event, resolve, reject });
+      this.flushing ??= this.flush();
+    });
   }
 
-  /** Waits for queued appends, then closes the file; later appends reject. */
+  /** Waits for queued appends, signs a last checkpoint, then closes the file; later appends reject. */
   async close(): Promise<void> {
-    await this.queue;
+    this.closing = true;
+    while (this.flushing) await this.flushing;
+    if (this.failure === null && this.signer && this.sinceCheckpoint > 0) {
+      await this.write([], true).catch(() => undefined);
+    }
     if (this.failure === null) this.failure = new AuditWriteError(this.path, 'ECLOSED', 'append after close');
     await this.handle.close();
     await this.lock.release();
   }
 
-  private async write(event: AuditEvent): Promise<ChainedAuditEvent> {
+  /** Writes queued events in batches until none are left. */
+  private async flush(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending.splice(0);
+      try {
+        const sealed = await this.write(batch.map((p) => p.event), false);
+        batch.forEach((p, i) => p.resolve(sealed[i] as ChainedAuditEvent));
+      } catch (error) {
+        for (const p of batch) p.reject(error);
+      }
+    }
+    this.flushing = null;
+  }
+
+  /**
+   * A checkpoint at start when the chain does not already end in one: for a new log (so even a short
+   * log carries a signature) and after lines no checkpoint covers (counted in unsigned_before).
+   */
+  private async startCheckpoint(): Promise<void> {
+    const known = await readCheckpointCopy(this.path);
+    if (known !== null && known.seq > this.head.seq) {
+      throw new AuditChainError(this.path, null, `the log ends at line ${this.head.seq} but its checkpoint file covers line ${known.seq} (the log was cut back)`);
+    }
+    if (this.head.lastIsCheckpoint) return;
+    await this.write([], true, this.head.seq - (known?.seq ?? 0));
+  }
+
+  /** Seals, writes and fsyncs `events` (plus a checkpoint when one is due or forced) as one write. */
+  private async write(events: AuditEvent[], forceCheckpoint: boolean, unsignedBefore?: number): Promise<ChainedAuditEvent[]> {
     if (this.failure !== null) throw this.failure;
-    const seq = this.head.seq + 1;
-    const sealed = sealEvent(event, this.clock().toISOString(), seq, this.head.prev);
+    await this.checkStillTheLog();
+    const time = this.clock().toISOString();
+    let { seq, prev } = this.head;
+    const lines: string[] = [];
+    const sealed: ChainedAuditEvent[] = [];
+    for (const event of events) {
+      seq += 1;
+      const next = sealEvent(event, time, seq, prev);
+      lines.push(next.line);
+      sealed.push(next.event);
+      prev = sha256Hex(next.line);
+    }
+    let checkpoint: string | null = null;
+    const due = this.signer !== undefined && (forceCheckpoint || this.sinceCheckpoint + events.length >= this.checkpointEvery);
+    if (due && this.signer) {
+      seq += 1;
+      checkpoint = sealCheckpoint(this.signer, seq, prev, time, unsignedBefore).line;
+      lines.push(checkpoint);
+      prev = sha256Hex(checkpoint);
+    }
+    const data = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
     try {
-      await writeAll(this.handle, Buffer.from(`${sealed.line}\n`, 'utf8'));
+      await writeAll(this.handle, data);
       await this.handle.sync();
     } catch (error) {
-      this.failure = new AuditWriteError(this.path, errnoCode(error), 'write');
-      throw this.failure;
+      throw this.fail(errnoCode(error), 'write');
     }
-    this.head = { seq, prev: sha256Hex(sealed.line) };
-    return sealed.event;
+    this.file.size += data.length;
+    this.head = { seq, prev, lastIsCheckpoint: checkpoint !== null };
+    this.sinceCheckpoint = checkpoint === null ? this.sinceCheckpoint + events.length : 0;
+    if (checkpoint !== null) await this.copyCheckpoint(checkpoint);
+    return sealed;
   }
+
+  /** The path must still name the file this writer holds, unchanged by anyone else. */
+  private async checkStillTheLog(): Promise<void> {
+    let now;
+    try {
+      now = await stat(this.path);
+    } catch (error) {
+      const code = errnoCode(error);
+      throw this.fail(code, code === 'ENOENT' ? 'finding the log at its path (it was deleted or renamed while the server ran)' : 'stat');
+    }
+    if (now.dev !== this.file.dev || now.ino !== this.file.ino) throw this.fail('EREPLACED', 'checking the file (its path now names another file: the log was replaced)');
+    if (now.size !== this.file.size) {
+      throw this.fail('EMODIFIED', `checking the file (its size changed from ${this.file.size} to ${now.size} bytes outside this server)`);
+    }
+  }
+
+  /** Replaces the checkpoint file atomically: a new file, fsync'd, renamed over the old one. */
+  private async copyCheckpoint(line: string): Promise<void> {
+    const target = checkpointPathOf(this.path);
+    const temporary = join(dirname(target), `.${basename(target)}.${process.pid}.tmp`);
+    try {
+      const handle = await open(temporary, 'w', 0o600);
+      try {
+        await handle.writeFile(`${line}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temporary, target);
+      await syncDirectory(dirname(target));
+    } catch (error) {
+      throw this.fail(errnoCode(error), `writing the checkpoint file ${target}`);
+    }
+  }
+
+  private fail(code: string, what: string): AuditWriteError {
+    this.failure = new AuditWriteError(this.path, code, what);
+    return this.failure;
+  }
+}
+
+/** The writer's own copy of its last checkpoint: its seq, or null when there is none (or it is unreadable). */
+async function readCheckpointCopy(logPath: string): Promise<{ seq: number } | null> {
+  const text = await readFile(checkpointPathOf(logPath), 'utf8').catch(() => null);
+  const checkpoint = text === null ? null : asCheckpoint(text.trim());
+  return checkpoint === null ? null : { seq: checkpoint.seq };
 }
 
 async function fileExists(path: string): Promise<boolean> {
@@ -165,7 +304,7 @@ function errnoCode(error: unknown): string {
 /** Reads the last two lines (no more of the file than that) and checks that the last one ends an intact chain. */
 async function readChainHead(path: string, handle: FileHandle): Promise<ChainHead> {
   const { size } = await attempt(path, 'stat', () => handle.stat());
-  if (size === 0) return { seq: 0, prev: GENESIS_PREV };
+  if (size === 0) return { seq: 0, prev: GENESIS_PREV, lastIsCheckpoint: false };
   const { text, wholeFile } = await attempt(path, 'read', () => readTail(handle, size));
   if (!text.endsWith('\n')) {
     const before = lastCompleteLineSeq(text, wholeFile);
@@ -182,7 +321,7 @@ async function readChainHead(path: string, handle: FileHandle): Promise<ChainHea
   if (before !== null && !before.ok) throw new AuditChainError(path, null, `the line before the last: ${before.reason}`);
   const problem = checkLink(check, before === null ? null : { line: beforeLine ?? '', seq: before.seq });
   if (problem !== null) throw new AuditChainError(path, lastLineNumber, problem);
-  return { seq: check.seq, prev: sha256Hex(last) };
+  return { seq: check.seq, prev: sha256Hex(last), lastIsCheckpoint: asCheckpoint(last) !== null };
 }
 
 /** The seq of the last complete line before a torn one, when it can be read. */

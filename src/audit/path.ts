@@ -13,3 +13,8 @@ export function defaultAuditPath(profileName: string, env: NodeJS.ProcessEnv = p
   if (env.HOME) return join(env.HOME, '.local', 'state', 'gitea-warden', file);
   return resolve('.data', file);
 }
+
+/** The n-th per-process log of a default path: n = 1 is the path itself, then `audit-x.2.jsonl`, ... */
+export function perProcessAuditPath(defaultPath: string, n: number): string {
+  return n === 1 ? defaultPath : defaultPath.replace(/\.jsonl$/, `.${n}.jsonl`);
+}

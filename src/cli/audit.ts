@@ -1,52 +1,111 @@
-// `gitea-warden audit verify FILE`: checks a hash-chained audit log and names the first broken line.
-import { readFile } from 'node:fs/promises';
+// `gitea-warden audit verify FILE`: checks a hash-chained audit log and names the first broken line;
+// with --public-key it checks the signed checkpoints as well. `audit keygen` makes the key pair.
+import { generateKeyPairSync } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { verifyAuditLog } from '../audit/verify.js';
+import { publicKeyFromPem, SigningKeyError } from '../audit/checkpoint.js';
+import { checkpointPathOf } from '../audit/log.js';
+import { verifyAuditLog, type AuditVerification, type SignedVerifyOptions } from '../audit/verify.js';
 
-const usage = `usage: gitea-warden audit verify FILE
+const usage = `usage: gitea-warden audit verify FILE [--public-key PEM] [--checkpoint-file FILE] [--allow-unsigned-tail]
+       gitea-warden audit keygen --private-key OUT --public-key OUT
 
-Verifies the hash chain of an audit log (JSON Lines).
-Prints "ok: N events, chain intact" (exit 0), or the first broken line and why (exit 1).
-Exit 2 when the file cannot be read or the command line is wrong.
+verify: checks the hash chain of an audit log (JSON Lines).
+  --public-key PEM       also check the signed checkpoints (AUDIT_SIGNING_KEY_FILE's public half):
+                         every signature, that a checkpoint covers the whole log, and the checkpoint
+                         file (default FILE.checkpoint) that shows a log cut back or replaced
+  --allow-unsigned-tail  accept lines after the last checkpoint (a log whose server still runs)
+  Prints "ok: ..." (exit 0), or the first broken line and why (exit 1).
+  Exit 2 when a file cannot be read or the command line is wrong.
+
+keygen: writes a new Ed25519 key pair (PEM): the private key (mode 0600) for AUDIT_SIGNING_KEY_FILE,
+  readable by the server's user only, and the public key for verify.
 `;
+
+const options = {
+  help: { type: 'boolean', short: 'h' },
+  'public-key': { type: 'string' },
+  'private-key': { type: 'string' },
+  'checkpoint-file': { type: 'string' },
+  'allow-unsigned-tail': { type: 'boolean' },
+} as const;
 
 export async function run(argv: string[]): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true });
+    parsed = parseArgs({ args: argv, options, allowPositionals: true });
   } catch (error) {
     process.stderr.write(`gitea-warden audit: ${(error as Error).message}\n\n${usage}`);
     return 2;
   }
-  if (parsed.values.help) {
+  const { values, positionals } = parsed;
+  if (values.help) {
     process.stdout.write(usage);
     return 0;
   }
-  const [subcommand, file, ...extra] = parsed.positionals;
-  if (subcommand !== 'verify' || file === undefined || extra.length > 0) {
+  const [subcommand, file, ...extra] = positionals;
+  if (subcommand === 'keygen' && file === undefined && values['private-key'] && values['public-key']) {
+    return keygen(values['private-key'], values['public-key']);
+  }
+  if (subcommand !== 'verify' || file === undefined || extra.length > 0 || values['private-key'] !== undefined) {
     process.stderr.write(usage);
     return 2;
   }
-  return verifyFile(file);
+  return verifyFile(file, values['public-key'], values['checkpoint-file'], values['allow-unsigned-tail'] ?? false);
 }
 
-async function verifyFile(file: string): Promise<number> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    const code = (error as { code?: string }).code ?? 'EIO';
-    process.stderr.write(`gitea-warden audit: cannot read ${file} (${code})\n`);
-    return 2;
+async function verifyFile(file: string, publicKeyFile: string | undefined, checkpointFile: string | undefined, allowUnsignedTail: boolean): Promise<number> {
+  const text = await readOrReport(file);
+  if (text === null) return 2;
+  let signing: SignedVerifyOptions | undefined;
+  if (publicKeyFile !== undefined) {
+    const pem = await readOrReport(publicKeyFile);
+    if (pem === null) return 2;
+    try {
+      signing = { publicKey: publicKeyFromPem(pem, publicKeyFile), checkpointCopy: null, allowUnsignedTail };
+    } catch (error) {
+      if (!(error instanceof SigningKeyError)) throw error;
+      process.stderr.write(`gitea-warden audit: ${error.message}\n`);
+      return 2;
+    }
+    // A missing checkpoint file is a finding (exit 1), not a usage error.
+    signing.checkpointCopy = await readFile(checkpointFile ?? checkpointPathOf(file), 'utf8').catch(() => null);
   }
-  const result = verifyAuditLog(text);
+  return report(verifyAuditLog(text, signing));
+}
+
+export function report(result: AuditVerification): number {
+  const signed = result.signed ? `, ${result.signed.checkpoints} signed checkpoints cover lines 1 to ${result.signed.through}` : '';
   if (result.ok) {
-    process.stdout.write(`ok: ${result.events} events, chain intact\n`);
+    process.stdout.write(`ok: ${result.events} events, chain intact${signed}\n`);
     return 0;
   }
   const broken = result.firstBroken;
-  process.stdout.write(
-    `broken: line ${broken?.line}: ${broken?.reason} (${result.events} events before it verify)\n`,
-  );
+  process.stdout.write(`broken: line ${broken?.line}: ${broken?.reason} (${result.events} events before it verify)\n`);
   return 1;
+}
+
+async function readOrReport(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? 'EIO';
+    process.stderr.write(`gitea-warden audit: cannot read ${file} (${code})\n`);
+    return null;
+  }
+}
+
+async function keygen(privatePath: string, publicPath: string): Promise<number> {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  try {
+    // 'wx': never overwrite a key that may be signing a log already.
+    await writeFile(privatePath, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
+    await writeFile(publicPath, publicKey.export({ type: 'spki', format: 'pem' }), { flag: 'wx' });
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? 'EIO';
+    process.stderr.write(`gitea-warden audit: cannot write the key files (${code}); existing files are never overwritten\n`);
+    return 2;
+  }
+  process.stdout.write(`wrote ${privatePath} (private, mode 0600: AUDIT_SIGNING_KEY_FILE) and ${publicPath} (public: audit verify --public-key)\n`);
+  return 0;
 }

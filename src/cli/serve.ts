@@ -76,6 +76,8 @@ async function serve(namespace: Namespace, http: StartupOptions | null, oauth: O
   const { audit, version, profile } = namespace.session;
   if (http === null) {
     const connection = await serveStdio(createMcpServer(namespace, { notifications: true }));
+    // A client that stops the server with a signal still gets the closing checkpoint written.
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void connection.close());
     await connection.closed;
     await audit.close();
     return;

@@ -1,22 +1,59 @@
 // The audit log as the server uses it: opened once at start; when it cannot be opened the server
-// still starts, and every tool call is refused (audit_unavailable) rather than run unaudited.
-import { AuditLog } from '../audit/log.js';
+// still starts, and every tool call is refused (audit_unavailable) with the real cause and its fix,
+// rather than run unaudited.
+//
+// Several processes, one profile (two editor windows): a log has one writer, so when the DEFAULT log
+// is held by another live process this one takes the next per-process log beside it
+// (audit-<profile>.2.jsonl, ...). Each log is a whole chain of its own that `audit verify` checks;
+// a shared chain across processes is what the PostgreSQL sink is for. An AUDIT_LOG the operator named
+// is never swapped for another file: a lock there refuses, naming the process that holds it.
+import { readFile } from 'node:fs/promises';
+import { signerFromPem, SigningKeyError, type Signer } from '../audit/checkpoint.js';
+import { AuditLog, AuditWriteError } from '../audit/log.js';
 import type { AuditEvent } from '../audit/event.js';
+import { perProcessAuditPath } from '../audit/path.js';
+
+export interface AuditSinkOptions {
+  path: string;
+  /** The path is the default one (AUDIT_LOG unset): a held log gives way to a per-process log. */
+  isDefaultPath: boolean;
+  signingKeyFile: string | null;
+  checkpointEvery: number;
+}
+
+/** How many per-process logs beside the default one are tried before giving up. */
+const PER_PROCESS_LOGS = 8;
 
 export class AuditSink {
+  private failure: string | null;
+
   private constructor(
     readonly path: string,
     private readonly log: AuditLog | null,
     /** Why the log could not be opened (a path and an errno code, nothing secret). */
     readonly openFailure: string | null,
-  ) {}
+  ) {
+    this.failure = openFailure === null ? null : hintFor(openFailure);
+  }
 
-  static async open(path: string): Promise<AuditSink> {
+  static async open(options: AuditSinkOptions): Promise<AuditSink> {
+    let signer: Signer | undefined;
     try {
-      return new AuditSink(path, await AuditLog.open(path), null);
+      signer = options.signingKeyFile === null ? undefined : await readSigner(options.signingKeyFile);
     } catch (error) {
-      return new AuditSink(path, null, error instanceof Error ? error.message : 'cannot open the audit log');
+      return new AuditSink(options.path, null, error instanceof Error ? error.message : 'cannot read AUDIT_SIGNING_KEY_FILE');
     }
+    const candidates = options.isDefaultPath ? Array.from({ length: PER_PROCESS_LOGS }, (_, i) => perProcessAuditPath(options.path, i + 1)) : [options.path];
+    let lastFailure = 'cannot open the audit log';
+    for (const path of candidates) {
+      try {
+        return new AuditSink(path, await AuditLog.open(path, { signer, checkpointEvery: options.checkpointEvery }), null);
+      } catch (error) {
+        lastFailure = error instanceof Error ? error.message : lastFailure;
+        if (!(error instanceof AuditWriteError && error.code === 'ELOCKED')) return new AuditSink(path, null, lastFailure);
+      }
+    }
+    return new AuditSink(options.path, null, lastFailure);
   }
 
   /** True once the event is durable; false when it could not be written. */
@@ -25,12 +62,41 @@ export class AuditSink {
     try {
       await this.log.append(event);
       return true;
-    } catch {
+    } catch (error) {
+      this.failure = hintFor(error instanceof Error ? error.message : 'the audit log cannot be written');
       return false;
     }
+  }
+
+  /** The cause of the refusal and what to do about it, for the refused call's hint. */
+  failureHint(): string {
+    return this.failure ?? hintFor('the audit log cannot be written');
   }
 
   async close(): Promise<void> {
     await this.log?.close();
   }
+}
+
+async function readSigner(file: string): Promise<Signer> {
+  let pem: string;
+  try {
+    pem = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new SigningKeyError(`AUDIT_SIGNING_KEY_FILE ${file} cannot be read (${(error as { code?: string }).code ?? 'EIO'})`);
+  }
+  return signerFromPem(pem, `AUDIT_SIGNING_KEY_FILE ${file}`);
+}
+
+/** The failure's own words (a path and a code, nothing secret) with the fix for its kind. */
+function hintFor(cause: string): string {
+  if (/\(ELOCKED\)/.test(cause)) {
+    return `${cause}. Fix: give this namespace its own AUDIT_LOG, or leave AUDIT_LOG unset (each process then gets a log of its own).`;
+  }
+  if (/\((ENOENT|EREPLACED|EMODIFIED)\)/.test(cause)) {
+    return `${cause}. Fix: keep the log and its checkpoint file as evidence, run 'gitea-warden audit verify', restart the server.`;
+  }
+  if (/AUDIT_SIGNING_KEY_FILE/.test(cause)) return `${cause}. Fix: point AUDIT_SIGNING_KEY_FILE at an Ed25519 private key, then restart.`;
+  if (/does not verify/.test(cause)) return cause;
+  return `${cause}. Fix: the log and its directory must be writable by the server's user; then restart.`;
 }

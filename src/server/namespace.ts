@@ -46,7 +46,12 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     entries,
     routes: buildRouteTable(entries),
     builtins,
-    audit: await AuditSink.open(auditPath),
+    audit: await AuditSink.open({
+      path: auditPath,
+      isDefaultPath: settings.auditLog === null,
+      signingKeyFile: settings.auditSigningKeyFile,
+      checkpointEvery: settings.auditCheckpointEvery,
+    }),
     executorOptions: executorOptionsFor(settings, env),
     env,
     watchedFiles: watchedFiles(profile),
@@ -56,10 +61,12 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     client,
     identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
   };
-  if (session.audit.openFailure) logger.error({ audit: auditPath }, `audit log unavailable, every tool call will be refused: ${session.audit.openFailure}`);
+  const audit = session.audit.path;
+  if (session.audit.openFailure) logger.error({ audit }, `audit log unavailable, every tool call will be refused: ${session.audit.failureHint()}`);
+  else if (audit !== auditPath) logger.info({ audit, held: auditPath }, 'the default audit log is held by another process: this one writes its own');
   if (!client) logger.error({ profile: profile.name, variable: tokenVariableOf(profile) }, `no Gitea token: ${tokenVariableOf(profile)} is not set; every Gitea call is refused until it is (no other variable is read)`);
   await verifyIdentity(session);
-  logger.info({ profile: profile.name, tools: registry.tools.length, audit: auditPath }, 'namespace ready');
+  logger.info({ profile: profile.name, tools: registry.tools.length, audit }, 'namespace ready');
   return { session };
 }
 

@@ -18,6 +18,8 @@ export interface Settings {
   allowedHosts: string[];
   rateLimitPerMinute: number;
   auditLog: string | null;
+  auditSigningKeyFile: string | null;
+  auditCheckpointEvery: number;
   toolsets: string[] | null;
   readOnly: boolean;
   disabledTools: string[];
@@ -81,6 +83,10 @@ export const SETTINGS: readonly SettingSpec[] = [
     description: 'HTTP requests to the MCP path per client (address and credential) per minute, bursts up to it; one '
       + 'request is one JSON-RPC message (batches are refused); 429 beyond', parse: positiveInt },
   { key: 'auditLog', env: 'AUDIT_LOG', flag: 'audit-log', default: null, description: 'hash-chained audit log (JSON Lines); default under the data directory', parse: text },
+  { key: 'auditSigningKeyFile', env: 'AUDIT_SIGNING_KEY_FILE', flag: 'audit-signing-key', default: null,
+    description: 'Ed25519 private key (PEM) that signs audit checkpoints; keep it where the agent cannot read it', parse: text },
+  { key: 'auditCheckpointEvery', env: 'AUDIT_CHECKPOINT_EVERY', flag: 'audit-checkpoint-every', default: '100',
+    description: 'events between signed checkpoints (one is also written at start and at shutdown)', parse: positiveInt },
   { key: 'toolsets', env: 'TOOLSETS', flag: 'toolsets', default: null, description: "comma-separated domains to serve; 'all' for every domain; default: the profile's toolsets", parse: list },
   { key: 'readOnly', env: 'READ_ONLY', flag: 'read-only', default: 'false', description: 'serve read-only tools only', parse: bool },
   { key: 'disabledTools', env: 'DISABLED_TOOLS', flag: 'disabled-tools', default: '', description: 'comma-separated tool names never served (an unknown name stops start-up)', parse: list },

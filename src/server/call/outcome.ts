@@ -28,10 +28,9 @@ export function denied(decision: Decision, target: CallRecord['target']): Outcom
   return { result, record: deniedRecord(decision.operation, decision.reason, target) };
 }
 
-export function auditUnavailable(operation: string | null, target: CallRecord['target']): Outcome {
-  const result = refusal('audit_unavailable', 'The audit log cannot be written, so no call is carried out.', {
-    hint: 'Check AUDIT_LOG: the file and its directory must be writable; see the server log, then restart.',
-  });
+/** `hint`: the audit sink's cause and fix (a path and an error code, nothing secret). */
+export function auditUnavailable(operation: string | null, target: CallRecord['target'], hint: string): Outcome {
+  const result = refusal('audit_unavailable', 'The audit log cannot be written, so no call is carried out.', { hint });
   return { result, record: { ...errorRecord('audit_unavailable', target), operation } };
 }
 

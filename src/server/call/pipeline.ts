@@ -78,7 +78,7 @@ async function runTool(session: Session, namespace: Namespace, name: string, arg
   if (invalid || !isObject(args)) return invalid ?? invalidShape(args);
   if (tool.kind === 'gitea') return runGiteaCall(giteaCallContext(session, tool.entry, args, target), audit);
   const call = callContext(session, args, target);
-  if (!(await audit.writeAhead(tool.tool.operations[0] ?? null, target))) return auditUnavailable(null, target);
+  if (!(await audit.writeAhead(tool.tool.operations[0] ?? null, target))) return auditUnavailable(null, target, session.audit.failureHint());
   const answer = await tool.tool.handler(call, namespace);
   if (answer.kind === 'guarded_action') return runGuardedAction(call, tool.tool, answer);
   if (answer.kind === 'gitea_call') {
@@ -103,7 +103,7 @@ function giteaCallContext(session: Session, entry: CatalogEntry, args: Record<st
 async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<Outcome> {
   const { session, entry, target } = call;
   const operation = call.mapped.ok ? (call.mapped.operations[0] ?? null) : null;
-  if (!(await audit.writeAhead(operation, target))) return auditUnavailable(operation, target);
+  if (!(await audit.writeAhead(operation, target))) return auditUnavailable(operation, target, session.audit.failureHint());
   // Live facts only add operations and targets, so a call its arguments already deny reads nothing
   // live (a target only Gitea can tell is unreadable until then), and nothing is read under a missing
   // or wrong identity.
