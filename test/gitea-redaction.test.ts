@@ -219,3 +219,130 @@ describe('credential-issuing operations', () => {
     for (const id of CREDENTIAL_ISSUING_OPERATIONS) assert.ok(ids.has(id), id);
   });
 });
+
+describe('file contents: base64 text decoded, redacted and re-encoded; binary kept', () => {
+  const getContents = entry({ path: '/repos/{owner}/{repo}/contents/{filepath}', pathParams: ['owner', 'repo', 'filepath'] });
+  const args = { owner: 'o', repo: 'r', filepath: 'config/.env' };
+  const AWS = 'AKIAIOSFODNN7EXAMPLE';
+  const secretsFile = [`GITEA_TOKEN=${TOKEN}`, `AWS_ACCESS_KEY_ID=${AWS}`, 'password: Hunter2Summer2024', PRIVATE_KEY, ''].join('\n');
+  const contentsAnswer = (bytes: Buffer, path = 'config/.env') => ({
+    name: path.split('/').at(-1), path, type: 'file', encoding: 'base64', size: bytes.length, content: bytes.toString('base64'),
+  });
+  const decodedContent = (payload: SuccessPayload) => Buffer.from((payload.data as { content: string }).content, 'base64');
+
+  test('secrets in a base64 text file do not come back, in any form; the envelope says it was decoded and changed', async () => {
+    answer(200, contentsAnswer(Buffer.from(secretsFile)));
+    const payload = (await execute(getContents, args, context())).payload as SuccessPayload;
+    const text = decodedContent(payload).toString('utf8');
+    for (const secret of [TOKEN, AWS, 'Hunter2Summer2024', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ']) {
+      assert.equal(text.includes(secret), false, `${secret.slice(0, 8)}… came back in the file`);
+      assert.equal(JSON.stringify(payload).includes(secret), false);
+    }
+    assert.ok(text.includes(`[REDACTED ${fingerprint(TOKEN)}]`));
+    assert.match(text, /AWS_ACCESS_KEY_ID=AKIA…\[MASKED hmac:/);
+    assert.deepEqual(payload.file_contents, [{ path: 'config/.env', decoded_as: 'text', changed: true }]);
+  });
+
+  test('in block mode a base64 text file with a credential is withheld', async () => {
+    answer(200, contentsAnswer(Buffer.from(`AWS_ACCESS_KEY_ID=${AWS}\n`)));
+    const result = await execute(getContents, args, context(), { secretDetectionMode: 'block' });
+    assert.equal(result.isError, true);
+    assert.equal((result.payload as ErrorPayload).error.kind, 'secret_blocked');
+  });
+
+  test('a binary file comes back byte for byte, and the envelope says it was kept as binary', async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0xff, 0xfe]);
+    answer(200, contentsAnswer(png, 'logo.png'));
+    const payload = (await execute(getContents, { ...args, filepath: 'logo.png' }, context())).payload as SuccessPayload;
+    assert.deepEqual(decodedContent(payload), png);
+    assert.equal((payload.data as { content: string }).content, png.toString('base64'));
+    assert.deepEqual(payload.file_contents, [{ path: 'logo.png', decoded_as: 'binary', changed: false }]);
+  });
+
+  test('a text file without secrets comes back as it was sent', async () => {
+    const readme = Buffer.from('# widgets\n\nNothing secret here.\n');
+    answer(200, contentsAnswer(readme, 'README.md'));
+    const payload = (await execute(getContents, { ...args, filepath: 'README.md' }, context())).payload as SuccessPayload;
+    assert.equal((payload.data as { content: string }).content, readme.toString('base64'));
+    assert.deepEqual(payload.file_contents, [{ path: 'README.md', decoded_as: 'text', changed: false }]);
+  });
+
+  test('a raw file served as bytes that is text is redacted as text and said so', async () => {
+    const raw = entry({ path: '/repos/{owner}/{repo}/raw/{filepath}', pathParams: ['owner', 'repo', 'filepath'], produces: ['application/octet-stream'] });
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      res.end(secretsFile);
+    });
+    const payload = (await execute(raw, args, context())).payload as SuccessPayload;
+    const data = payload.data as { content_base64: string; decoded_as: string; changed: boolean };
+    assert.deepEqual({ decoded_as: data.decoded_as, changed: data.changed }, { decoded_as: 'text', changed: true });
+    const text = Buffer.from(data.content_base64, 'base64').toString('utf8');
+    assert.equal(text.includes(TOKEN) || text.includes(AWS) || text.includes('Hunter2Summer2024'), false);
+  });
+});
+
+describe("the caller's token in every encoding a result can carry", () => {
+  const forms: { name: string; make: (token: string) => string }[] = [
+    { name: 'base64 (Basic credentials)', make: (t) => `Authorization: Basic ${Buffer.from(`alice:${t}`).toString('base64')}` },
+    { name: 'base64 at offset 0', make: (t) => Buffer.from(t).toString('base64') },
+    { name: 'base64 at offset 1', make: (t) => Buffer.from(`x${t}`).toString('base64') },
+    { name: 'base64 at offset 2', make: (t) => Buffer.from(`xy${t}!`).toString('base64') },
+    { name: 'URL-safe base64', make: (t) => Buffer.from(`??${t}??`).toString('base64url') },
+    { name: 'percent-encoded', make: (t) => `https://example/?q=${encodeURIComponent(`tok ${t}`)}` },
+    { name: 'JSON-escaped', make: (t) => `{"t":"${[...t].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"}` },
+  ];
+  for (const { name, make } of forms) {
+    test(`${name}: no part of the token's encoding is left`, async () => {
+      const carried = make(TOKEN);
+      answer(200, { note: carried });
+      const payload = (await execute(getIssue, issueArgs, context(), { secretDetectionMode: 'off' })).payload as SuccessPayload;
+      const note = (payload.data as { note: string }).note;
+      assert.notEqual(note, carried, 'the result came back unchanged');
+      assert.ok(note.includes(`[REDACTED ${fingerprint(TOKEN)}]`), note);
+      const base64Core = Buffer.from(TOKEN).toString('base64').slice(4, 40);
+      assert.equal(note.includes(base64Core) || note.includes(TOKEN), false);
+    });
+  }
+});
+
+describe('incoming-webhook URLs are masked', () => {
+  const urls: { provider: string; url: string; secret: string }[] = [
+    { provider: 'Slack', url: 'https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX', secret: 'XXXXXXXXXXXXXXXXXXXXXXXX' },
+    { provider: 'Slack workflow', url: 'https://hooks.slack.com/workflows/T0123ABC/A0123ABC/123456789/abcDEF123ghi', secret: 'abcDEF123ghi' },
+    { provider: 'Discord', url: 'https://discord.com/api/webhooks/123456789012345678/AbCdEf-GhIjKlMnOpQrStUvWxYz_0123456789', secret: 'AbCdEf-GhIjKlMnOpQrStUvWxYz_0123456789' },
+    { provider: 'Discord (legacy host)', url: 'https://discordapp.com/api/webhooks/1234567890/tokenpart-abcdefghij', secret: 'tokenpart-abcdefghij' },
+    {
+      provider: 'Microsoft Teams',
+      url: 'https://contoso.webhook.office.com/webhookb2/1111-2222@3333-4444/IncomingWebhook/5555aaaa6666/7777-8888',
+      secret: '5555aaaa6666',
+    },
+    {
+      provider: 'Teams workflows (Power Automate)',
+      url: 'https://prod-01.westus.logic.azure.com:443/workflows/abc/triggers/manual/paths/invoke?api-version=2016-06-01&sig=Zx81hd72kq0pWabcdef',
+      secret: 'Zx81hd72kq0pWabcdef',
+    },
+    { provider: 'Google Chat', url: 'https://chat.googleapis.com/v1/spaces/AAAA1234/messages?key=AIzaSyDdI0hCZtE6vySjMm&token=tok3nValue123', secret: 'tok3nValue123' },
+    { provider: 'Feishu', url: 'https://open.feishu.cn/open-apis/bot/v2/hook/0f8e7d6c-5b4a-3928-1716-abcdef012345', secret: 'abcdef012345' },
+    { provider: 'DingTalk', url: 'https://oapi.dingtalk.com/robot/send?access_token=abcdef0123456789abcdef', secret: 'abcdef0123456789abcdef' },
+    { provider: 'WeCom', url: 'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=693a91f6-7xxx-4bc4-97a0-0ec2sifa5aaa', secret: '0ec2sifa5aaa' },
+    { provider: 'Telegram', url: 'https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage', secret: 'AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw' },
+    { provider: 'Mattermost', url: 'https://chat.example.org/hooks/xfjeu3bxo7bmbpgrzh7ihk3mpa', secret: 'xfjeu3bxo7bmbpgrzh7ihk3mpa' },
+  ];
+  const listHooks = entry({ path: '/repos/{owner}/{repo}/hooks', pathParams: ['owner', 'repo'] });
+  for (const { provider, url, secret } of urls) {
+    test(`${provider}: the secret part is masked in a hook's config.url, the host stays readable`, async () => {
+      answer(200, [{ id: 1, type: 'slack', config: { url, content_type: 'json' }, active: true }]);
+      const payload = (await execute(listHooks, { owner: 'o', repo: 'r' }, context())).payload as SuccessPayload;
+      const shown = (payload.data as { config: { url: string } }[])[0]!.config.url;
+      assert.equal(shown.includes(secret), false, shown);
+      assert.match(shown, /MASKED hmac:/);
+      assert.ok(shown.startsWith(url.slice(0, url.indexOf('/', 8))), shown);
+    });
+  }
+
+  test('an ordinary webhook URL (a CI endpoint) is left readable', async () => {
+    answer(200, [{ id: 1, type: 'gitea', config: { url: 'https://ci.example.com/gitea/hook', content_type: 'json' } }]);
+    const payload = (await execute(listHooks, { owner: 'o', repo: 'r' }, context())).payload as SuccessPayload;
+    assert.equal((payload.data as { config: { url: string } }[])[0]!.config.url, 'https://ci.example.com/gitea/hook');
+  });
+});

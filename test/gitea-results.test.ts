@@ -60,7 +60,7 @@ describe('data decoding', () => {
   test('a binary body under the limit comes back as base64 with type and size', async () => {
     sendPng();
     const payload = success(await execute(raw, { owner: 'o', repo: 'r', filepath: 'logo.png' }, context(), { maxBinaryBytes: 1024 }));
-    assert.deepEqual(payload.data, { content_base64: png.toString('base64'), content_type: 'image/png', size: png.length });
+    assert.deepEqual(payload.data, { content_base64: png.toString('base64'), content_type: 'image/png', size: png.length, decoded_as: 'binary', changed: false });
   });
 
   test('a binary body over the limit is a payload_too_large error', async () => {

@@ -7,6 +7,10 @@ export interface BinaryData {
   content_base64: string | null;
   content_type: string;
   size: number;
+  /** 'text': valid UTF-8, redacted and masked like any text, then re-encoded; 'binary': kept as bytes. */
+  decoded_as?: 'text' | 'binary';
+  /** True when redaction replaced something, so the bytes differ from what Gitea sent. */
+  changed?: boolean;
 }
 
 export type Decoded =

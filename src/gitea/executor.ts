@@ -120,14 +120,24 @@ function finishSuccess(entry: CatalogEntry, args: Record<string, unknown>, respo
     response.status,
     pagination,
   );
-  const bounded = boundData(data, options.maxItems, options.maxChars, JSON.stringify(frame).length);
+  // Files inside a JSON result (contents): the envelope says how each was read and whether it changed.
+  const files = decoded.form === 'json' && redactor.files.length > 0 ? { file_contents: redactor.files } : {};
+  const bounded = boundData(data, options.maxItems, options.maxChars, JSON.stringify({ ...frame, ...files }).length);
   const truncated = truncationNote(bounded.cuts, pagination, options.maxItems, options.maxChars);
-  return { isError: false, payload: { ...frame, truncated, data: bounded.data } };
+  return { isError: false, payload: { ...frame, ...files, truncated, data: bounded.data } };
 }
 
 function redactData(decoded: Decoded, redactor: Redactor): unknown {
   if (decoded.form !== 'binary') return redactor.value(decoded.data);
-  const bytes = redactor.bytes(decoded.bytes);
-  const binary: BinaryData = { content_base64: bytes.toString('base64'), content_type: decoded.contentType, size: decoded.bytes.length };
+  // A raw file served as bytes: text inside is decoded, redacted and re-encoded, like a contents result.
+  const bytes = redactor.fileBytes(decoded.bytes, null);
+  const note = redactor.files.at(-1);
+  const binary: BinaryData = {
+    content_base64: bytes.toString('base64'),
+    content_type: decoded.contentType,
+    size: decoded.bytes.length,
+    decoded_as: note?.decoded_as ?? 'binary',
+    changed: note?.changed ?? false,
+  };
   return binary;
 }

@@ -1,6 +1,7 @@
 // Removes secrets from anything a call returns. Exact values (always) become
 // `[REDACTED sha256:<12 hex>]`; credential-shaped text (mask/block modes) keeps 4 characters and
 // becomes `abcd…[MASKED hmac:<12 hex>]`. One walk over the data, regexes compiled once per call.
+import { isUtf8 } from 'node:buffer';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { MIN_SECRET_FIELD_LENGTH, SECRET_PATTERNS, SECRET_RESULT_KEYS, type SecretPattern } from './secrets.js';
 import type { SecretDetectionMode } from './options.js';
@@ -51,6 +52,44 @@ function escapeTolerantSource(secret: string): string {
 
 const SECRET_GROUP = (index: number): string => `secret${index}`;
 
+/** Secrets at least this long are also looked for in their base64 and percent-encoded forms. */
+const MIN_ENCODED_SECRET_LENGTH = 12;
+
+/**
+ * The forms a secret takes inside encoded text: percent-encoded, and base64 (standard and URL-safe)
+ * at each of the three byte alignments it can have inside a longer blob, cut to the characters that
+ * depend on the secret's bytes alone (so `Basic base64(user:token)` or a base64 file still shows it).
+ */
+function encodedForms(secret: string): string[] {
+  if (secret.length < MIN_ENCODED_SECRET_LENGTH) return [];
+  const bytes = Buffer.from(secret, 'utf8');
+  const forms = new Set<string>([encodeURIComponent(secret)]);
+  for (const offset of [0, 1, 2]) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').replace(/=+$/, '');
+    const end = offset + bytes.length;
+    const lastPure = Math.floor(end / 3) * 4 + [0, 1, 2][end % 3]!;
+    const core = encoded.slice([0, 2, 3][offset], lastPure);
+    forms.add(core);
+    forms.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  forms.delete(secret);
+  return [...forms];
+}
+
+/** What happened to one file's content in a result: decoded as text and redacted, or kept as bytes. */
+export interface FileContentNote {
+  /** The file's path when the result names it. */
+  path: string | null;
+  decoded_as: 'text' | 'binary';
+  /** True when a secret was replaced or masked, so the content differs from the file. */
+  changed: boolean;
+}
+
+/** A file's bytes are text when they are valid UTF-8 without NUL bytes. */
+export function isTextContent(bytes: Buffer): boolean {
+  return !bytes.includes(0) && isUtf8(bytes);
+}
+
 const PATTERN_GROUP = (index: number): string => `pattern${index}`;
 /** All patterns as one alternation, so each string is scanned once. */
 const COMBINED_PATTERNS = new RegExp(
@@ -72,16 +111,24 @@ export interface RedactorOptions {
 
 export class Redactor {
   readonly findings: RedactionFindings = { redacted: 0, kinds: new Set() };
+  /** Files found in the result (base64 `content` with `encoding: base64`), in the order walked. */
+  readonly files: FileContentNote[] = [];
   private readonly exact: RegExp | null;
-  /** The secrets (longest first) with their labels; the exact regex's group `secret<i>` is entry i. */
+  /** The secrets (longest first) with their labels, for the byte-level search of binary bodies. */
   private readonly labels: [secret: string, label: string][];
+  /** Every searched form (the secret and its encodings, longest first); group `secret<i>` is entry i. */
+  private readonly formLabels: string[];
 
   constructor(secrets: readonly string[], private readonly options: RedactorOptions) {
     const distinct = [...new Set(secrets.filter((secret) => secret.length > 0))].sort((a, b) => b.length - a.length);
     this.labels = distinct.map((secret) => [secret, `[REDACTED ${fingerprint(secret)}]`]);
+    const forms = this.labels
+      .flatMap(([secret, label]) => [secret, ...encodedForms(secret)].map((form) => ({ form, label })))
+      .sort((a, b) => b.form.length - a.form.length);
+    this.formLabels = forms.map((f) => f.label);
     // Longest first, so a secret containing another is replaced whole.
-    const sources = distinct.map((secret, index) => `(?<${SECRET_GROUP(index)}>${escapeTolerantSource(secret)})`);
-    this.exact = distinct.length > 0 ? new RegExp(sources.join('|'), 'g') : null;
+    const sources = forms.map(({ form }, index) => `(?<${SECRET_GROUP(index)}>${escapeTolerantSource(form)})`);
+    this.exact = forms.length > 0 ? new RegExp(sources.join('|'), 'g') : null;
   }
 
   text(text: string): string {
@@ -90,7 +137,7 @@ export class Redactor {
       result = result.replace(this.exact, (...matchArgs: unknown[]) => {
         const groups = matchArgs[matchArgs.length - 1] as Record<string, string | undefined>;
         this.findings.redacted++;
-        return this.labels.find((_, index) => groups[SECRET_GROUP(index)] !== undefined)?.[1] ?? '[REDACTED]';
+        return this.formLabels.find((_, index) => groups[SECRET_GROUP(index)] !== undefined) ?? '[REDACTED]';
       });
     }
     return this.options.patterns ? this.mask(result) : result;
@@ -102,9 +149,42 @@ export class Redactor {
     if (typeof value !== 'object' || value === null) return value;
     if (depth > MAX_WALK_DEPTH) return '[nested too deep to inspect]';
     if (Array.isArray(value)) return value.map((item) => this.value(item, depth + 1));
+    const file = value as Record<string, unknown>;
+    if (file.encoding === 'base64' && typeof file.content === 'string') return this.fileObject(file, depth);
     // fromEntries defines properties, so a `__proto__` key from JSON stays a plain key.
     return Object.fromEntries(
       Object.entries(value).map(([key, item]) => [this.text(key), this.field(key, item, depth + 1)]),
+    );
+  }
+
+  /**
+   * A file's bytes: text (UTF-8) is decoded and redacted like any text, then re-encoded; anything
+   * else is kept as bytes (see bytes()), so a binary file without a secret comes back unchanged.
+   */
+  fileBytes(bytes: Buffer, path: string | null): Buffer {
+    const decodedAs = isTextContent(bytes) ? 'text' : 'binary';
+    let result: Buffer;
+    if (decodedAs === 'text') {
+      const text = bytes.toString('utf8');
+      const redacted = this.text(text);
+      result = redacted === text ? bytes : Buffer.from(redacted, 'utf8');
+    } else {
+      result = this.bytes(bytes);
+    }
+    this.files.push({ path, decoded_as: decodedAs, changed: result !== bytes });
+    return result;
+  }
+
+  /** A contents result (`encoding: base64`): its content through fileBytes, the other fields as usual. */
+  private fileObject(file: Record<string, unknown>, depth: number): Record<string, unknown> {
+    const content = String(file.content);
+    const bytes = Buffer.from(content, 'base64');
+    // Not base64 after all (it does not survive a round trip): redact it as the text it is.
+    const isBase64 = bytes.toString('base64') === content.replace(/\s+/g, '');
+    const redacted = isBase64 ? this.fileBytes(bytes, typeof file.path === 'string' ? file.path : null) : null;
+    const newContent = redacted === null ? this.text(content) : redacted === bytes ? content : redacted.toString('base64');
+    return Object.fromEntries(
+      Object.entries(file).map(([key, item]) => [this.text(key), key === 'content' ? newContent : this.field(key, item, depth + 1)]),
     );
   }
 

@@ -104,6 +104,33 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     source: String.raw`\b${anyCase('authorization')}["']?\s*[:=]\s*["']?${anyCase('(?:token|bearer|basic)')}\s+(?<authValue>${VALUE_CHARS}{4,})`,
     valueGroup: 'authValue',
   },
+  // Incoming-webhook URLs are credentials themselves: whoever has one can post as the integration.
+  // The host and the fixed path stay readable; the secret part is masked. Gitea stores and returns
+  // them in a hook's config.url (services/convert/convert.go ToHook), for the hook types of
+  // services/webhook/ (slack.go, discord.go, msteams.go, feishu.go, dingtalk.go, wechatwork.go, telegram.go).
+  { kind: 'webhook_url', source: String.raw`\bhttps?://hooks\.slack\.com/(?:services|workflows|triggers)/(?<slackHook>[A-Za-z0-9_/-]{8,})`, valueGroup: 'slackHook' },
+  {
+    kind: 'webhook_url',
+    source: String.raw`\bhttps?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/(?<discordHook>\d+/[A-Za-z0-9_-]{8,})`,
+    valueGroup: 'discordHook',
+  },
+  {
+    kind: 'webhook_url',
+    source: String.raw`\bhttps?://(?:[A-Za-z0-9-]+\.)*(?:webhook\.office\.com|outlook\.office(?:365)?\.com)/(?<teamsHook>webhook(?:b2)?/[^\s"'<>]{8,})`,
+    valueGroup: 'teamsHook',
+  },
+  { kind: 'webhook_url', source: String.raw`\bhttps?://[A-Za-z0-9.-]+\.logic\.azure\.com[^\s"'<>]*?[?&]sig=(?<azureSig>[A-Za-z0-9_%-]{8,})`, valueGroup: 'azureSig' },
+  { kind: 'webhook_url', source: String.raw`\bhttps?://chat\.googleapis\.com/v1/spaces/[^\s"'<>?]+(?<gchatHook>\?[^\s"'<>]{8,})`, valueGroup: 'gchatHook' },
+  {
+    kind: 'webhook_url',
+    source: String.raw`\bhttps?://open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/(?<larkHook>[A-Za-z0-9-]{8,})`,
+    valueGroup: 'larkHook',
+  },
+  { kind: 'webhook_url', source: String.raw`\bhttps?://oapi\.dingtalk\.com/robot/send\?access_token=(?<dingHook>[A-Za-z0-9]{8,})`, valueGroup: 'dingHook' },
+  { kind: 'webhook_url', source: String.raw`\bhttps?://qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=(?<wecomHook>[A-Za-z0-9-]{8,})`, valueGroup: 'wecomHook' },
+  { kind: 'webhook_url', source: String.raw`\bhttps?://api\.telegram\.org/bot(?<telegramBot>\d+:[A-Za-z0-9_-]{20,})`, valueGroup: 'telegramBot' },
+  // Mattermost and Rocket.Chat incoming webhooks on any host: /hooks/<26-char id>[/<token>].
+  { kind: 'webhook_url', source: String.raw`\bhttps?://[^\s"'<>/]+(?:/[^\s"'<>/]+)*?/hooks/(?<chatHook>[A-Za-z0-9]{20,}(?:/[A-Za-z0-9]{20,})?)`, valueGroup: 'chatHook' },
   {
     // A labelled assignment; the value must mix letters and digits so prose ("password: required") passes.
     kind: 'assignment',
