@@ -96,3 +96,18 @@ export function checkLink(check: { seq: number; prev: string }, previous: { line
   if (check.seq !== expectedSeq) return `seq is ${check.seq}, expected ${expectedSeq}`;
   return null;
 }
+
+/** Seals `events` in order after the head `{seq, prev}`: their lines, the sealed events and the new head. */
+export function sealBatch(events: readonly AuditEvent[], time: string, head: { seq: number; prev: string }) {
+  let { seq, prev } = head;
+  const lines: string[] = [];
+  const sealed: ChainedAuditEvent[] = [];
+  for (const event of events) {
+    seq += 1;
+    const next = sealEvent(event, time, seq, prev);
+    lines.push(next.line);
+    sealed.push(next.event);
+    prev = sha256Hex(next.line);
+  }
+  return { lines, sealed, head: { seq, prev } };
+}

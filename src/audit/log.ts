@@ -9,7 +9,8 @@
 // Any write failure closes the log for good: that append and every later one reject.
 import { mkdir, open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { checkLink, checkSealedLine, GENESIS_PREV, sealEvent, sha256Hex } from './chain.js';
+import { checkLink, checkSealedLine, GENESIS_PREV, sealBatch, sha256Hex } from './chain.js';
+import { GroupCommit } from './group-commit.js';
 import { asCheckpoint, sealCheckpoint, type Signer } from './checkpoint.js';
 import type { AuditEvent, ChainedAuditEvent } from './event.js';
 import { TRUNCATED_FINAL_LINE } from './verify.js';
@@ -73,17 +74,11 @@ interface FileIdentity {
   size: number;
 }
 
-interface Pending {
-  event: AuditEvent;
-  resolve: (event: ChainedAuditEvent) => void;
-  reject: (error: unknown) => void;
-}
 
 const TAIL_CHUNK = 64 * 1024;
 
 export class AuditLog {
-  private pending: Pending[] = [];
-  private flushing: Promise<void> | null = null;
+  private readonly commits = new GroupCommit<AuditEvent, ChainedAuditEvent>((events) => this.write(events, false));
   private failure: AuditWriteError | null = null;
   private sinceCheckpoint = 0;
   private closing = false;
@@ -132,35 +127,20 @@ export class AuditLog {
   append(event: AuditEvent): Promise<ChainedAuditEvent> {
     return new Promise((resolve, reject) => {
       if (this.closing) return reject(new AuditWriteError(this.path, 'ECLOSED', 'append after close'));
-      this.pending.push({ event, resolve, reject });
-      this.flushing ??= this.flush();
+      this.commits.push(event).then(resolve, reject);
     });
   }
 
   /** Waits for queued appends, signs a last checkpoint, then closes the file; later appends reject. */
   async close(): Promise<void> {
     this.closing = true;
-    while (this.flushing) await this.flushing;
+    await this.commits.drain();
     if (this.failure === null && this.signer && this.sinceCheckpoint > 0) {
       await this.write([], true).catch(() => undefined);
     }
     if (this.failure === null) this.failure = new AuditWriteError(this.path, 'ECLOSED', 'append after close');
     await this.handle.close();
     await this.lock.release();
-  }
-
-  /** Writes queued events in batches until none are left. */
-  private async flush(): Promise<void> {
-    while (this.pending.length > 0) {
-      const batch = this.pending.splice(0);
-      try {
-        const sealed = await this.write(batch.map((p) => p.event), false);
-        batch.forEach((p, i) => p.resolve(sealed[i] as ChainedAuditEvent));
-      } catch (error) {
-        for (const p of batch) p.reject(error);
-      }
-    }
-    this.flushing = null;
   }
 
   /**
@@ -181,16 +161,8 @@ export class AuditLog {
     if (this.failure !== null) throw this.failure;
     await this.checkStillTheLog();
     const time = this.clock().toISOString();
-    let { seq, prev } = this.head;
-    const lines: string[] = [];
-    const sealed: ChainedAuditEvent[] = [];
-    for (const event of events) {
-      seq += 1;
-      const next = sealEvent(event, time, seq, prev);
-      lines.push(next.line);
-      sealed.push(next.event);
-      prev = sha256Hex(next.line);
-    }
+    const { lines, sealed, head } = sealBatch(events, time, this.head);
+    let { seq, prev } = head;
     let checkpoint: string | null = null;
     const due = this.signer !== undefined && (forceCheckpoint || this.sinceCheckpoint + events.length >= this.checkpointEvery);
     if (due && this.signer) {

@@ -5,12 +5,15 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { publicKeyFromPem, SigningKeyError } from '../audit/checkpoint.js';
 import { checkpointPathOf } from '../audit/log.js';
+import { describeDatabase, isDatabaseUrl } from '../audit/database-url.js';
 import { verifyAuditLog, type AuditVerification, type SignedVerifyOptions } from '../audit/verify.js';
 
-const usage = `usage: gitea-warden audit verify FILE [--public-key PEM] [--checkpoint-file FILE] [--allow-unsigned-tail]
+const usage = `usage: gitea-warden audit verify FILE|postgres://... [--chain NAME] [--public-key PEM] [--checkpoint-file FILE]
+                            [--allow-unsigned-tail]
        gitea-warden audit keygen --private-key OUT --public-key OUT
 
-verify: checks the hash chain of an audit log (JSON Lines).
+verify: checks the hash chain of an audit log (JSON Lines), or of one chain of the PostgreSQL table
+  (AUDIT_SINK; --chain names the profile when the table holds several).
   --public-key PEM       also check the signed checkpoints (AUDIT_SIGNING_KEY_FILE's public half):
                          every signature, that a checkpoint covers the whole log, and the checkpoint
                          file (default FILE.checkpoint) that shows a log cut back or replaced
@@ -27,6 +30,7 @@ const options = {
   'public-key': { type: 'string' },
   'private-key': { type: 'string' },
   'checkpoint-file': { type: 'string' },
+  chain: { type: 'string' },
   'allow-unsigned-tail': { type: 'boolean' },
 } as const;
 
@@ -51,27 +55,53 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(usage);
     return 2;
   }
-  return verifyFile(file, values['public-key'], values['checkpoint-file'], values['allow-unsigned-tail'] ?? false);
+  const allowUnsignedTail = values['allow-unsigned-tail'] ?? false;
+  if (isDatabaseUrl(file)) return verifyTable(file, values.chain, values['public-key'], allowUnsignedTail);
+  return verifyFile(file, values['public-key'], values['checkpoint-file'], allowUnsignedTail);
 }
 
 async function verifyFile(file: string, publicKeyFile: string | undefined, checkpointFile: string | undefined, allowUnsignedTail: boolean): Promise<number> {
   const text = await readOrReport(file);
   if (text === null) return 2;
-  let signing: SignedVerifyOptions | undefined;
-  if (publicKeyFile !== undefined) {
-    const pem = await readOrReport(publicKeyFile);
-    if (pem === null) return 2;
-    try {
-      signing = { publicKey: publicKeyFromPem(pem, publicKeyFile), checkpointCopy: null, allowUnsignedTail };
-    } catch (error) {
-      if (!(error instanceof SigningKeyError)) throw error;
-      process.stderr.write(`gitea-warden audit: ${error.message}\n`);
-      return 2;
-    }
-    // A missing checkpoint file is a finding (exit 1), not a usage error.
-    signing.checkpointCopy = await readFile(checkpointFile ?? checkpointPathOf(file), 'utf8').catch(() => null);
-  }
+  const signing = publicKeyFile === undefined ? undefined : await signingOptions(publicKeyFile, allowUnsignedTail);
+  if (signing === null) return 2;
+  // A missing checkpoint file is a finding (exit 1), not a usage error.
+  if (signing) signing.checkpointCopy = await readFile(checkpointFile ?? checkpointPathOf(file), 'utf8').catch(() => null);
   return report(verifyAuditLog(text, signing));
+}
+
+/**
+ * A chain in the table. Its rows cannot be deleted or changed by the server's role, so the table is
+ * its own second place: its last checkpoint stands in for the checkpoint file.
+ */
+async function verifyTable(url: string, chain: string | undefined, publicKeyFile: string | undefined, allowUnsignedTail: boolean): Promise<number> {
+  const signing = publicKeyFile === undefined ? undefined : await signingOptions(publicKeyFile, allowUnsignedTail);
+  if (signing === null) return 2;
+  let read;
+  try {
+    const { readChainText } = await import('../audit/postgres-log.js');
+    read = await readChainText(url, chain);
+  } catch (error) {
+    const why = error instanceof Error && !('code' in error) ? error.message : `cannot read the audit table (${String((error as { code?: unknown }).code ?? 'error')})`;
+    process.stderr.write(`gitea-warden audit: ${describeDatabase(url)}: ${why}\n`);
+    return 2;
+  }
+  if (signing) signing.checkpointCopy = read.lastCheckpoint;
+  process.stdout.write(`chain ${read.chain} in ${describeDatabase(url)}\n`);
+  return report(verifyAuditLog(read.text, signing));
+}
+
+/** The public key's options, or null (reported) when the key cannot be used. */
+async function signingOptions(publicKeyFile: string, allowUnsignedTail: boolean): Promise<SignedVerifyOptions | null> {
+  const pem = await readOrReport(publicKeyFile);
+  if (pem === null) return null;
+  try {
+    return { publicKey: publicKeyFromPem(pem, publicKeyFile), checkpointCopy: null, allowUnsignedTail };
+  } catch (error) {
+    if (!(error instanceof SigningKeyError)) throw error;
+    process.stderr.write(`gitea-warden audit: ${error.message}\n`);
+    return null;
+  }
 }
 
 export function report(result: AuditVerification): number {

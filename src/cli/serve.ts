@@ -10,6 +10,8 @@ import { serveStdio } from '../transports/stdio.js';
 import { createLogger, type Logger } from '../transports/logger.js';
 import { checkStartup, StartupError, type StartupOptions } from '../transports/startup.js';
 import type { Namespace } from '../server/session.js';
+import { isDatabaseUrl } from '../audit/database-url.js';
+import type { PostgresRateLimiter } from '../transports/rate-limit-postgres.js';
 
 export async function run(argv: string[]): Promise<number> {
   let flags: Record<string, string | undefined>;
@@ -83,11 +85,13 @@ async function serve(namespace: Namespace, http: StartupOptions | null, oauth: O
     return;
   }
   const { startHttpTransport } = await import('../transports/http.js');
+  const shared = await sharedRateLimiter(process.env.AUDIT_SINK, http.rateLimitPerMinute);
   const handle = await startHttpTransport(
     {
       ...http,
       info: { name: 'gitea-warden', version, profile: profile.name ?? profile.file },
       ...(oauth ? { oauthService: (base: string, mcpUrl: string) => Promise.resolve(oauth.service(base, mcpUrl)) } : {}),
+      ...(shared ? { rateLimiter: shared } : {}),
     },
     // A signed-in person's call runs in a namespace of its own, as that person.
     (caller) => createMcpServer(caller ? namespaceForCaller(namespace, caller) : namespace, { notifications: false }),
@@ -97,7 +101,19 @@ async function serve(namespace: Namespace, http: StartupOptions | null, oauth: O
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve());
   });
   await handle.close();
+  await shared?.close();
   await audit.close();
+}
+
+/** With the PostgreSQL store configured (AUDIT_SINK), replicas share one bucket per client; start-up stops when it is unusable. */
+async function sharedRateLimiter(sink: string | undefined, perMinute: number): Promise<PostgresRateLimiter | null> {
+  if (sink === undefined || !isDatabaseUrl(sink)) return null;
+  const { PostgresRateLimiter } = await import('../transports/rate-limit-postgres.js');
+  try {
+    return await PostgresRateLimiter.open(sink, perMinute);
+  } catch (error) {
+    throw new StartupError(error instanceof Error ? error.message : 'the shared rate-limit store cannot be opened');
+  }
 }
 
 function flagOptions() {

@@ -10,15 +10,26 @@
 import { readFile } from 'node:fs/promises';
 import { signerFromPem, SigningKeyError, type Signer } from '../audit/checkpoint.js';
 import { AuditLog, AuditWriteError } from '../audit/log.js';
-import type { AuditEvent } from '../audit/event.js';
+import type { AuditEvent, ChainedAuditEvent } from '../audit/event.js';
+import { describeDatabase } from '../audit/database-url.js';
 import { perProcessAuditPath } from '../audit/path.js';
 
 export interface AuditSinkOptions {
   path: string;
+  /** AUDIT_SINK: a postgres:// URL puts the chain in PostgreSQL instead of the file. */
+  databaseUrl: string | null;
+  /** The chain's name in the table (the profile). */
+  chain: string;
   /** The path is the default one (AUDIT_LOG unset): a held log gives way to a per-process log. */
   isDefaultPath: boolean;
   signingKeyFile: string | null;
   checkpointEvery: number;
+}
+
+/** Where events go: a file (log.ts) or a table (postgres-log.ts). */
+interface AuditStore {
+  append(event: AuditEvent): Promise<ChainedAuditEvent>;
+  close(): Promise<void>;
 }
 
 /** How many per-process logs beside the default one are tried before giving up. */
@@ -29,7 +40,7 @@ export class AuditSink {
 
   private constructor(
     readonly path: string,
-    private readonly log: AuditLog | null,
+    private readonly log: AuditStore | null,
     /** Why the log could not be opened (a path and an errno code, nothing secret). */
     readonly openFailure: string | null,
   ) {
@@ -42,6 +53,17 @@ export class AuditSink {
       signer = options.signingKeyFile === null ? undefined : await readSigner(options.signingKeyFile);
     } catch (error) {
       return new AuditSink(options.path, null, error instanceof Error ? error.message : 'cannot read AUDIT_SIGNING_KEY_FILE');
+    }
+    if (options.databaseUrl !== null) {
+      const where = describeDatabase(options.databaseUrl);
+      try {
+        // pg loads only for a database sink: a file-only setup does not pay for it at start.
+        const { PostgresAuditLog } = await import('../audit/postgres-log.js');
+        const store = await PostgresAuditLog.open(options.databaseUrl, { chain: options.chain, signer, checkpointEvery: options.checkpointEvery });
+        return new AuditSink(where, store, null);
+      } catch (error) {
+        return new AuditSink(where, null, error instanceof Error ? error.message : 'cannot open the audit table');
+      }
     }
     const candidates = options.isDefaultPath ? Array.from({ length: PER_PROCESS_LOGS }, (_, i) => perProcessAuditPath(options.path, i + 1)) : [options.path];
     let lastFailure = 'cannot open the audit log';
@@ -95,6 +117,9 @@ function hintFor(cause: string): string {
   }
   if (/\((ENOENT|EREPLACED|EMODIFIED)\)/.test(cause)) {
     return `${cause}. Fix: keep the log and its checkpoint file as evidence, run 'gitea-warden audit verify', restart the server.`;
+  }
+  if (/^audit log postgres:\/\//.test(cause)) {
+    return `${cause}. Fix: check AUDIT_SINK's database, the table gitea_warden_audit and the role's INSERT and SELECT grants (docs/audit.md); then restart.`;
   }
   if (/AUDIT_SIGNING_KEY_FILE/.test(cause)) return `${cause}. Fix: point AUDIT_SIGNING_KEY_FILE at an Ed25519 private key, then restart.`;
   if (/does not verify/.test(cause)) return cause;

@@ -10,6 +10,7 @@ import { packageRoot, policiesDir } from '../shared/paths.js';
 import { loadPolicySet, type PolicySet } from '../policy-files/policy-set.js';
 import { hintHolders, loadProfile } from '../policy-files/profile-files.js';
 import { loadTaskCatalog } from '../policy-files/task-catalog.js';
+import { databasePassword, isDatabaseUrl } from '../audit/database-url.js';
 import { defaultAuditPath } from '../audit/path.js';
 import { GiteaHttpClient } from '../gitea/http.js';
 import type { GiteaIdentity } from '../gitea/types.js';
@@ -48,6 +49,8 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     builtins,
     audit: await AuditSink.open({
       path: auditPath,
+      databaseUrl: startupStep(() => auditDatabaseUrl(env)),
+      chain: profile.name ?? basename(profile.file),
       isDefaultPath: settings.auditLog === null,
       signingKeyFile: settings.auditSigningKeyFile,
       checkpointEvery: settings.auditCheckpointEvery,
@@ -63,11 +66,19 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
   };
   const audit = session.audit.path;
   if (session.audit.openFailure) logger.error({ audit }, `audit log unavailable, every tool call will be refused: ${session.audit.failureHint()}`);
-  else if (audit !== auditPath) logger.info({ audit, held: auditPath }, 'the default audit log is held by another process: this one writes its own');
+  else if (audit !== auditPath && !audit.startsWith('postgres://')) logger.info({ audit, held: auditPath }, 'the default audit log is held by another process: this one writes its own');
   if (!client) logger.error({ profile: profile.name, variable: tokenVariableOf(profile) }, `no Gitea token: ${tokenVariableOf(profile)} is not set; every Gitea call is refused until it is (no other variable is read)`);
   await verifyIdentity(session);
   logger.info({ profile: profile.name, tools: registry.tools.length, audit }, 'namespace ready');
   return { session };
+}
+
+/** AUDIT_SINK (environment only: the URL holds a password): unset or `file`, else a postgres:// URL. */
+function auditDatabaseUrl(env: NodeJS.ProcessEnv): string | null {
+  const sink = env.AUDIT_SINK;
+  if (sink === undefined || sink === '' || sink === 'file') return null;
+  if (isDatabaseUrl(sink)) return sink;
+  throw new StartupError("AUDIT_SINK must be 'file' or a postgres:// URL");
 }
 
 /** Runs GET /user and logs the outcome (logins only, never the token). */
@@ -146,7 +157,7 @@ export function giteaIdentityFor(settings: Settings, profile: CompiledProfile, e
 
 function executorOptionsFor(settings: Settings, env: NodeJS.ProcessEnv): Session['executorOptions'] {
   const extra = (env.EXTRA_SECRETS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  const serverSecrets = [env.MCP_BEARER_TOKEN, env.OAUTH_CLIENT_SECRET, ...extra].filter((s): s is string => Boolean(s));
+  const serverSecrets = [env.MCP_BEARER_TOKEN, env.OAUTH_CLIENT_SECRET, databasePassword(env.AUDIT_SINK), ...extra].filter((s): s is string => Boolean(s));
   return {
     maxItems: settings.maxItems,
     maxChars: settings.maxChars,

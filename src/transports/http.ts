@@ -18,7 +18,7 @@ import { originAllowed } from './origin-check.js';
 import { JsonRpcCode, sendJson, sendJsonRpcError } from './http-response.js';
 import type { Logger } from './logger.js';
 import type { OAuthCaller, OAuthRoutes } from './oauth-routes.js';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter, type RateLimit } from './rate-limit.js';
 import { checkStartup, StartupError, type StartupOptions } from './startup.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -34,6 +34,8 @@ export interface HttpTransportOptions extends StartupOptions {
   requestTimeoutMs?: number;
   /** Per-user OAuth: builds the service once the public base URL (and so the port) is known. */
   oauthService?: (base: string, mcpUrl: string) => Promise<OAuthService>;
+  /** Buckets shared with other replicas; default: this process's own. */
+  rateLimiter?: RateLimit;
 }
 
 /** A request's MCP server: null caller for the static bearer (or none), the person for an OAuth token. */
@@ -90,7 +92,7 @@ function buildApp(options: HttpTransportOptions, createServer: ServerFactory, lo
   const bearer = options.bearerToken === undefined ? null : new BearerCheck(options.bearerToken);
   // Authenticated clients get their own buckets, so failed attempts from an address cannot starve them.
   const tokenTag = options.bearerToken === undefined ? 'open' : createHash('sha256').update(options.bearerToken).digest('hex').slice(0, 16);
-  const limiter = new RateLimiter(options.rateLimitPerMinute, options.now);
+  const limiter = options.rateLimiter ?? new RateLimiter(options.rateLimitPerMinute, options.now);
   const refused = (req: IncomingMessage, status: number, why: string) => logger.warn({ remote: req.socket.remoteAddress, status }, `request refused: ${why}`);
 
   const app = express();
@@ -111,24 +113,26 @@ function buildApp(options: HttpTransportOptions, createServer: ServerFactory, lo
     next();
   });
   app.all(options.path, async (req: Request, res: Response) => {
-    const rate = (caller: string) => {
-      const decision = limiter.take(`${req.socket.remoteAddress ?? 'unknown'}|${caller}`);
+    const rate = async (caller: string) => {
+      const decision = await limiter.take(`${req.socket.remoteAddress ?? 'unknown'}|${caller}`);
       if (!decision.allowed) {
-        refused(req, 429, 'rate limit');
-        sendJsonRpcError(res, 429, JsonRpcCode.serverError, 'Too many requests', { 'Retry-After': String(decision.retryAfterSeconds) });
+        // A shared store that does not answer is not the client's fault: 503, still refused.
+        const status = decision.message === undefined ? 429 : 503;
+        refused(req, status, decision.message === undefined ? 'rate limit' : 'rate-limit store unavailable');
+        sendJsonRpcError(res, status, JsonRpcCode.serverError, decision.message ?? 'Too many requests', { 'Retry-After': String(decision.retryAfterSeconds) });
       }
       return decision.allowed;
     };
     if (bearer === null && routes === null) {
-      if (rate(tokenTag)) await serveMcp(req, res, options.maxBodyBytes, () => createServer(null));
+      if (await rate(tokenTag)) await serveMcp(req, res, options.maxBodyBytes, () => createServer(null));
       return;
     }
     if (bearer?.matches(req.headers.authorization)) {
-      if (rate(tokenTag)) await serveMcp(req, res, options.maxBodyBytes, () => createServer(null));
+      if (await rate(tokenTag)) await serveMcp(req, res, options.maxBodyBytes, () => createServer(null));
       return;
     }
     if (routes === null) {
-      if (!rate('unauthenticated')) return;
+      if (!(await rate('unauthenticated'))) return;
       refused(req, 401, 'missing or wrong bearer token');
       sendJsonRpcError(res, 401, JsonRpcCode.serverError, 'Unauthorized: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer realm="gitea-warden"' });
       return;
@@ -142,11 +146,11 @@ function buildApp(options: HttpTransportOptions, createServer: ServerFactory, lo
     const caller = (req as Request & { auth?: { extra?: { caller?: OAuthCaller } } }).auth?.extra?.caller;
     if (!caller) {
       // Answered 401 already; a failed attempt still counts against its address's shared bucket.
-      limiter.take(`${req.socket.remoteAddress ?? 'unknown'}|unauthenticated`);
+      await limiter.take(`${req.socket.remoteAddress ?? 'unknown'}|unauthenticated`);
       refused(req, 401, 'no valid OAuth token');
       return;
     }
-    if (rate(`user:${caller.login.toLowerCase()}`)) await serveMcp(req, res, options.maxBodyBytes, () => createServer(caller));
+    if (await rate(`user:${caller.login.toLowerCase()}`)) await serveMcp(req, res, options.maxBodyBytes, () => createServer(caller));
   });
   if (routes) app.use(routes.router);
   app.get(/.*/, (req: Request, res: Response, next: NextFunction) => {

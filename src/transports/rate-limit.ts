@@ -1,7 +1,13 @@
 // Per-client rate limit for the MCP path: a token bucket per key that holds `perMinute` requests
 // and refills continuously, so a client may burst up to the limit and then runs at the limit's pace.
 
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+/** `message`: why, when it is not the limit itself (a shared store that does not answer). */
+export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; message?: string };
+
+/** A limiter: this process's buckets (RateLimiter), or buckets shared by replicas (rate-limit-postgres.ts). */
+export interface RateLimit {
+  take(key: string): RateDecision | Promise<RateDecision>;
+}
 
 interface Bucket {
   tokens: number;
@@ -11,7 +17,7 @@ interface Bucket {
 /** Above this many clients, buckets that have refilled completely are forgotten (they carry no state). */
 const PRUNE_THRESHOLD = 10_000;
 
-export class RateLimiter {
+export class RateLimiter implements RateLimit {
   private readonly buckets = new Map<string, Bucket>();
   private readonly refillPerMs: number;
 
