@@ -53,6 +53,13 @@ export function namespaceEnv(sandbox: Sandbox, profile: string, options: Namespa
   };
 }
 
+/**
+ * How long a namespace may take to answer `initialize`. The SDK's 60 s default is a timing
+ * assumption: several namespaces starting at once on a loaded machine (a cold tsx cache in a fresh
+ * clone) took longer, and the suite failed for no fault of the code.
+ */
+const STARTUP_TIMEOUT_MS = 300_000;
+
 export interface Connected {
   client: Client;
   close(): Promise<void>;
@@ -62,7 +69,7 @@ export interface Connected {
 export async function connectStdio(env: Record<string, string>): Promise<Connected> {
   const transport = new StdioClientTransport({ command: process.execPath, args: SERVE_ARGS, env, cwd: repoRoot, stderr: 'pipe' });
   const client = new Client({ name: 'warden-test', version: '0.0.0' });
-  await client.connect(transport);
+  await client.connect(transport, { timeout: STARTUP_TIMEOUT_MS });
   return { client, close: () => client.close() };
 }
 
@@ -101,7 +108,7 @@ export async function connectHttp(url: string, bearerToken?: string): Promise<Co
   const headers: Record<string, string> = bearerToken ? { authorization: `Bearer ${bearerToken}` } : {};
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
   const client = new Client({ name: 'warden-test', version: '0.0.0' });
-  await client.connect(transport);
+  await client.connect(transport, { timeout: STARTUP_TIMEOUT_MS });
   return { client, close: () => client.close() };
 }
 
