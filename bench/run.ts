@@ -84,7 +84,7 @@ async function auditFigures(): Promise<AuditFigures> {
     const [sequential, concurrent] = await benchAuditAppend(AUDIT_EVENTS);
     return { sequentialPerSecond: sequential?.appendsPerSecond ?? 0, concurrentPerSecond: concurrent?.appendsPerSecond ?? 0 };
   });
-  return { events: AUDIT_EVENTS, fsync: 'per event', ...figures };
+  return { events: AUDIT_EVENTS, fsync: 'group commit: one fsync per batch', ...figures };
 }
 
 function machine(): Machine {

@@ -1,4 +1,4 @@
-// Item 3 of the benchmark: what the MCP server adds to one Gitea call. The same read (get a
+// Item 3 of the benchmark: what the MCP server adds to one Gitea call, and the group-commit targets. The same read (get a
 // repository) and the same write (comment on an issue) through tools/call over stdio and over
 // streamable HTTP to the sandbox, against the same request sent straight to the sandbox with fetch.
 // One namespace process per transport (profile gitea-author); concurrency 16 is 16 HTTP clients on
@@ -35,7 +35,23 @@ export interface OverheadFigures {
   points: OverheadPoint[];
   /** Per kind and concurrency: median p50/p99 of the transport minus that of direct fetch. */
   added: { kind: CallKind; path: Path; concurrency: number; p50Milliseconds: number; p99Milliseconds: number }[];
+  /** The group-commit targets of issue 18, read off the points above. */
+  targets: GroupCommitTarget[];
 }
+
+/** One target: what was measured, the figure, the bound, and whether the figure meets it. */
+export interface GroupCommitTarget {
+  measure: string;
+  value: number;
+  unit: '% of direct fetch' | 'ms';
+  target: string;
+  met: boolean;
+}
+
+/** Throughput target: at least this share of direct fetch with 16 concurrent calls. */
+export const MIN_THROUGHPUT_SHARE = 70;
+/** Latency target: at most this much added p50 for one client over stdio. */
+export const MAX_ADDED_P50_MS = 1;
 
 /** One call: resolves true on success, false on an error answer. */
 type Caller = () => Promise<boolean>;
@@ -66,7 +82,8 @@ export async function benchServerOverhead(rounds: number, callsPerRound: number)
     }
     const read = catalogByOperationId().get('repoGet')?.name ?? 'repoGet';
     const write = catalogByOperationId().get('issueCreateComment')?.name ?? 'issueCreateComment';
-    return { profile: PROFILE, read, write, points, added: addedLatency(points) };
+    const added = addedLatency(points);
+    return { profile: PROFILE, read, write, points, added, targets: groupCommitTargets(points, added) };
   } finally {
     for (const client of httpClients) await client.close();
     await stdio.close();
@@ -136,4 +153,29 @@ function addedLatency(points: OverheadPoint[]): OverheadFigures['added'] {
         p99Milliseconds: round(p.p99Milliseconds.median - direct.p99Milliseconds.median),
       };
     });
+}
+
+/**
+ * With 16 concurrent calls over stdio and HTTP: calls/s as a share of direct fetch's (at least 70%);
+ * for one client over stdio: added p50 (at most 1 ms). Both for the read and the write.
+ */
+export function groupCommitTargets(points: OverheadPoint[], added: OverheadFigures['added']): GroupCommitTarget[] {
+  const targets: GroupCommitTarget[] = [];
+  const busiest = Math.max(...CONCURRENCY);
+  for (const kind of ['read', 'write'] as const) {
+    const direct = points.find((p) => p.kind === kind && p.path === 'direct fetch' && p.concurrency === busiest);
+    for (const path of ['stdio', 'streamable HTTP'] as const) {
+      const point = points.find((p) => p.kind === kind && p.path === path && p.concurrency === busiest);
+      if (!direct || !point) continue;
+      const share = round((100 * point.callsPerSecond.median) / direct.callsPerSecond.median);
+      const measure = `${kind}, ${busiest} concurrent, ${path}: throughput`;
+      targets.push({ measure, value: share, unit: '% of direct fetch', target: `>= ${MIN_THROUGHPUT_SHARE}%`, met: share >= MIN_THROUGHPUT_SHARE });
+    }
+    const single = added.find((a) => a.kind === kind && a.path === 'stdio' && a.concurrency === 1);
+    if (single) {
+      const measure = `${kind}, 1 client, stdio: added p50`;
+      targets.push({ measure, value: single.p50Milliseconds, unit: 'ms', target: `<= ${MAX_ADDED_P50_MS} ms`, met: single.p50Milliseconds <= MAX_ADDED_P50_MS });
+    }
+  }
+  return targets;
 }
