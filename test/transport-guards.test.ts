@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { BearerCheck } from '../src/transports/bearer.js';
 import { allowedHostList, hostAllowed, isLoopbackHostname } from '../src/transports/host-check.js';
 import { RateLimiter } from '../src/transports/rate-limit.js';
-import { checkStartup, StartupError, type StartupOptions } from '../src/transports/startup.js';
+import { StartupError } from '../src/shared/startup-error.js';
+import { checkStartup, type StartupOptions } from '../src/transports/startup.js';
 
 const TOKEN = 'a-long-enough-token-1234';
 

@@ -5,8 +5,8 @@ import { createServer as createNetServer, connect } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { DEFAULT_MAX_BODY_BYTES, startHttpTransport, type HttpTransportHandle, type HttpTransportOptions } from '../src/transports/http.js';
-import { createLogger } from '../src/transports/logger.js';
-import { StartupError } from '../src/transports/startup.js';
+import { createLogger } from '../src/shared/logger.js';
+import { StartupError } from '../src/shared/startup-error.js';
 import { createEchoServer } from './fixtures/echo-server.js';
 
 const TOKEN = 'test-token-0123456789abcdef';

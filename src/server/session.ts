@@ -11,7 +11,7 @@ import type { GiteaHttpClient } from '../gitea/http.js';
 import type { DecideContext } from '../policy/decide.js';
 import type { CompiledProfile } from '../policy/profile.js';
 import type { TaskCatalog } from '../policy/tasks.js';
-import type { Logger } from '../transports/logger.js';
+import type { Logger } from '../shared/logger.js';
 import type { Settings } from './settings.js';
 import type { AuditSink } from './audit-sink.js';
 import type { IdentityVerifier } from './identity.js';

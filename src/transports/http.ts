@@ -16,10 +16,11 @@ import { BATCH_REFUSAL, isJsonRpcBatch } from './batch-check.js';
 import { allowedHostList, hostAllowed } from './host-check.js';
 import { originAllowed } from './origin-check.js';
 import { JsonRpcCode, sendJson, sendJsonRpcError } from './http-response.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../shared/logger.js';
 import type { OAuthCaller, OAuthRoutes } from './oauth-routes.js';
 import { RateLimiter, type RateLimit } from './rate-limit.js';
-import { checkStartup, StartupError, type StartupOptions } from './startup.js';
+import { StartupError } from '../shared/startup-error.js';
+import { checkStartup, type StartupOptions } from './startup.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Time to receive a whole request (headers and body), not to answer it: a slow sender cannot hold a connection. */

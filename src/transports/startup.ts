@@ -1,11 +1,7 @@
 // Start-up checks for the HTTP transport, run before anything listens. Every refusal is a
 // StartupError the CLI turns into exit code 2; messages name settings, never a token's value.
+import { StartupError } from '../shared/startup-error.js';
 import { isLoopbackHostname, parseHost } from './host-check.js';
-
-export class StartupError extends Error {
-  readonly exitCode = 2;
-  override name = 'StartupError';
-}
 
 export const MIN_BEARER_TOKEN_LENGTH = 16;
 

@@ -6,7 +6,7 @@ import { createMcpServer } from '../../src/server/mcp-server.js';
 import { loadNamespace } from '../../src/server/namespace.js';
 import type { Namespace } from '../../src/server/session.js';
 import { readSettings } from '../../src/server/settings.js';
-import { createLogger } from '../../src/transports/logger.js';
+import { createLogger } from '../../src/shared/logger.js';
 
 /** Loads a namespace from an environment (GITEA_URL, GITEA_MCP_PROFILE, AUDIT_LOG, the token, ...). */
 export function openNamespace(env: Record<string, string>): Promise<Namespace> {
