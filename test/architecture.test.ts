@@ -1,11 +1,13 @@
-// The arrows the blueprint forbids, checked on the source itself: a pure policy layer, the MCP SDK
-// behind the server and transports, Gitea HTTP behind src/gitea, runtime imports only of declared
-// runtime dependencies.
+// The arrows the blueprint forbids, checked on the source itself: every import between rooms against
+// the table of test/support/rooms.ts (which docs/architecture.md shows), no cycle between rooms, a pure
+// policy layer, the MCP SDK behind the server and transports, Gitea HTTP behind src/gitea, runtime
+// imports only of declared runtime dependencies.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, dirname, resolve } from 'node:path';
 import { packageRoot } from '../src/shared/paths.js';
+import { ROOMS, ROOMS_BEGIN, ROOMS_END, renderRoomsTable } from './support/rooms.js';
 
 interface ImportEdge {
   from: string;
@@ -21,13 +23,15 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-const importPattern = /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+// `import|export ... from '...'`, a dynamic `import('...')`, and a bare `import '...'`.
+const importPattern =
+  /^\s*(import|export)\s+(type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s+['"]([^'"]+)['"]/gm;
 
 function importsOf(file: string): ImportEdge[] {
   const text = readFileSync(file, 'utf8');
   const edges: ImportEdge[] = [];
   for (const match of text.matchAll(importPattern)) {
-    const specifier = match[3] ?? match[4];
+    const specifier = match[3] ?? match[4] ?? match[5];
     if (specifier) edges.push({ from: relative(packageRoot, file), specifier, typeOnly: Boolean(match[2]) });
   }
   return edges;
@@ -46,6 +50,78 @@ function targetRoom(edge: ImportEdge): string | null {
 function roomOf(edge: ImportEdge): string {
   return edge.from.split('/')[1] ?? '';
 }
+
+test('docs/architecture.md shows the room table of test/support/rooms.ts', () => {
+  const doc = readFileSync(join(packageRoot, 'docs/architecture.md'), 'utf8');
+  const begin = doc.indexOf(ROOMS_BEGIN);
+  const end = doc.indexOf(ROOMS_END);
+  assert.ok(begin >= 0 && end > begin, 'docs/architecture.md lacks the rooms markers');
+  assert.equal(doc.slice(begin + ROOMS_BEGIN.length, end).trim(), renderRoomsTable(), 'paste renderRoomsTable()');
+});
+
+test('the room table names every room of src/, and only those', () => {
+  const folders = readdirSync(srcDir).filter((name) => statSync(join(srcDir, name)).isDirectory());
+  assert.deepEqual(ROOMS.map((r) => r.name).sort(), folders.sort());
+  const names = new Set(ROOMS.map((r) => r.name));
+  for (const room of ROOMS) for (const target of room.mayImport) assert.ok(names.has(target), `${room.name}: ${target}`);
+});
+
+/** The imports between rooms the table does not allow, as "file -> specifier". */
+function forbiddenImports(all: readonly ImportEdge[]): string[] {
+  const allowed = new Map(ROOMS.map((r) => [r.name, new Set(r.mayImport)]));
+  return all
+    .filter((e) => {
+      const to = targetRoom(e);
+      return to !== null && to !== roomOf(e) && !allowed.get(roomOf(e))?.has(to);
+    })
+    .map((e) => `${e.from} -> ${e.specifier}`);
+}
+
+/** One cycle of the room graph (as rooms, the first repeated last), or null when there is none. */
+function roomCycle(all: readonly ImportEdge[]): string[] | null {
+  const graph = new Map<string, Set<string>>();
+  for (const e of all) {
+    const to = targetRoom(e);
+    if (to === null || to === roomOf(e)) continue;
+    graph.set(roomOf(e), (graph.get(roomOf(e)) ?? new Set()).add(to));
+  }
+  const done = new Set<string>();
+  const visit = (room: string, path: string[]): string[] | null => {
+    if (path.includes(room)) return [...path.slice(path.indexOf(room)), room];
+    if (done.has(room)) return null;
+    for (const next of graph.get(room) ?? []) {
+      const cycle = visit(next, [...path, room]);
+      if (cycle) return cycle;
+    }
+    done.add(room);
+    return null;
+  };
+  for (const room of graph.keys()) {
+    const cycle = visit(room, []);
+    if (cycle) return cycle;
+  }
+  return null;
+}
+
+test('every import between rooms is one the room table allows', () => {
+  assert.ok(edges.some((e) => targetRoom(e) !== null && targetRoom(e) !== roomOf(e)), 'no imports between rooms seen');
+  assert.deepEqual(forbiddenImports(edges), []);
+});
+
+test('no cycle between rooms', () => {
+  assert.equal(roomCycle(edges)?.join(' -> ') ?? null, null);
+});
+
+test('the checks catch a forbidden import and a cycle', () => {
+  const edge = (from: string, specifier: string): ImportEdge => ({ from, specifier, typeOnly: false });
+  assert.deepEqual(forbiddenImports([edge('src/policy/decide.ts', '../gitea/http.js')]), [
+    'src/policy/decide.ts -> ../gitea/http.js',
+  ]);
+  assert.deepEqual(forbiddenImports([edge('src/server/a.ts', '../policy/decide.js')]), []);
+  const cycle = [edge('src/server/a.ts', '../transports/b.js'), edge('src/transports/b.ts', '../server/sdk.js')];
+  assert.deepEqual(roomCycle(cycle), ['server', 'transports', 'server']);
+  assert.equal(roomCycle([cycle[1]!]), null);
+});
 
 /** Node's I/O, process and timing modules, with or without the node: prefix, and their subpaths (fs/promises). */
 const ioModule = /^(node:)?(fs|net|http|https|http2|child_process|process|os|dgram|tls|dns|worker_threads|perf_hooks|cluster)(\/|$)/;
