@@ -386,6 +386,34 @@ describe('routes that reach repositories without naming them', () => {
   });
 });
 
+describe('permission lookups (integrity labels)', () => {
+  test("a user's permission is told to site admins, repository admins and the user themself", async () => {
+    const asAdmin = await call('GET', `${W}/collaborators/bob/permission`, { as: 'admin' });
+    assert.equal(asAdmin.status, 200);
+    assert.equal(asAdmin.body.permission, 'write');
+    assert.equal((await call('GET', `${W}/collaborators/admin/permission`, { as: 'admin' })).body.permission, 'admin');
+    assert.equal((await call('GET', `${W}/collaborators/alice/permission`, { as: 'alice' })).body.permission, 'write');
+    const refused = await call('GET', `${W}/collaborators/bob/permission`, { as: 'alice' });
+    assert.equal(refused.status, 403);
+    assert.match(refused.body.message, /collaborators can query only their own/);
+    assert.equal((await call('GET', '/repos/erin/notes/collaborators/erin/permission', { as: 'erin' })).body.permission, 'owner');
+    assert.equal((await call('GET', `${W}/collaborators/nobody/permission`, { as: 'admin' })).status, 404);
+  });
+
+  test('a user object says is_admin only to the user and to site admins (toUser)', async () => {
+    const seen = await call('GET', `${W}/collaborators/admin/permission`, { as: 'admin' });
+    assert.equal(seen.body.user.is_admin, true);
+    const pull = await call('GET', `${W}/pulls/1`, { as: 'bob' });
+    assert.equal(pull.body.user.is_admin, false);
+  });
+
+  test('organization membership is told to members', async () => {
+    assert.equal((await call('GET', '/orgs/acme/members/bob', { as: 'alice' })).status, 204);
+    assert.equal((await call('GET', '/orgs/acme/members/erin', { as: 'admin' })).status, 204);
+    assert.equal((await call('GET', '/orgs/acme/members/nobody', { as: 'alice' })).status, 404);
+  });
+});
+
 describe('paging and unserved operations', () => {
   test('limit is capped at 50, the default page is 30, with X-Total-Count and Link', async () => {
     for (let i = 0; i < 60; i++) await call('POST', '/repos/acme/gadgets/labels', { body: { name: `l${i}`, color: '00aabb' } });

@@ -1,6 +1,7 @@
 // The profile model and its compiler. A profile compiles ONCE into Sets of canonical operations,
 // keeping where each entry was written (file, line) so every decision can point at it. Deciding
 // afterwards does no parsing.
+import { compileIntegrity, type IntegrityData, type IntegritySettings } from './integrity.js';
 import { normalizeName, type Normalized } from './normalize.js';
 import { compileScopes, type CompiledScopes, type ScopeData } from './scopes.js';
 import type { Vocabulary } from './vocabulary.js';
@@ -32,6 +33,7 @@ export interface ProfileData {
   repositories?: ScopeData['repositories'];
   branches?: ScopeData['branches'];
   paths?: ScopeData['paths'];
+  integrity?: IntegrityData;
 }
 
 export type ListName = 'allowed_operations' | 'forbidden_operations';
@@ -63,6 +65,8 @@ export interface CompiledProfile {
   entries: ListEntry[];
   /** Resource scopes (repositories, branches, paths), patterns compiled. */
   scopes: CompiledScopes;
+  /** The integrity floor, trusted and blocked users, and what a session may do after untrusted content. */
+  integrity: IntegritySettings;
   /** Line of the allowed_operations key (or of the profile) for default denials. */
   allowedListLine: number | null;
   /** Line of any field of the profile, as recorded at load time (null for inline profiles). */
@@ -104,6 +108,7 @@ export function compileProfile(source: ProfileSource, vocabulary: Vocabulary, se
     brokenAllowed: broken.filter((entry) => entry.list === 'allowed_operations'),
     entries,
     scopes: compileScopes(source.data, vocabulary, service, lineOf),
+    integrity: compileIntegrity(source.data.integrity),
     allowedListLine: lineOf(['allowed_operations']),
     lineOf,
   };

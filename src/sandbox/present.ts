@@ -21,6 +21,7 @@ import {
 type Json = Record<string, unknown>;
 
 export function presentUser(state: SandboxState, account: Account, viewer: Account | null = null): Json {
+  // toUser (services/convert/user.go): only the user themself and site admins are "authed" viewers.
   const seesEmail = viewer !== null && (viewer.isAdmin || viewer.login === account.login);
   return {
     id: account.id,
@@ -32,7 +33,7 @@ export function presentUser(state: SandboxState, account: Account, viewer: Accou
     avatar_url: `${state.baseUrl}/avatars/${account.id}`,
     html_url: `${state.baseUrl}/${account.login}`,
     language: '',
-    is_admin: account.isAdmin,
+    is_admin: seesEmail && account.isAdmin,
     last_login: account.created,
     created: account.created,
     restricted: false,

@@ -26,6 +26,7 @@ import { authenticate, type Caller } from './auth.js';
 import type { Reply, Route } from './context.js';
 import { ApiError, errorBody } from './errors.js';
 import { branchRoutes } from './handlers/branches.js';
+import { collaboratorRoutes } from './handlers/collaborators.js';
 import { commitRoutes } from './handlers/commits.js';
 import { contentRoutes } from './handlers/contents.js';
 import { hookRoutes } from './handlers/hooks.js';
@@ -61,6 +62,7 @@ export const sandboxRoutes: readonly Route[] = [
   ...reviewRoutes,
   ...issueRoutes,
   ...hookRoutes,
+  ...collaboratorRoutes,
   ...userRoutes,
   ...timeRoutes,
   ...actionRoutes,
