@@ -11,6 +11,8 @@ import type { RiskClass, Vocabulary, VocabularyEntry } from '../policy/vocabular
 import { unknownGuardedOperations } from '../policy/guards/guarded-only.js';
 import type { BranchPatterns, GuardsConfig } from '../policy/guards/settings.js';
 import type { CallGuard, CallGuardTable } from '../policy/guards/call-guards.js';
+import type { IntegrityCatalog } from '../policy/integrity.js';
+import { buildIntegrityCatalog, integrityFindings } from './integrity-catalog.js';
 import { buildTargetPolicies, targetFindings, type TargetPolicies } from './target-policies.js';
 
 export interface PolicySet extends TargetPolicies {
@@ -20,13 +22,15 @@ export interface PolicySet extends TargetPolicies {
   guards: GuardsConfig;
   /** guards.yaml call_guards with the line of each operation, for the guards' denials. */
   callGuards: CallGuardTable;
+  /** policies/integrity.yaml: the item types results carry and the operations that return them. */
+  integrity: IntegrityCatalog;
   operationMap: OperationMap;
   invariants: RoleInvariants;
   /** Legacy category spellings -> canonical, for `migrate` only. */
   legacyCategories: ReadonlyMap<string, string>;
 }
 
-const POLICY_FILES = ['vocabulary', 'aliases', 'operations', 'roles', 'targets', 'conditions', 'guards'] as const;
+const POLICY_FILES = ['vocabulary', 'aliases', 'operations', 'roles', 'targets', 'conditions', 'guards', 'integrity'] as const;
 type PolicyName = (typeof POLICY_FILES)[number];
 
 const schemaCache = new Map<string, object>();
@@ -115,6 +119,7 @@ function readPolicies(dir: string): { set: PolicySet | null; findings: Finding[]
   const set = buildPolicySet(dir, docs as Map<PolicyName, LoadedDocument>);
   findings.push(...crossReferenceFindings(set, docs as Map<PolicyName, LoadedDocument>));
   findings.push(...guardsFindings(docs.get('guards') as LoadedDocument, set.vocabulary));
+  findings.push(...integrityFindings(docs.get('integrity') as LoadedDocument));
   findings.push(...targetFindings(set, docs.get('targets') as LoadedDocument, docs.get('conditions') as LoadedDocument, new Set(set.vocabulary.operations.keys())));
   return { set, findings };
 }
@@ -186,6 +191,7 @@ function buildPolicySet(dir: string, docs: Map<PolicyName, LoadedDocument>): Pol
     },
     legacyCategories: new Map(Object.entries(aliases.migration ?? {})),
     guards: docs.get('guards')?.data as GuardsConfig,
+    integrity: buildIntegrityCatalog(docs.get('integrity') as LoadedDocument),
     ...buildTargetPolicies(docs.get('targets') as LoadedDocument, docs.get('conditions') as LoadedDocument),
     callGuards: callGuardTable(docs.get('guards') as LoadedDocument),
   };
