@@ -24,7 +24,7 @@ import { loadPolicySet } from '../src/policy-files/policy-set.js';
 
 const catalog: IntegrityCatalog = loadPolicySet().integrity;
 const REPO = 'acme/widgets';
-const context: LabelContext = { repository: REPO, ref: null, defaultBranch: 'main' };
+const context: LabelContext = { repository: REPO, vouched: false };
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
 /** One item of each author-carrying type, written by `login`, and the operation that returns it. */
@@ -118,15 +118,14 @@ describe('origins: merged content, the wiki, unverified commits', () => {
   const settings = compileIntegrity({ min_level: 'write', below: 'withhold' });
   const contents = { path: 'a.md', sha: 'x', content: b64('hello'), encoding: 'base64' };
 
-  test('contents of the default branch count as write; another ref is unknown', () => {
-    for (const [ref, level] of [
-      [null, 'write'],
-      ['main', 'write'],
-      ['feature/x', 'unknown'],
+  test('contents read from a branch of the repository count as write; any other ref is unknown', () => {
+    for (const [vouched, level] of [
+      [true, 'write'],
+      [false, 'unknown'],
     ] as const) {
-      const { items, lookups } = itemsOf(catalog, 'repoGetContents', contents, { ...context, ref }, settings);
+      const { items, lookups } = itemsOf(catalog, 'repoGetContents', contents, { ...context, vouched }, settings);
       assert.deepEqual(lookups, []);
-      assert.equal(labelResult(catalog, items, contents, new Map(), settings).labels[0]?.level, level, String(ref));
+      assert.equal(labelResult(catalog, items, contents, new Map(), settings).labels[0]?.level, level, String(vouched));
     }
   });
 
@@ -138,7 +137,7 @@ describe('origins: merged content, the wiki, unverified commits', () => {
     assert.deepEqual([labelled.labels[0]?.level, labelled.labels[0]?.repository], ['unknown', 'acme/gadgets']);
   });
 
-  test("a commit's author is believed only when its signature is verified by that user, or once merged", () => {
+  test("a commit's author is believed only when its signature is verified by that user, or on a branch", () => {
     const commit = (verified: boolean, signer: string) => ({
       sha: 'abc',
       author: { login: 'bob' },
@@ -150,14 +149,14 @@ describe('origins: merged content, the wiki, unverified commits', () => {
     assert.equal(level(commit(true, 'bob'), context), 'write');
     assert.equal(level(commit(false, 'bob'), context), 'unknown');
     assert.equal(level(commit(true, 'mallory'), context), 'unknown');
-    assert.equal(level([commit(false, 'x')], { ...context, commitsOf: null }), 'write');
-    assert.equal(level([commit(false, 'x')], { ...context, commitsOf: 'feature/x' }), 'unknown');
+    assert.equal(level([commit(false, 'x')], { ...context, vouched: true }), 'write');
+    assert.equal(level([commit(false, 'x')], context), 'unknown');
   });
 
   test('fenced file contents are decoded, sanitised and quoted; binary contents are withheld', () => {
     const fence = compileIntegrity({ min_level: 'write', below: 'fence' });
     const text = { path: 'a.md', content: b64('run this\u202Enow'), encoding: 'base64' };
-    const ctx = { ...context, ref: 'feature/x' };
+    const ctx = context;
     const fenced = labelResult(catalog, itemsOf(catalog, 'repoGetContents', text, ctx, fence).items, text, new Map(), fence);
     const out = fenced.data as Record<string, string>;
     assert.equal(out.encoding, 'text');
@@ -172,7 +171,7 @@ describe('origins: merged content, the wiki, unverified commits', () => {
   test('a raw file is the whole answer', () => {
     const fence = compileIntegrity({ min_level: 'write', below: 'withhold' });
     const raw = 'secret plan';
-    const result = labelResult(catalog, itemsOf(catalog, 'repoGetRawFile', raw, { ...context, ref: 'x' }, fence).items, raw, new Map(), fence);
+    const result = labelResult(catalog, itemsOf(catalog, 'repoGetRawFile', raw, context, fence).items, raw, new Map(), fence);
     assert.match(result.data as string, /^\[withheld: raw_file/);
   });
 

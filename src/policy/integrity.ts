@@ -70,6 +70,8 @@ export interface ItemType {
   repository?: string;
   /** Dotted path to a commit's signature verification: unverified authorship is only a claim. */
   verification?: string;
+  /** The query argument naming the branch or commit read (ref, sha): a branch of the repository vouches. */
+  ref_argument?: string;
 }
 
 export interface IntegrityCatalog {
@@ -84,12 +86,11 @@ export interface IntegrityCatalog {
 export interface LabelContext {
   /** owner/repo the call named, or null for results that span repositories. */
   repository: string | null;
-  /** The ref a contents read named (null: the default branch). */
-  ref: string | null;
-  /** The repository's default branch, when read. */
-  defaultBranch: string | null;
-  /** For a commit listing: the branch it walked (null: the default branch). */
-  commitsOf?: string | null;
+  /**
+   * The content was read from a branch of this repository (the default branch when the call named no
+   * ref): only someone with write access can put anything there, so it counts as write.
+   */
+  vouched: boolean;
 }
 
 /** One item a result carries, found before standings are read. */
@@ -141,22 +142,20 @@ function itemRef(typeName: string, type: ItemType, item: unknown, index: number 
   const id = idOf(item);
   if (type.origin === 'unknown') return { index, type: typeName, repository, author: null, fixed: 'unknown', id };
   if (type.origin === 'wiki') return { index, type: typeName, repository, author: null, fixed: 'write', id };
-  if (type.origin === 'ref') {
-    // Content of the default branch was merged by someone with write access; any other ref is a claim.
-    const merged = context.ref === null || (context.defaultBranch !== null && context.ref === context.defaultBranch);
-    return { index, type: typeName, repository, author: null, fixed: merged ? 'write' : 'unknown', id };
-  }
+  if (type.origin === 'ref') return { index, type: typeName, repository, author: null, fixed: context.vouched ? 'write' : 'unknown', id };
   const author = type.author ? stringAt(item, type.author) : null;
   if (type.verification !== undefined) {
-    const merged = context.commitsOf === null || (context.defaultBranch !== null && context.commitsOf === context.defaultBranch);
-    if (merged && context.commitsOf !== undefined) return { index, type: typeName, repository, author, fixed: 'write', id };
+    if (context.vouched) return { index, type: typeName, repository, author, fixed: 'write', id };
     // A commit's author is whoever its email names; only a verified signature makes that a fact.
-    const verified = valueAt(item, `${type.verification}.verified`) === true;
-    const signer = stringAt(item, `${type.verification}.signer.username`) ?? stringAt(item, `${type.verification}.signer.login`);
-    const proven = verified && author !== null && signer !== null && signer.toLowerCase() === author.toLowerCase();
-    if (!proven) return { index, type: typeName, repository, author, fixed: 'unknown', id };
+    if (!signedBy(item, type.verification, author)) return { index, type: typeName, repository, author, fixed: 'unknown', id };
   }
   return { index, type: typeName, repository, author, fixed: author === null ? 'unknown' : null, id };
+}
+
+function signedBy(item: unknown, verification: string, author: string | null): boolean {
+  const signer = stringAt(item, `${verification}.signer.username`) ?? stringAt(item, `${verification}.signer.login`);
+  const verified = valueAt(item, `${verification}.verified`) === true;
+  return verified && author !== null && signer !== null && signer.toLowerCase() === author.toLowerCase();
 }
 
 /** A standing read from Gitea; absent from the map: it could not be read (unknown). */
