@@ -255,3 +255,16 @@ describe('taint: after untrusted content, writes stay in its repository', () => 
     assert.equal(second.source?.id, 9);
   });
 });
+
+test('text above the floor is shown, with hidden characters made visible; shown file contents stay byte-exact', () => {
+  const settings = compileIntegrity({ min_level: 'read' });
+  const issue = { number: 1, user: { login: 'bob' }, title: 'ok', body: 'fine\u200B' };
+  const standings = new Map([[standingKey(REPO, 'bob'), 'write' as IntegrityLevel]]);
+  const out = labelResult(catalog, itemsOf(catalog, 'issueGetIssue', issue, context, settings).items, issue, standings, settings);
+  assert.equal((out.data as Record<string, string>).body, 'fine[U+200B]');
+  assert.equal(out.labels[0]?.sanitized, 1);
+  assert.equal(issue.body, 'fine\u200B', 'the input is not changed');
+  const file = { path: 'a', content: Buffer.from('x\u202E').toString('base64'), encoding: 'base64' };
+  const shown = labelResult(catalog, itemsOf(catalog, 'repoGetContents', file, { ...context, vouched: true }, settings).items, file, new Map(), settings);
+  assert.deepEqual(shown.data, file);
+});

@@ -221,6 +221,11 @@ export function labelResult(
       list[position] = held.item;
       label.text = held.text;
       if (held.sanitized > 0) label.sanitized = held.sanitized;
+    } else if (type) {
+      // Hidden text is made visible whoever wrote it; file contents shown as they are stay byte-exact.
+      const clean = sanitizeFields(list[position], type);
+      list[position] = clean.item;
+      if (clean.sanitized > 0) label.sanitized = clean.sanitized;
     }
     labels.push(label);
   });
@@ -278,6 +283,21 @@ function holdBack(
     }
   }
   return { item: copy, text, sanitized };
+}
+
+function sanitizeFields(item: unknown, type: ItemType): { item: unknown; sanitized: number } {
+  let copy = item;
+  let sanitized = 0;
+  for (const path of type.text) {
+    const raw = valueAt(copy, path);
+    if (typeof raw !== 'string' || type.base64?.includes(path) === true) continue;
+    const clean = sanitizeUntrusted(raw);
+    if (clean.changes === 0) continue;
+    if (copy === item) copy = structuredClone(item);
+    copy = setAt(copy, path, clean.text);
+    sanitized += clean.changes;
+  }
+  return { item: copy, sanitized };
 }
 
 function decodeText(base64: string): string | null {
