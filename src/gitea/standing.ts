@@ -29,6 +29,13 @@ export class StandingReader {
     return answer;
   }
 
+  /** Whether `ref` names a branch of the repository (GET .../branches/{branch} answers 200). */
+  async isBranch(fullName: string, ref: string): Promise<boolean> {
+    const slash = fullName.indexOf('/');
+    const path = slash <= 0 ? null : repoPath(fullName.slice(0, slash), fullName.slice(slash + 1), 'branches', { branch: ref });
+    return isRecord(await this.get(path));
+  }
+
   /** Each key's level, or null where Gitea did not tell. */
   standings(keys: readonly StandingKey[]): Promise<Array<StandingKey & { level: IntegrityLevel | null }>> {
     return Promise.all(keys.map(async (key) => ({ ...key, level: await this.standing(key) })));
