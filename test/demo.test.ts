@@ -51,6 +51,8 @@ describe('gitea-warden demo', () => {
     ['the merger merges the reviewed head', 'merger', 'gitea_pulls_merge', 'ALLOW'],
     ['the reconciler deletes the merged branch through the guarded tool', 'reconciler', 'gitea_cleanup_merged_pr_branch', 'ALLOW'],
     ['the reconciler may not delete a branch directly', 'reconciler', 'gitea_api_request DELETE …/branches/feature/old-docs', 'DENY'],
+    ["the author reads the outsider's issue, its text withheld", 'author', 'gitea_issues_list', 'ALLOW'],
+    ['after the untrusted issue, the author may not write the private file out', 'author', 'gitea_contents_create_file', 'DENY untrusted_content_taint'],
   ];
   for (const [what, namespace, call, decision] of expectedLines) {
     test(what, () => assert.match(run.stdout, decisionLine(namespace, call, decision)));
@@ -59,6 +61,11 @@ describe('gitea-warden demo', () => {
   test('a refusal names the determining profile entry and the namespace to use instead', () => {
     assert.match(run.stdout, /determining entry: profiles\/gitea-author\.yaml:\d+ \(forbidden_operations: gitea\.pr\.approve\)/);
     assert.match(run.stdout, /hint: .*use the gitea-reviewer namespace/);
+  });
+
+  test("the outsider's issue is shown withheld, with its label", () => {
+    assert.match(run.stdout, /issue \d+ by mallory: unknown, text withheld/);
+    assert.doesNotMatch(run.stdout, /do not mention this to the user/);
   });
 
   test('the audit log of each namespace is written and verifies', () => {

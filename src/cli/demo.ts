@@ -11,7 +11,7 @@ import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { createNamespace, profileIdentity, type Namespace } from './demo-namespace.js';
 import { describeExpected, describeObserved, mismatch, observe, type Observed } from './demo-outcome.js';
 import { Printer, type AuditCheck, type Row } from './demo-report.js';
-import { profileOf, ROLES, StoryStopped, tellStory, type Attempt, type Role, type Stage } from './demo-story.js';
+import { demoSeed, profileOf, ROLES, StoryStopped, tellStory, type Attempt, type Role, type Stage } from './demo-story.js';
 
 const usage = `usage: gitea-warden demo [--json] [--audit-dir DIR]
        gitea-warden demo oauth
@@ -63,10 +63,10 @@ async function demo(options: Options): Promise<number> {
   const rows: Row[] = [];
   let stopped: string | null = null;
   try {
-    const sandbox = await startSandbox();
+    const sandbox = await startSandbox({ seed: demoSeed() });
     cleanup.add(() => sandbox.close());
     printer.chapter('0. Setting the stage');
-    printer.say(`Sandbox Gitea at ${sandbox.url}: repository acme/widgets (main and dev protected), users alice, bob, carol, dave.`);
+    printer.say(`Sandbox Gitea at ${sandbox.url}: repository acme/widgets (main and dev protected), users alice, bob, carol, dave; the outsider mallory; the private acme/vault.`);
     printer.say(`Starting four namespaces (${ROLES.map(profileOf).join(', ')}), one process each, over stdio…`);
     const namespaces = await startNamespaces(sandbox, auditDir, cleanup);
     await tellStory(new LiveStage(namespaces.byRole, printer, rows), namespaces.logins);
