@@ -5,7 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { loadCatalog } from '../src/catalog/load.js';
-import { loadIntegrityCatalog } from '../src/config/integrity.js';
+import { loadPolicySet } from '../src/policy-files/policy-set.js';
 import { GiteaHttpClient } from '../src/gitea/http.js';
 import { compileIntegrity, itemsOf, labelResult } from '../src/policy/integrity.js';
 import { defaultSeed, startSandbox, type SandboxSeed } from '../src/sandbox/index.js';
@@ -47,7 +47,7 @@ async function timeCase(authors: number, calls: number): Promise<{ ms: number; l
     const list = await client.get('/repos/acme/busy/issues', { type: 'issues', limit: 50, page: 1 });
     const list2 = await client.get('/repos/acme/busy/issues', { type: 'issues', limit: 50, page: 2 });
     const data = [...(list.data as unknown[]), ...(list2.data as unknown[])];
-    const catalog = loadIntegrityCatalog();
+    const catalog = loadPolicySet().integrity;
     const settings = compileIntegrity({ min_level: 'write', below: 'withhold' });
     const samples: number[] = [];
     let lookups = 0;
@@ -64,7 +64,7 @@ async function timeCase(authors: number, calls: number): Promise<{ ms: number; l
 }
 
 function pureCase(calls: number): number {
-  const catalog = loadIntegrityCatalog();
+  const catalog = loadPolicySet().integrity;
   const settings = compileIntegrity({ min_level: 'write', below: 'fence', trusted_users: ['bob'] });
   const data = Array.from({ length: ITEMS }, (_, n) => ({ number: n, user: { login: n % 2 ? 'bob' : 'eve' }, title: 't', body: 'Steps: open the page.' }));
   const context = { repository: 'acme/busy', vouched: false };
