@@ -97,12 +97,12 @@ describe('the toxic agent flow', () => {
     };
     const written = await call(author, 'gitea_contents_create_file', leak);
     assert.equal(written.result.isError, true);
-    assert.equal(written.payload.reason, 'untrusted_content_taint');
+    assert.equal(written.payload.error.reason, 'untrusted_content_taint');
     assert.match(JSON.stringify(written.payload), /issue \d+ by mallory \(unknown\) in acme\/widgets/);
     assert.match(JSON.stringify(written.payload), /acme\/vault/);
     assert.deepEqual(written.requests.filter((r) => r.method !== 'GET'), [], 'the write never reached Gitea');
     const pull = await call(author, 'gitea_pulls_create', { owner: 'acme', repo: 'widgets', body: { head: 'feature/login', base: 'main', title: 'x' } });
-    assert.equal(pull.payload.reason, 'untrusted_content_taint');
+    assert.equal(pull.payload.error.reason, 'untrusted_content_taint');
 
     const events = auditEvents('author');
     const listing = events.find((e) => e.phase === 'result' && e.tool === 'gitea_issues_list');
@@ -119,7 +119,7 @@ describe('the toxic agent flow', () => {
     });
     const secret = await call(widgets, 'gitea_contents_get', { owner: 'acme', repo: 'vault', filepath: 'secrets.md' });
     assert.equal(secret.result.isError, true);
-    assert.equal(secret.payload.reason, 'repository_out_of_scope');
+    assert.equal(secret.payload.error.reason, 'repository_out_of_scope');
     assert.deepEqual(secret.requests, []);
   });
 
@@ -147,7 +147,7 @@ describe('labels and fences', () => {
   });
 
   test('an admin token reads exact standings: an outsider on a public repository is read, a site admin is site_admin', async () => {
-    const owner = await connect('gitea-owner', 'owner');
+    const owner = await connect('gitea-owner', 'owner', { TOOLSETS: 'all' });
     const listed = await call(owner, 'gitea_issues_list', { owner: 'acme', repo: 'widgets', type: 'issues' });
     const levels = Object.fromEntries((listed.payload.integrity.items as Array<Record<string, any>>).map((item) => [item.author, item.level]));
     assert.equal(levels.mallory, 'read');

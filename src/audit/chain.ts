@@ -5,7 +5,7 @@
 // Limit: cutting whole events off the end leaves a shorter chain that still verifies; only a
 // copy of the last hash kept elsewhere (an anchor) can show that.
 import { createHash } from 'node:crypto';
-import type { AuditEvent, AuditEvidence, ChainedAuditEvent } from './event.js';
+import type { AuditEvent, AuditEvidence, AuditIntegrity, ChainedAuditEvent } from './event.js';
 
 /** `prev` of the first event: there is no previous line. */
 export const GENESIS_PREV = '0'.repeat(64);
@@ -52,10 +52,23 @@ export function sealEvent(event: AuditEvent, time: string, seq: number, prev: st
     http_status: event.http_status,
     argument_names: [...event.argument_names],
     ...(event.evidence ? { evidence: scalarsOf(event.evidence) } : {}),
+    ...(event.integrity ? { integrity: integrityOf(event.integrity) } : {}),
     prev,
   };
   const sealed: ChainedAuditEvent = { ...unsealed, hash: contentHash(unsealed) };
   return { event: sealed, line: JSON.stringify(sealed) };
+}
+
+/** The integrity record field by field, ids as scalars: nothing else rides along. */
+function integrityOf(integrity: AuditIntegrity): AuditIntegrity {
+  const ids = (list: readonly unknown[]) => list.filter((id): id is number | string | null => id === null || ['string', 'number'].includes(typeof id));
+  const by = integrity.tainted_by;
+  return {
+    lowest: integrity.lowest,
+    withheld: ids(integrity.withheld),
+    fenced: ids(integrity.fenced),
+    ...(by ? { tainted_by: { type: by.type, id: by.id, author: by.author, repository: by.repository, level: by.level } } : {}),
+  };
 }
 
 /** A copy holding only scalar values, so nothing nested rides along. */

@@ -64,7 +64,7 @@ export class Printer {
   }
 
   summary(rows: readonly Row[], audits: readonly AuditCheck[], stopped: string | null): void {
-    this.chapter('6. Summary: expected and actual decisions');
+    this.chapter('7. Summary: expected and actual decisions');
     const widths = [NAMESPACE_WIDTH, CALL_WIDTH, 28];
     this.write(`    ${['namespace', 'call', 'expected'].map((h, i) => h.padEnd(widths[i] ?? 0)).join(' ')} actual\n`);
     for (const row of rows) {

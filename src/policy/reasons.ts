@@ -49,6 +49,10 @@ export const REASONS = {
   // conditions: scopes, protected targets, conditions.yaml
   target_unreadable: { kinds: ['condition'], meaning: "A target a scope or condition needs cannot be read from the call's arguments or the live pull request." },
   bad_target: { kinds: ['condition'], meaning: 'A repository, branch or path name is not one Gitea could hold.' },
+  untrusted_content_taint: {
+    kinds: ['decision', 'condition'],
+    meaning: 'The session read content below its integrity floor; writes stay in that repository, and only while no other was read.',
+  },
   repository_out_of_scope: { kinds: ['condition'], meaning: "The repository is outside the profile's repositories scope." },
   branch_out_of_scope: { kinds: ['condition'], meaning: "The branch is outside the profile's branches scope of the operation." },
   protected_branch: { kinds: ['condition'], meaning: 'The branch is in policies/targets.yaml protected_branches, which the operation never targets.' },
@@ -120,7 +124,8 @@ export const REASONS = {
   allowed_forbidden_overlap: { kinds: ['finding'], meaning: 'An operation is both allowed and forbidden (forbid wins).' },
   capability_contradiction: { kinds: ['finding'], meaning: "A can_* flag contradicts the profile's lists." },
   role_invariant: { kinds: ['finding'], meaning: 'The profile holds an operation its role must never hold (policies/roles.yaml).' },
-  duplicate_mapping: { kinds: ['finding'], meaning: 'policies/operations.yaml maps one operationId twice.' },
+  duplicate_mapping: { kinds: ['finding'], meaning: 'policies/operations.yaml maps one operationId twice, or integrity.yaml lists one under two item types.' },
+  unknown_item_type: { kinds: ['finding'], meaning: 'policies/integrity.yaml lists operations under an item type it does not define.' },
   unmapped_rule: { kinds: ['finding'], meaning: 'policies/operations.yaml has rules for an operationId its map does not list.' },
   jsonpath_not_in_schema: { kinds: ['finding'], meaning: "A JSONPath cannot find anything in the operation's input schema." },
   unscoped_reach: { kinds: ['finding'], meaning: 'An operation reaches repositories it does not name and targets.yaml neither filters it nor marks it opaque.' },

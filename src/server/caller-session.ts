@@ -14,7 +14,8 @@ export interface SignedInCaller {
 export function sessionForCaller(base: Session, caller: SignedInCaller): Session {
   const gitea = { baseUrl: base.gitea.baseUrl, token: caller.giteaToken, expectedLogin: caller.login };
   const client = new GiteaHttpClient(gitea, { timeoutMs: base.settings.timeoutMs });
-  return { ...base, gitea, client, identity: IdentityVerifier.signedIn(client, caller.login), signedIn: { login: caller.login } };
+  const identity = IdentityVerifier.signedIn(client, caller.login);
+  return { ...base, gitea, client, identity, signedIn: { login: caller.login }, taint: base.taint.forPerson(caller.login) };
 }
 
 /** A namespace of one call: its session is the caller's and is never replaced. */

@@ -23,6 +23,7 @@ import { AuditSink } from './audit-sink.js';
 import { fileSha256 } from './file-hash.js';
 import { builtinTools } from './builtin/index.js';
 import type { BuiltinTool } from './builtin/types.js';
+import { TaintTracker } from './call/integrity.js';
 import { IdentityVerifier } from './identity.js';
 import type { Namespace, Session, WatchedFile } from './session.js';
 import type { Settings } from './settings.js';
@@ -63,6 +64,7 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     gitea,
     client,
     identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
+    taint: new TaintTracker(),
   };
   const audit = session.audit.path;
   if (session.audit.openFailure) logger.error({ audit }, `audit log unavailable, every tool call will be refused: ${session.audit.failureHint()}`);

@@ -3,12 +3,26 @@
 import { relative } from 'node:path';
 import { packageRoot } from '../../shared/paths.js';
 import { fileSha256 } from '../file-hash.js';
+import type { Session } from '../session.js';
 import type { BuiltinTool } from './types.js';
+
+/** The profile's floor and, once the session has read content below it, the item that tainted it. */
+function integrityStatus(session: Session) {
+  const { integrity } = session.profile;
+  const source = session.taint.current.source;
+  return {
+    floor: integrity.minLevel,
+    below: integrity.below,
+    after_untrusted: integrity.afterUntrusted,
+    tainted_by: source && { type: source.type, id: source.id, author: source.author, repository: source.repository, level: source.level },
+  };
+}
 
 export const serverStatusTool: BuiltinTool = {
   name: 'gitea_server_status',
   title: 'Server status',
-  description: 'Version of gitea-warden, the sha256 of the loaded profile file and of each policies/*.yaml file, and restart_required: true when one of them changed on disk since the server started (changes apply only after a restart).',
+  description:
+    'Version of gitea-warden, the sha256 of the loaded profile file and of each policies/*.yaml file, restart_required: true when one of them changed on disk since the server started (changes apply only after a restart), and the integrity floor with the item that tainted the session, if any.',
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   operations: [],
@@ -25,6 +39,7 @@ export const serverStatusTool: BuiltinTool = {
       tools: session.registry.tools.length,
       files,
       restart_required: files.some((file) => file.changed),
+      integrity: integrityStatus(session),
     };
     return { kind: 'answer', payload, isError: false, audit: { operation: null, decision: null, reason: 'server_status' } };
   },

@@ -3,7 +3,7 @@
 // caller wrote (tool name, argument names, target) passes the session's redaction: a name or an owner
 // can hold a secret as well as a value can.
 import { randomUUID } from 'node:crypto';
-import { argumentNames, type AuditEvidence, type AuditStatus, type AuditTarget } from '../../audit/event.js';
+import { argumentNames, type AuditEvidence, type AuditIntegrity, type AuditStatus, type AuditTarget } from '../../audit/event.js';
 import type { Redactor } from '../../gitea/redact.js';
 import type { Effect } from '../../policy/decision.js';
 import type { ReasonCode } from '../../policy/reasons.js';
@@ -21,6 +21,8 @@ export interface CallRecord {
   httpStatus: number | null;
   /** Guarded tools: the judged facts (no secrets). */
   evidence?: AuditEvidence;
+  /** Integrity labels: the withheld and fenced items, the item that tainted the session. */
+  integrity?: AuditIntegrity;
 }
 
 export class CallAudit {
@@ -71,6 +73,7 @@ export class CallAudit {
       http_status: record.httpStatus,
       argument_names: this.names,
       ...(record.evidence && phase === 'result' ? { evidence: record.evidence } : {}),
+      ...(record.integrity && phase === 'result' ? { integrity: this.redactor.value(record.integrity) as AuditIntegrity } : {}),
     });
   }
 

@@ -8,15 +8,19 @@
 //   7 identity     a mutation runs only under the verified identity      identity-gate.ts
 //   8 live         operations and branch targets only Gitea can tell     live.ts
 //   9 guards       self-review and merge guards over live facts          live-guards.ts
-//  10 execute      the Gitea request, bounded and redacted               ../../gitea/executor.ts
-//  11 scope        the result cut down to the profile's repositories     result-scope.ts
-//  12 result       the audit event of the outcome                        audit.ts
+//  10 taint        after untrusted content, writes stay where it was     integrity.ts
+//  11 execute      the Gitea request, bounded and redacted               ../../gitea/executor.ts
+//  12 scope        the result cut down to the profile's repositories     result-scope.ts
+//  13 label        who wrote each item; below the floor held back        integrity.ts
+//  14 result       the audit event of the outcome                        audit.ts
 // Built-in tools run stages 1 to 3 and 5, then answer themselves, hand a Gitea call back into stages
-// 2 to 12 (gitea_api_request), or run a guarded write (guarded-action.ts). A call takes the
+// 2 to 14 (gitea_api_request), or run a guarded write (guarded-action.ts). A call takes the
 // namespace's session once, at its start, and keeps it.
 import type { CatalogEntry } from '../../catalog/types.js';
 import { execute } from '../../gitea/executor.js';
+import type { AuditIntegrity } from '../../audit/event.js';
 import { decideMappedCall } from '../../policy/decide.js';
+import type { Decision } from '../../policy/decision.js';
 import { mapCall } from '../../policy/operation-map.js';
 import type { ReasonCode } from '../../policy/reasons.js';
 import { ErrorCode, McpError, type CallToolResult } from '../sdk.js';
@@ -29,6 +33,7 @@ import { liveOperations, liveTargets } from './live.js';
 import { applyLiveGuards } from './live-guards.js';
 import { auditUnavailable, denied, deniedRecord, errorRecord, type Outcome } from './outcome.js';
 import { applyResultScope } from './result-scope.js';
+import { applyTaint, labelExecuted, taintEvidence } from './integrity.js';
 import { refusal, toolResult } from './tool-result.js';
 import { invalidArguments, invalidShape } from './validate.js';
 
@@ -43,8 +48,10 @@ export const CALL_STAGES: ReadonlyArray<{ stage: string; does: string; module: s
   { stage: 'identity', does: 'a mutation runs only under the verified identity', module: 'identity-gate.ts' },
   { stage: 'live', does: 'operations and branch targets only Gitea can tell', module: 'live.ts' },
   { stage: 'guards', does: 'self-review and merge guards over live facts', module: 'live-guards.ts' },
+  { stage: 'taint', does: 'after untrusted content, writes stay where it was', module: 'integrity.ts' },
   { stage: 'execute', does: 'the Gitea request, bounded and redacted', module: '../../gitea/executor.ts' },
   { stage: 'scope', does: "the result cut down to the profile's repositories", module: 'result-scope.ts' },
+  { stage: 'label', does: 'who wrote each item; below the floor held back', module: 'integrity.ts' },
   { stage: 'result', does: 'the audit event of the outcome', module: 'audit.ts' },
 ];
 
@@ -99,7 +106,7 @@ function giteaCallContext(session: Session, entry: CatalogEntry, args: Record<st
   return { ...callContext(session, args, target), entry, mapped: mapCall(session.policy.operationMap, entry.operationId, args) };
 }
 
-/** Stages 5 to 11 for one Gitea operation with schema-valid arguments. */
+/** Stages 5 to 13 for one Gitea operation with schema-valid arguments. */
 async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<Outcome> {
   const { session, entry, target } = call;
   const operation = call.mapped.ok ? (call.mapped.operations[0] ?? null) : null;
@@ -118,15 +125,24 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<O
   if (decision.decision === 'deny') return denied(decision, target);
   decision = await applyLiveGuards(call, decision);
   if (decision.decision === 'deny') return denied(decision, target);
-  return executeCall(call, decision.operation, decision.reason);
+  decision = applyTaint(call, decision);
+  if (decision.decision === 'deny') return withIntegrity(denied(decision, target), taintEvidence(call));
+  return executeCall(call, decision);
 }
 
-async function executeCall(call: GiteaCallContext, operation: string | null, reason: ReasonCode): Promise<Outcome> {
+async function executeCall(call: GiteaCallContext, decision: Decision): Promise<Outcome> {
   const { session, entry, target } = call;
+  const { operation, reason } = decision;
   const executed = await execute(entry, call.args, { identity: session.gitea, login: session.identity.login() }, session.executorOptions);
   const scoped = applyResultScope(session, entry.operationId, executed);
   if (scoped.withheld) return { result: scoped.result, record: deniedRecord(operation, scoped.reason, target, scoped.httpStatus) };
-  const { isError, payload } = scoped.executed;
+  const labelled = await labelExecuted(call, decision.operations, scoped.executed);
+  const { isError, payload } = labelled.executed;
   const httpStatus = isError ? payload.error.status : payload.status;
-  return { result: toolResult(payload, isError), record: { operation, decision: 'allow', reason, target, status: isError ? 'error' : 'ok', httpStatus } };
+  const outcome: Outcome = { result: toolResult(payload, isError), record: { operation, decision: 'allow', reason, target, status: isError ? 'error' : 'ok', httpStatus } };
+  return withIntegrity(outcome, labelled.integrity);
+}
+
+function withIntegrity(outcome: Outcome, integrity: AuditIntegrity | null): Outcome {
+  return integrity ? { ...outcome, record: { ...outcome.record, integrity } } : outcome;
 }
