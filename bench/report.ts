@@ -12,6 +12,7 @@ export const REPORT_SECTIONS = [
   '4. Start-up time and memory',
   '5. What each namespace sends on tools/list',
   '6. Redaction and audit log',
+  '7. Integrity labels',
 ] as const;
 
 export function renderReport(results: BenchResults): string {
@@ -31,6 +32,7 @@ export function renderReport(results: BenchResults): string {
     ...startupSection(results),
     ...listingSection(results),
     ...redactionSection(results),
+    ...integritySection(results),
   ].join('\n');
 }
 
@@ -191,6 +193,24 @@ function redactionSection({ redaction, audit }: BenchResults): string[] {
     `| redaction, exact + patterns, raw text (MB/s) | ${fmt(redaction.textMaskMBps)} |`,
     `| audit appends/s, sequential | ${fmt(audit.sequentialPerSecond)} |`,
     `| audit appends/s, concurrent | ${fmt(audit.concurrentPerSecond)} |`,
+    '',
+  ];
+}
+
+function integritySection({ integrity }: BenchResults): string[] {
+  if (!integrity) return [heading(7), '', 'Not measured in this run.', ''];
+  return [
+    heading(7),
+    '',
+    `The added cost per call of labelling a ${integrity.items}-item issue list (\`benchIntegrity\`): the pure labelling alone (no`,
+    'lookups), and against the sandbox over loopback HTTP with an admin token, once with 5 distinct authors (the per-call permission',
+    `cache answers the rest) and once with ${integrity.items} distinct authors (every standing a lookup, up to max_lookups). Median of ${integrity.calls} calls per round.`,
+    '',
+    '| measurement | ms per call | permission lookups |',
+    '|---|---:|---:|',
+    `| pure labelling, no lookups | ${fmt(integrity.pureMs)} | 0 |`,
+    `| with the per-call cache (5 authors) | ${fmt(integrity.cachedMs)} | ${integrity.cachedLookups} |`,
+    `| without its help (${integrity.items} authors) | ${fmt(integrity.uncachedMs)} | ${integrity.uncachedLookups} |`,
     '',
   ];
 }

@@ -30,6 +30,16 @@ export interface AuditFigures {
   concurrentPerSecond: Spread;
 }
 
+export interface IntegrityFigures {
+  items: number;
+  calls: number;
+  pureMs: Spread;
+  cachedMs: Spread;
+  cachedLookups: number;
+  uncachedMs: Spread;
+  uncachedLookups: number;
+}
+
 export interface BenchResults {
   date: string;
   machine: Machine;
@@ -45,4 +55,6 @@ export interface BenchResults {
   listings: ListingFigures[];
   redaction: RedactionFigures;
   audit: AuditFigures;
+  /** Absent in results written before integrity labels were measured. */
+  integrity?: IntegrityFigures;
 }

@@ -9,9 +9,10 @@ import { loadPolicySet } from '../src/policy-files/policy-set.js';
 import { referenceHolders } from '../src/policy-files/profile-files.js';
 import { benchAuditAppend } from './audit-append.js';
 import { benchDecisionEngines, DisagreementError } from './decision-engines.js';
+import { benchIntegrity } from './integrity.js';
 import { benchRedaction } from './redaction.js';
 import { renderReport } from './report.js';
-import type { AuditFigures, BenchResults, Machine, RedactionFigures } from './results.js';
+import type { AuditFigures, BenchResults, IntegrityFigures, Machine, RedactionFigures } from './results.js';
 import { benchScaling } from './scaling.js';
 import { benchServerOverhead } from './server-overhead.js';
 import { benchListings, benchStartup } from './startup.js';
@@ -23,6 +24,7 @@ const ROUNDS = 5;
 const SERVER_CALLS_PER_ROUND = 100;
 const AUDIT_EVENTS = 200;
 const TOKEN_VERIFICATIONS = 2000;
+const INTEGRITY_CALLS = 20;
 
 export const resultsFile = join(packageRoot, 'bench', 'results.json');
 export const reportFile = join(packageRoot, 'docs', 'benchmarks.md');
@@ -49,7 +51,8 @@ async function main(): Promise<number> {
   const listings = benchListings();
   const redaction = await redactionFigures();
   const audit = await auditFigures();
-  const results: BenchResults = { date: new Date().toISOString(), machine: machine(), rounds: ROUNDS, decisions, scaling, overhead, tokenVerification, startup, skipped, listings, redaction, audit };
+  const integrity = await integrityFigures();
+  const results: BenchResults = { date: new Date().toISOString(), machine: machine(), rounds: ROUNDS, decisions, scaling, overhead, tokenVerification, startup, skipped, listings, redaction, audit, integrity };
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(reportFile, renderReport(results));
   progress(`wrote bench/results.json and docs/benchmarks.md in ${((Date.now() - started) / 1000).toFixed(0)} s`);
@@ -85,6 +88,17 @@ async function auditFigures(): Promise<AuditFigures> {
     return { sequentialPerSecond: sequential?.appendsPerSecond ?? 0, concurrentPerSecond: concurrent?.appendsPerSecond ?? 0 };
   });
   return { events: AUDIT_EVENTS, fsync: 'group commit: one fsync per batch', ...figures };
+}
+
+async function integrityFigures(): Promise<IntegrityFigures> {
+  progress(`integrity labels: ${ROUNDS} rounds of ${INTEGRITY_CALLS} labelled 100-item lists`);
+  let shape = { items: 0, calls: 0, cachedLookups: 0, uncachedLookups: 0 };
+  const figures = await overRounds(ROUNDS, async () => {
+    const { items, calls, cachedLookups, uncachedLookups, pureMs, cachedMs, uncachedMs } = await benchIntegrity(INTEGRITY_CALLS);
+    shape = { items, calls, cachedLookups, uncachedLookups };
+    return { pureMs, cachedMs, uncachedMs };
+  });
+  return { ...shape, ...figures };
 }
 
 function machine(): Machine {
