@@ -255,6 +255,41 @@ describe('12: what the token itself may do (token scopes)', () => {
   });
 });
 
+describe("11: the author edits and closes its own pull requests, not someone else's", () => {
+  let author: InProcessConnection;
+  let theirs: number;
+  before(async () => {
+    author = await connect('gitea-author', { GITEA_AUTHOR_TOKEN: tokenOf('alice') });
+    const owner = await connect('gitea-owner', { GITEA_OWNER_TOKEN: tokenOf('admin') });
+    const commit = await call(owner, 'gitea_contents_create_file', {
+      owner: 'acme', repo: 'widgets', filepath: 'src/owner.js',
+      body: { content: Buffer.from('export const owner = 1;\n').toString('base64'), branch: 'main', new_branch: 'admin/owned', message: 'Owner change' },
+    });
+    assert.equal(commit.isError, false, JSON.stringify(commit.payload));
+    const opened = await call(owner, 'gitea_pulls_create', { owner: 'acme', repo: 'widgets', body: { head: 'admin/owned', base: 'main', title: 'Owner change' } });
+    assert.equal(opened.isError, false, JSON.stringify(opened.payload));
+    theirs = opened.payload.data.number;
+  });
+  const cases: [string, string, (n: number) => Record<string, unknown>][] = [
+    ['retitling it', 'gitea_pulls_edit', (n) => ({ owner: 'acme', repo: 'widgets', index: n, body: { title: 'mine now' } })],
+    ['closing it', 'gitea_pulls_edit', (n) => ({ owner: 'acme', repo: 'widgets', index: n, body: { state: 'closed' } })],
+    ['closing it through the raw tool', 'gitea_api_request', (n) => ({ method: 'PATCH', path: `/repos/acme/widgets/pulls/${n}`, body: { state: 'closed' } })],
+  ];
+  for (const [name, tool, args] of cases) {
+    test(`${name}: refused, naming the live poster`, async () => {
+      const { payload, writes } = await call(author, tool, args(theirs));
+      assert.equal(payload.error?.reason, 'own_pull_request', JSON.stringify(payload));
+      assert.match(JSON.stringify(payload.error?.failed), /opened by admin \(live: user\.login\)/);
+      assert.deepEqual(writes, [], 'a refused call reached Gitea');
+    });
+  }
+  test('retitling its own pull request #1 is allowed', async () => {
+    const { isError, payload } = await call(author, 'gitea_pulls_edit', { owner: 'acme', repo: 'widgets', index: 1, body: { title: 'Add the login form' } });
+    assert.equal(isError, false, JSON.stringify(payload));
+    assert.equal(payload.data.title, 'Add the login form');
+  });
+});
+
 test('every answer the sandbox gave in this file conforms to the pinned Gitea spec', () => {
   sandbox.assertConformed();
 });

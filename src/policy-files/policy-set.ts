@@ -171,7 +171,7 @@ function documentErrorFinding(error: unknown, file: string): Finding {
 interface RawVocabulary { service: string; operations: Record<string, { risk: RiskClass; meaning: string }> }
 interface RawAliases { aliases: Record<string, string>; migration?: Record<string, string> }
 interface RawOperations { map: Record<string, string[]>; global_rules?: MapRule[]; on_pull_requests?: Record<string, string>; rules?: Record<string, { known?: KnownValues[]; rules?: MapRule[] }> }
-interface RawRoles { credential_roles: string[]; roles: Record<string, { never: string[] }> }
+interface RawRoles { credential_roles: string[]; roles: Record<string, { never: string[]; own_pull_requests?: string[] }> }
 
 function buildPolicySet(dir: string, docs: Map<PolicyName, LoadedDocument>): PolicySet {
   const vocabularyData = docs.get('vocabulary')?.data as RawVocabulary;
@@ -188,6 +188,7 @@ function buildPolicySet(dir: string, docs: Map<PolicyName, LoadedDocument>): Pol
     invariants: {
       roles: new Map(Object.entries(roles.roles).map(([role, entry]) => [role, entry.never])),
       credentialRoles: new Set(roles.credential_roles),
+      ownPullRequests: new Map(Object.entries(roles.roles).map(([role, entry]) => [role, new Set(entry.own_pull_requests ?? [])])),
     },
     legacyCategories: new Map(Object.entries(aliases.migration ?? {})),
     guards: docs.get('guards')?.data as GuardsConfig,
@@ -250,6 +251,7 @@ function crossReferenceFindings(set: PolicySet, docs: Map<PolicyName, LoadedDocu
   const rolesDoc = docs.get('roles') as LoadedDocument;
   for (const [role, entry] of Object.entries((rolesDoc.data as RawRoles).roles)) {
     entry.never.forEach((name, i) => unknownName(rolesDoc, ['roles', role, 'never', i], name));
+    (entry.own_pull_requests ?? []).forEach((name, i) => unknownName(rolesDoc, ['roles', role, 'own_pull_requests', i], name));
   }
   return findings;
 }

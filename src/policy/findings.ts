@@ -23,6 +23,8 @@ export interface RoleInvariants {
   roles: ReadonlyMap<string, readonly string[]>;
   /** Roles that may hold credential-class operations. */
   credentialRoles: ReadonlySet<string>;
+  /** Per role, the operations it performs on the pull requests it opened only (roles.yaml own_pull_requests). */
+  ownPullRequests: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 const CONFLICT_MARKER = /^(?:<{7}|={7}|>{7})(?:\s|$)/;

@@ -3,11 +3,13 @@
 // (src/gitea/facts.ts) between the two.
 import { judgeMerge } from './merge-guard.js';
 import type { PullFacts, RepositoryFacts, ReviewFact } from './facts.js';
+import { judgeOwnership } from './ownership-guard.js';
 import { judgeSelfReview } from './self-review-guard.js';
 import type { MergeSettings } from './settings.js';
 import { combineVerdicts, type Fact, type GuardSource, type GuardVerdict } from './verdict.js';
 
-export type CallGuard = 'self_review' | 'merge';
+/** ownership comes from the role (policies/roles.yaml own_pull_requests), the others from call_guards. */
+export type CallGuard = 'self_review' | 'merge' | 'ownership';
 
 /** The order guards run and report in. */
 const CALL_GUARDS: readonly CallGuard[] = ['self_review', 'merge'];
@@ -46,7 +48,7 @@ export function judgeCall(guards: readonly CallGuard[], facts: CallFacts, merge:
   const repository = facts.repository ?? notGathered('The repository settings');
   return combineVerdicts(
     guards.map((guard) =>
-      guard === 'self_review' ? judgeSelfReview(facts) : judgeMerge({ ...facts, reviews, repository }, merge),
+      guard === 'self_review' ? judgeSelfReview(facts) : guard === 'ownership' ? judgeOwnership(facts) : judgeMerge({ ...facts, reviews, repository }, merge),
     ),
   );
 }

@@ -40,6 +40,7 @@ const LEADING_CODES = ['self_review', 'self_merge'];
 const HINTS: Partial<Record<ReasonCode, string>> = {
   self_review: 'Review through a namespace whose Gitea identity is not the pull request author (gitea-reviewer).',
   self_merge: 'Merge through a namespace whose Gitea identity is not the pull request author (gitea-merger).',
+  own_pull_request: 'This role edits and closes only the pull requests its own user opened; ask their author, or the owner.',
   pr_author_unknown: 'Gitea did not report the pull request author; check the pull request exists and retry.',
   fact_unavailable: 'A fact needed to judge the call could not be read from Gitea; check the repository, the pull request and the token, then retry.',
   head_sha_missing: "Pass the pull request head SHA you reviewed as body.head_commit_id.",

@@ -4,15 +4,19 @@
 import { gatherCallFacts } from '../../gitea/facts.js';
 import type { FactReader } from '../../gitea/types.js';
 import type { Decision } from '../../policy/decision.js';
-import { callGuardEntry, callGuardsFor, judgeCall } from '../../policy/guards/call-guards.js';
+import { callGuardEntry, callGuardsFor, judgeCall, type CallGuard } from '../../policy/guards/call-guards.js';
 import { mergeSettingsFor } from '../../policy/guards/settings.js';
 import { applyGuardVerdict, combineVerdicts } from '../../policy/guards/verdict.js';
 import type { CallContext } from './context.js';
 
+const ROLES_FILE = { file: 'policies/roles.yaml', line: null };
+
 export async function applyLiveGuards(call: CallContext, decision: Decision): Promise<Decision> {
   const { session, target, live } = call;
   const table = session.policy.callGuards;
-  const guards = callGuardsFor(decision.operations, table);
+  const ownOnly = session.profile.role === null ? undefined : session.policy.invariants.ownPullRequests.get(session.profile.role);
+  const owned = decision.operations.some((op) => ownOnly?.has(op) === true);
+  const guards: CallGuard[] = [...callGuardsFor(decision.operations, table), ...(owned ? ['ownership' as const] : [])];
   if (guards.length === 0) return decision;
   // Without a token every fact is missing, which the guards judge as a denial.
   const reader: FactReader = session.client ?? { get: () => Promise.reject(new Error('no Gitea token')) };
@@ -34,6 +38,6 @@ export async function applyLiveGuards(call: CallContext, decision: Decision): Pr
   // The denial cites the call_guards line of the first guard that failed.
   const verdicts = guards.map((guard) => judgeCall([guard], facts, merge));
   const failing = guards.find((_, i) => verdicts[i]?.checks.some((c) => !c.passed));
-  const source = failing ? callGuardEntry(table, failing, decision.operations) : undefined;
+  const source = failing === 'ownership' ? ROLES_FILE : failing ? callGuardEntry(table, failing, decision.operations) : undefined;
   return applyGuardVerdict(decision, combineVerdicts(verdicts), source);
 }
