@@ -290,6 +290,44 @@ describe("11: the author edits and closes its own pull requests, not someone els
   });
 });
 
+describe("8: the repository's default branch and Gitea's protected flag are live facts", () => {
+  let author: InProcessConnection;
+  before(async () => {
+    author = await connect('gitea-author', { GITEA_AUTHOR_TOKEN: tokenOf('alice') });
+    const gadgets = sandbox.state.repo('acme', 'gadgets');
+    assert.ok(gadgets);
+    gadgets.branches.set('trunk', gadgets.branches.get('main') as string);
+    gadgets.defaultBranch = 'trunk';
+    const tip = widgets().branches.get('main') as string;
+    for (const name of ['release/1.0', 'stable', 'feature/free']) widgets().branches.set(name, tip);
+    const at = '2026-12-01T00:00:00Z';
+    const rule = { requiredApprovals: 0, enablePush: true, dismissStaleApprovals: false, blockOnRejectedReviews: false, created: at, updated: at };
+    widgets().protections.push({ ruleName: 'release/*', ...rule }, { ruleName: 'Stable', ...rule });
+  });
+  const commit = (repo: string, branch: string) => ({
+    owner: 'acme', repo, filepath: `notes/${branch.replace(/\W/g, '-')}.md`,
+    body: { content: Buffer.from('note\n').toString('base64'), branch, message: 'A note' },
+  });
+  const cases: [string, string, string, RegExp | 'allow'][] = [
+    ['trunk, the default branch of acme/gadgets', 'gadgets', 'trunk', /branch trunk is the default branch of acme\/gadgets \(live: default_branch\)/],
+    ['release/1.0, protected by the glob rule release/*', 'widgets', 'release/1.0', /Gitea protects branch release\/1\.0 of acme\/widgets \(live: protected\)/],
+    ['stable, protected by the rule Stable (plain names match case-insensitively)', 'widgets', 'stable', /Gitea protects branch stable/],
+    ['feature/free, which nothing protects', 'widgets', 'feature/free', 'allow'],
+  ];
+  for (const [name, repo, branch, expected] of cases) {
+    test(`the author commits onto ${name}: ${expected === 'allow' ? 'allowed' : 'refused'}`, async () => {
+      const { isError, payload, writes } = await call(author, 'gitea_contents_create_file', commit(repo, branch));
+      if (expected === 'allow') {
+        assert.equal(isError, false, JSON.stringify(payload));
+        return;
+      }
+      assert.equal(payload.error?.reason, 'protected_branch', JSON.stringify(payload));
+      assert.match(JSON.stringify(payload.error?.failed), expected);
+      assert.deepEqual(writes, [], 'a refused commit reached Gitea');
+    });
+  }
+});
+
 test('every answer the sandbox gave in this file conforms to the pinned Gitea spec', () => {
   sandbox.assertConformed();
 });

@@ -215,6 +215,35 @@ export async function readBranch(reader: FactReader, owner: string, repo: string
   return present({ name, sha, protected: isProtected });
 }
 
+/** The repository's default_branch (GET /repos/{owner}/{repo}), whatever it is named. */
+export async function readDefaultBranch(reader: FactReader, owner: string, repo: string): Promise<Fact<string>> {
+  const what = `The default branch of ${owner}/${repo}`;
+  const answer = await read(reader, what, repoPath(owner, repo));
+  if (!answer.ok) return answer;
+  const name = text(field(answer.value, 'default_branch'));
+  return name ? present(name) : missing(`${what} is not reported (default_branch).`);
+}
+
+/**
+ * Gitea's `protected` flag of a branch (GET /repos/{owner}/{repo}/branches/{branch}), which Gitea
+ * computes with GetFirstMatchProtectedBranchRule (plain rule names case-insensitively, glob rules by
+ * gobwas/glob). A branch that does not exist yet (404) has no flag: not protected.
+ */
+export async function readBranchProtected(reader: FactReader, owner: string, repo: string, branch: string): Promise<Fact<boolean>> {
+  const what = `Branch ${branch} of ${owner}/${repo}`;
+  const path = repoPath(owner, repo, 'branches', { branch });
+  if (path === null) return missing(`${what} was not read: a name in its path is not valid.`);
+  try {
+    const answer = await reader.get(path);
+    if (answer.status === 404) return present(false);
+    if (answer.status !== 200) return missing(`${what} could not be read (HTTP ${answer.status}).`);
+    const flag = field(answer.data, 'protected');
+    return typeof flag === 'boolean' ? present(flag) : missing(`${what} lacks its protected flag.`);
+  } catch {
+    return missing(`${what} could not be read (Gitea did not answer).`);
+  }
+}
+
 /**
  * The rule names (patterns) of the repository's branch protections. Gitea lists them to repository
  * admins only: a 403 gives null, and the guard then relies on the branch's own `protected` flag, which

@@ -27,7 +27,7 @@ export function scopeChecks(policy: CheckPolicy): ConditionCheck[] {
         return hasScopes(profile.scopes) ? [noTargets()] : [];
       }
       const read = readTargets(policy.targets.byOperationId.get(request.call.operationId), request.call.arguments);
-      return checkScopes(profile, withSupplied(read, supplied), operations, accessOf(operations, policy.vocabulary), policy.scopePolicy);
+      return checkScopes(profile, withSupplied(read, supplied), operations, accessOf(operations, policy.vocabulary), policy.scopePolicy, request.liveBranches);
     },
   ];
 }

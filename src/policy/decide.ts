@@ -4,6 +4,7 @@
 // operations no generated or raw tool may perform. Then deny by default: every operation must be
 // allowed. Last, the condition checks (resource scopes, argument conditions) may turn the allow into
 // a deny. The first step that denies decides, so the reason given is the most fundamental one.
+import type { LiveBranchFacts } from './scopes.js';
 import type { Decision, DeterminingEntry, FailedCondition } from './decision.js';
 import { normalizeName } from './normalize.js';
 import type { CompiledProfile, ListEntry } from './profile.js';
@@ -30,6 +31,8 @@ export interface DecisionRequest {
    * touches no repository, branch or file.
    */
   targets?: Readonly<Record<string, unknown>>;
+  /** The default branch and Gitea's protected flags of the targeted branches, read live (the server). */
+  liveBranches?: LiveBranchFacts;
 }
 
 /** An extra check on a request the lists allow, e.g. resource scopes; returns what failed (empty: passes). */
@@ -58,6 +61,7 @@ export interface GiteaCall {
   operationId: string;
   arguments: unknown;
   targets?: DecisionRequest['targets'];
+  liveBranches?: LiveBranchFacts;
 }
 
 /** A Gitea call (operationId + tool arguments), by a generated or the raw tool: map it, then decide every operation it needs. */
@@ -69,7 +73,7 @@ export function decideCall(profile: CompiledProfile, call: GiteaCall, map: Opera
 export function decideMappedCall(profile: CompiledProfile, call: GiteaCall, mapped: MappedCall, map: OperationMap, context: DecideContext): Decision {
   if (!mapped.ok) return deny(null, [], mapped.reason, { file: map.file, line: mapped.line, rule: mapped.message }, mapped.hint);
   const request: DecisionRequest = { operations: mapped.operations, service: profile.service, call: { operationId: call.operationId, arguments: call.arguments } };
-  return decide(profile, call.targets ? { ...request, targets: call.targets } : request, context);
+  return decide(profile, { ...request, ...(call.targets ? { targets: call.targets } : {}), ...(call.liveBranches ? { liveBranches: call.liveBranches } : {}) }, context);
 }
 
 /** A denial that happened before any profile list was consulted (bad request, unmapped call). */

@@ -85,11 +85,22 @@ export interface ScopeSubject {
   scopes: CompiledScopes;
 }
 
+/**
+ * What Gitea says about the branches a protected-branch operation targets, read live by the server:
+ * the repository's default_branch and each branch's `protected` flag (a value, or why it could not be
+ * read). Without it (explain, decide offline) only protected_branches applies.
+ */
+export interface LiveBranchFacts {
+  repository: string;
+  defaultBranch: { ok: true; value: string } | { ok: false; detail: string };
+  protectedFlags: Readonly<Record<string, { ok: true; value: boolean } | { ok: false; detail: string }>>;
+}
+
 /** Every scope the call's targets fail; empty when all hold. */
-export function checkScopes(profile: ScopeSubject, targets: Targets, operations: readonly string[], access: Access, policy: ScopePolicy): FailedCondition[] {
+export function checkScopes(profile: ScopeSubject, targets: Targets, operations: readonly string[], access: Access, policy: ScopePolicy, live?: LiveBranchFacts): FailedCondition[] {
   return [
     ...repositoryFailures(profile, targets, access),
-    ...branchFailures(profile, targets, operations, policy),
+    ...branchFailures(profile, targets, operations, policy, live),
     ...pathFailures(profile, targets, access, policy),
   ];
 }
@@ -110,7 +121,7 @@ function repositoryFailures(profile: ScopeSubject, targets: Targets, access: Acc
   });
 }
 
-function branchFailures(profile: ScopeSubject, targets: Targets, operations: readonly string[], policy: ScopePolicy): FailedCondition[] {
+function branchFailures(profile: ScopeSubject, targets: Targets, operations: readonly string[], policy: ScopePolicy, live: LiveBranchFacts | undefined): FailedCondition[] {
   const scoped = operations.filter((name) => profile.scopes.branches.has(name));
   const guarded = operations.filter((name) => policy.protectedBranchOperations.has(name));
   const brokenKey = profile.scopes.brokenBranchKeys[0];
@@ -131,6 +142,7 @@ function branchFailures(profile: ScopeSubject, targets: Targets, operations: rea
     }
     const protectedBy = guarded.length > 0 ? firstMatch(policy.protectedBranches, branch) : undefined;
     if (protectedBy) failures.push({ code: 'protected_branch', message: `branch ${branch} is protected (${policy.protectedBranches.field}: ${protectedBy.written}); ${guarded.join(', ')} never targets it through these tools`, entry: { file: policy.targetsFile, line: protectedBy.line, rule: `${policy.protectedBranches.field}: ${protectedBy.written}` } });
+    else if (guarded.length > 0 && live) failures.push(...liveProtection(live, branch, guarded, policy));
     for (const operation of scoped) {
       const scope = profile.scopes.branches.get(operation) as PatternList;
       const broken = brokenFailures(profile, scope);
@@ -139,6 +151,21 @@ function branchFailures(profile: ScopeSubject, targets: Targets, operations: rea
     }
   }
   return failures;
+}
+
+/** The repository's default branch and Gitea's own protection, read live, protect a branch like the list does. */
+function liveProtection(live: LiveBranchFacts, branch: string, guarded: readonly string[], policy: ScopePolicy): FailedCondition[] {
+  const entry = { file: policy.targetsFile, line: null, rule: 'protected_branch_operations' };
+  const never = `${guarded.join(', ')} never targets it through these tools`;
+  const { defaultBranch } = live;
+  if (!defaultBranch.ok) return [{ code: 'protected_branch_unknown', message: `${defaultBranch.detail} (live: default_branch); ${never} unread`, entry }];
+  // Plain Gitea rule names match case-insensitively (ProtectedBranch.Match): so does the default branch here.
+  if (defaultBranch.value.toLowerCase() === branch.toLowerCase()) {
+    return [{ code: 'protected_branch', message: `branch ${branch} is the default branch of ${live.repository} (live: default_branch); ${never}`, entry }];
+  }
+  const flag = live.protectedFlags[branch];
+  if (!flag || !flag.ok) return [{ code: 'protected_branch_unknown', message: `${flag?.detail ?? `branch ${branch} was not read`} (live: protected); ${never} unread`, entry }];
+  return flag.value ? [{ code: 'protected_branch', message: `Gitea protects branch ${branch} of ${live.repository} (live: protected); ${never}`, entry }] : [];
 }
 
 function pathFailures(profile: ScopeSubject, targets: Targets, access: Access, policy: ScopePolicy): FailedCondition[] {

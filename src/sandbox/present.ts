@@ -1,6 +1,7 @@
 // State -> the JSON shapes of the Gitea 1.27.1 API (definitions User, Repository, Branch, Commit,
 // PullRequest, PullReview, Issue, Comment, Label, Hook, ContentsResponse, ...). Only fields the spec
 // declares; pointers Gitea leaves unset go out as null, as Gitea's JSON does.
+import micromatch from 'micromatch';
 import { accessLevel, atLeast } from './auth.js';
 import {
   blobSha,
@@ -148,8 +149,20 @@ export function presentPayloadCommit(state: SandboxState, repo: Repo, commit: Co
   };
 }
 
+/** GetFirstMatchProtectedBranchRule: the first rule (oldest first) that matches, by ProtectedBranch.Match. */
 export function protectionFor(repo: Repo, branch: string): Protection | undefined {
-  return repo.protections.find((p) => p.ruleName === branch);
+  return repo.protections.find((p) => protectionMatches(p.ruleName, branch));
+}
+
+/** ProtectedBranch.Match: a plain rule name matches case-insensitively, a glob (gobwas/glob, '/' separator) as written. */
+function protectionMatches(rule: string, branch: string): boolean {
+  if (!/[*?[\]{}\\!]/.test(rule)) return rule.toLowerCase() === branch.toLowerCase();
+  return micromatch.isMatch(branch, rule, { dot: true });
+}
+
+/** The rule named exactly (GetProtectedBranchRuleByName), for the branch_protections/{name} routes. */
+export function protectionNamed(repo: Repo, name: string): Protection | undefined {
+  return repo.protections.find((p) => p.ruleName === name);
 }
 
 export function presentBranch(state: SandboxState, repo: Repo, name: string, viewer: Account | null): Json {

@@ -3,7 +3,7 @@ import { bodyObject, noContent, ok, stringField, type RequestContext, type Route
 import { ApiError, forbidden, notFound } from '../errors.js';
 import type { Repo, SandboxState } from '../model.js';
 import { paginate } from '../pagination.js';
-import { presentBranch, presentProtection, protectionFor } from '../present.js';
+import { presentBranch, presentProtection, protectionFor, protectionNamed } from '../present.js';
 import { pathRepo, resolveRef } from './lookup.js';
 
 function createBranch(ctx: RequestContext) {
@@ -81,7 +81,7 @@ export const branchRoutes: Route[] = [
     path: '/repos/{owner}/{repo}/branch_protections/{name}',
     operationId: 'repoGetBranchProtection',
     handler: (ctx) => {
-      const protection = protectionFor(pathRepo(ctx, 'admin'), ctx.params.name ?? '');
+      const protection = protectionNamed(pathRepo(ctx, 'admin'), ctx.params.name ?? '');
       if (!protection) throw notFound();
       return ok(presentProtection(protection));
     },

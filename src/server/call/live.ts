@@ -5,9 +5,13 @@
 //   on_pull_requests); unreadable counts as a pull request.
 // - Targets: a merge names the pull request, not the branch it lands on; an update of a pull request
 //   (base merged or rebased into its head) names it too, not the head branch it pushes to.
+import { readBranchProtected, readDefaultBranch } from '../../gitea/facts.js';
 import type { PullFacts } from '../../policy/guards/facts.js';
+import type { Fact } from '../../policy/guards/verdict.js';
+import type { LiveBranchFacts } from '../../policy/scopes.js';
+import { readTargets } from '../../policy/targets.js';
 import { pullRequestOperations, withOperations, type MappedCall } from '../../policy/operation-map.js';
-import type { CallContext } from './context.js';
+import type { CallContext, GiteaCallContext } from './context.js';
 
 /** The mapped operations plus the pull request ones when the issue the call names is a pull request. */
 export async function liveOperations(call: CallContext, mapped: MappedCall): Promise<MappedCall> {
@@ -38,4 +42,22 @@ export async function liveTargets(call: CallContext, operations: readonly string
   if (pull.ok) return { branches: needed.map((op) => (LIVE_BRANCH.get(op) as (pull: PullFacts) => string)(pull.value)) };
   session.logger.warn({ operations: needed, detail: pull.detail }, 'the branch of the pull request could not be read; the branch checks deny');
   return null;
+}
+
+/**
+ * For a protected-branch operation: the repository's default_branch and Gitea's `protected` flag of
+ * each branch it targets (named by the arguments or read live above), so a branch protected by either
+ * is refused whatever it is called. Null when no such operation, no repository or no branch is named.
+ */
+export async function liveBranchProtection(call: GiteaCallContext, operations: readonly string[], live: { branches: string[] } | null): Promise<LiveBranchFacts | null> {
+  const { session, target, entry } = call;
+  if (!operations.some((op) => session.policy.scopePolicy.protectedBranchOperations.has(op))) return null;
+  if (!session.client || !target?.owner || !target.repo) return null;
+  const named = readTargets(session.policy.targets.byOperationId.get(entry.operationId), call.args).branches ?? [];
+  const branches = [...new Set([...named, ...(live?.branches ?? [])])];
+  if (branches.length === 0) return null;
+  const { client } = session;
+  const { owner, repo } = target;
+  const [defaultBranch, ...flags] = await Promise.all([readDefaultBranch(client, owner, repo), ...branches.map((b) => readBranchProtected(client, owner, repo, b))]);
+  return { repository: `${owner}/${repo}`, defaultBranch: defaultBranch as Fact<string>, protectedFlags: Object.fromEntries(branches.map((b, i) => [b, flags[i] as Fact<boolean>])) };
 }

@@ -29,7 +29,7 @@ import { CallAudit, type CallRecord } from './audit.js';
 import { callContext, callTargetOf, isObject, type CallTarget, type GiteaCallContext } from './context.js';
 import { runGuardedAction } from './guarded-action.js';
 import { identityRefusal } from './identity-gate.js';
-import { liveOperations, liveTargets } from './live.js';
+import { liveBranchProtection, liveOperations, liveTargets } from './live.js';
 import { applyLiveGuards } from './live-guards.js';
 import { auditUnavailable, denied, deniedRecord, errorRecord, type Outcome } from './outcome.js';
 import { applyResultScope } from './result-scope.js';
@@ -120,7 +120,8 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<O
   if (refused) return refused;
   const mapped = await liveOperations(call, call.mapped);
   const live = mapped.ok ? await liveTargets(call, mapped.operations) : null;
-  const request = { operationId: entry.operationId, arguments: call.args, ...(live ? { targets: live } : {}) };
+  const liveBranches = mapped.ok ? await liveBranchProtection(call, mapped.operations, live) : null;
+  const request = { operationId: entry.operationId, arguments: call.args, ...(live ? { targets: live } : {}), ...(liveBranches ? { liveBranches } : {}) };
   let decision = decideMappedCall(session.profile, request, mapped, session.policy.operationMap, session.decideContext);
   if (decision.decision === 'deny') return denied(decision, target);
   decision = await applyLiveGuards(call, decision);
