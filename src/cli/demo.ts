@@ -66,7 +66,10 @@ async function demo(options: Options): Promise<number> {
     const sandbox = await startSandbox({ seed: demoSeed() });
     cleanup.add(() => sandbox.close());
     printer.chapter('0. Setting the stage');
-    printer.say(`Sandbox Gitea at ${sandbox.url}: repository acme/widgets (main and dev protected), users alice, bob, carol, dave; the outsider mallory; the private acme/vault.`);
+    printer.say(
+      `Sandbox Gitea at ${sandbox.url}: repository acme/widgets (main and dev protected), users alice, bob, carol, dave; ` +
+        'the outsider mallory; the private acme/vault.',
+    );
     printer.say(`Starting four namespaces (${ROLES.map(profileOf).join(', ')}), one process each, over stdio…`);
     const namespaces = await startNamespaces(sandbox, auditDir, cleanup);
     await tellStory(new LiveStage(namespaces.byRole, printer, rows), namespaces.logins);

@@ -27,12 +27,16 @@ export function integrityFindings(doc: LoadedDocument): Finding[] {
   for (const [type, ids] of Object.entries(data.operations)) {
     const line = doc.lineOf(['operations', type]);
     if (!(type in data.item_types)) {
-      findings.push({ file: doc.file, line, severity: 'error', code: 'unknown_item_type', message: `${type} is not in item_types`, fix: 'add the item type or list the operations under an existing one' });
+      const fix = 'add the item type or list the operations under an existing one';
+      findings.push({ file: doc.file, line, severity: 'error', code: 'unknown_item_type', message: `${type} is not in item_types`, fix });
     }
     for (const id of ids) {
       const first = seen.get(id);
       if (first === undefined) seen.set(id, type);
-      else findings.push({ file: doc.file, line, severity: 'error', code: 'duplicate_mapping', message: `${id} is listed under ${first} and ${type}`, fix: 'keep it under the one item type its answer is' });
+      else {
+        const message = `${id} is listed under ${first} and ${type}`;
+        findings.push({ file: doc.file, line, severity: 'error', code: 'duplicate_mapping', message, fix: 'keep it under the one item type its answer is' });
+      }
     }
   }
   return findings;

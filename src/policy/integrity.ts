@@ -383,12 +383,14 @@ export function judgeTaint(settings: IntegritySettings, state: TaintState, write
   const target = write.repository?.toLowerCase() ?? null;
   if (origin === null || target !== origin) {
     const where = write.repository ?? 'no single repository';
-    return { code: 'untrusted_content_taint', message: `this session read untrusted content (${by}); it may write only to ${origin ?? 'that repository'}, not to ${where}` };
+    const message = `this session read untrusted content (${by}); it may write only to ${origin ?? 'that repository'}, not to ${where}`;
+    return { code: 'untrusted_content_taint', message };
   }
   const other = [...state.read].filter((repository) => repository !== origin).sort()[0];
   if (other !== undefined) {
     const which = other === '*' ? 'data that names no single repository' : other;
-    return { code: 'untrusted_content_taint', message: `this session read untrusted content (${by}) and also ${which}; a write could carry that data where the untrusted author asked` };
+    const message = `this session read untrusted content (${by}) and also ${which}; a write could carry that data where the untrusted author asked`;
+    return { code: 'untrusted_content_taint', message };
   }
   return null;
 }

@@ -22,7 +22,9 @@ export const serverStatusTool: BuiltinTool = {
   name: 'gitea_server_status',
   title: 'Server status',
   description:
-    'Version of gitea-warden, the sha256 of the loaded profile file and of each policies/*.yaml file, restart_required: true when one of them changed on disk since the server started (changes apply only after a restart), and the integrity floor with the item that tainted the session, if any.',
+    'Version of gitea-warden, the sha256 of the loaded profile file and of each policies/*.yaml file, restart_required: ' +
+    'true when one of them changed on disk since the server started (changes apply only after a restart), and the ' +
+    'integrity floor with the item that tainted the session, if any.',
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   operations: [],

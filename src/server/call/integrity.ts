@@ -58,11 +58,16 @@ export function applyTaint(call: GiteaCallContext, decision: Decision): Decision
 }
 
 /** Stage "label": the answer with its items labelled and held back; null integrity when it carries none. */
-export async function labelExecuted(call: GiteaCallContext, operations: readonly string[], executed: ExecutionResult): Promise<{ executed: ExecutionResult; integrity: AuditIntegrity | null }> {
+export async function labelExecuted(
+  call: GiteaCallContext,
+  operations: readonly string[],
+  executed: ExecutionResult,
+): Promise<{ executed: ExecutionResult; integrity: AuditIntegrity | null }> {
   if (executed.isError) return { executed, integrity: null };
   const { session, entry, args } = call;
   const { payload } = executed;
-  const labelled = await labelAnswer({ catalog: session.policy.integrity, settings: session.profile.integrity, entry, args, data: payload.data, reader: session.client });
+  const { integrity: catalog } = session.policy;
+  const labelled = await labelAnswer({ catalog, settings: session.profile.integrity, entry, args, data: payload.data, reader: session.client });
   const read = isRead(call, operations);
   const itemRepositories = labelled?.labels.map((label) => label.repository) ?? [];
   const before = session.taint.current.source;

@@ -140,7 +140,8 @@ async function executeCall(call: GiteaCallContext, decision: Decision): Promise<
   const labelled = await labelExecuted(call, decision.operations, scoped.executed);
   const { isError, payload } = labelled.executed;
   const httpStatus = isError ? payload.error.status : payload.status;
-  const outcome: Outcome = { result: toolResult(payload, isError), record: { operation, decision: 'allow', reason, target, status: isError ? 'error' : 'ok', httpStatus } };
+  const record: CallRecord = { operation, decision: 'allow', reason, target, status: isError ? 'error' : 'ok', httpStatus };
+  const outcome: Outcome = { result: toolResult(payload, isError), record };
   return withIntegrity(outcome, labelled.integrity);
 }
 
