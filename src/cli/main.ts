@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // The one binary, `gitea-warden`, and its subcommands. Each command is its own module exporting
 // `run(argv) => Promise<exit code>`; they are loaded lazily so `gitea-warden check` never pays for the server.
+import { readFileSync } from 'node:fs';
+import { didYouMean } from '../policy/nearest.js';
+
 type Command = { summary: string; load: () => Promise<{ run: (argv: string[]) => Promise<number> }> };
 
 const commands: Record<string, Command> = {
@@ -21,13 +24,23 @@ const commands: Record<string, Command> = {
 function usage(): string {
   const width = Math.max(...Object.keys(commands).map((c) => c.length));
   const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return `usage: gitea-warden <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun gitea-warden <command> --help for a command's options.\n`;
+  return `usage: gitea-warden <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun gitea-warden <command> --help for a command's options; gitea-warden --version for the version.\n`;
+}
+
+/** The installed package's version (src/cli or dist/cli sit two levels below package.json). */
+function version(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
 }
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage());
+    return 0;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    process.stdout.write(`gitea-warden ${version()}\n`);
     return 0;
   }
   if (name === undefined) {
@@ -37,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = commands[name];
   if (!command) {
-    process.stderr.write(`gitea-warden: unknown command '${name}'\n\n${usage()}`);
+    process.stderr.write(`gitea-warden: unknown command '${name}'${didYouMean(name, Object.keys(commands))}\n\n${usage()}`);
     return 2;
   }
   const module = await command.load();

@@ -39,7 +39,9 @@ export function normalizeHint(written: string, result: Extract<Normalized, { ok:
     case 'invalid_pattern':
       return 'name one canonical operation; patterns are only gitea.* and gitea.<area>.* in profile lists';
     default:
-      return 'use a canonical name from policies/vocabulary.yaml (gitea.<area>.<verb>) or a listed alias';
+      return result.suggestion
+        ? `did you mean ${result.suggestion}? Otherwise use a canonical name from policies/vocabulary.yaml`
+        : 'use a canonical name from policies/vocabulary.yaml (gitea.<area>.<verb>) or a listed alias';
   }
 }
 

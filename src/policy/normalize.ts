@@ -2,6 +2,7 @@
 // Strict: only the alias table translates, and only for gitea; everything else that is not a known
 // canonical name fails closed with its own reason.
 import { expandPattern, looksLikePattern, type Vocabulary } from './vocabulary.js';
+import { nearest } from './nearest.js';
 
 export type NormalizeFailure =
   | 'unknown_operation'
@@ -24,12 +25,12 @@ const NAME = /^[a-z0-9_*-]+(?:\.[a-z0-9_*-]+)*$/;
 
 export function normalizeName(name: string, vocabulary: Vocabulary, options: NormalizeOptions = {}): Normalized {
   const service = options.service ?? vocabulary.service;
-  if (!NAME.test(name)) return unknown(name, 'is not an operation name (lower-case words joined by dots)');
+  if (!NAME.test(name)) return unknown(name, 'is not an operation name (lower-case words joined by dots)', vocabulary);
   if (looksLikePattern(name)) return normalizePattern(name, service, vocabulary, options.allowPatterns === true);
   const prefix = name.includes('.') ? name.slice(0, name.indexOf('.')) : null;
   if (prefix === service) {
     if (service !== vocabulary.service || vocabulary.operations.has(name)) return { ok: true, canonical: [name], via: 'canonical' };
-    return unknown(name, `is not in the ${service} vocabulary`);
+    return unknown(name, `is not in the ${service} vocabulary`, vocabulary);
   }
   if (service === vocabulary.service) {
     const alias = vocabulary.aliases.get(name);
@@ -49,7 +50,7 @@ export function normalizeName(name: string, vocabulary: Vocabulary, options: Nor
     };
   }
   if (service !== vocabulary.service) return { ok: true, canonical: [`${service}.${name}`], via: 'namespaced' };
-  return unknown(name, 'is neither a canonical name nor a known alias');
+  return unknown(name, 'is neither a canonical name nor a known alias', vocabulary);
 }
 
 function normalizePattern(name: string, service: string, vocabulary: Vocabulary, allowed: boolean): Normalized {
@@ -86,6 +87,15 @@ function areasOf(vocabulary: Vocabulary): ReadonlySet<string> {
   return areas;
 }
 
-function unknown(name: string, why: string): Normalized {
-  return { ok: false, reason: 'unknown_operation', message: `'${name}' ${why}` };
+/** An unknown name, with the closest canonical name or alias when one is near (a typo, not a guess). */
+function unknown(name: string, why: string, vocabulary: Vocabulary): Normalized {
+  const [closest] = nearest(name, [...vocabulary.operations.keys(), ...vocabulary.aliases.keys()], 1);
+  const alias = closest === undefined ? undefined : vocabulary.aliases.get(closest);
+  const suggestion = alias ?? closest;
+  return {
+    ok: false,
+    reason: 'unknown_operation',
+    message: `'${name}' ${why}${suggestion ? ` (did you mean ${suggestion}?)` : ''}`,
+    ...(suggestion ? { suggestion } : {}),
+  };
 }
