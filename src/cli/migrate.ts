@@ -1,9 +1,9 @@
 // gitea-warden migrate: rewrite legacy spellings in a profile into canonical names, keeping comments
 // (yaml Document API). Dry run by default; -w writes after a backup. The result is validated.
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isSeq, isScalar, parseDocument } from 'yaml';
-import { parseDocumentText } from '../shared/document.js';
+import { parseDocumentText, readDocumentText } from '../shared/document.js';
 import { loadSchema, schemaFindings, type PolicySet } from '../policy-files/policy-set.js';
 import { profileFindings, type Finding } from '../policy/findings.js';
 import { planMigration, type MigrationStep } from '../policy/migrate.js';
@@ -34,7 +34,11 @@ export async function run(argv: string[]): Promise<number> {
   let text: string;
   let policy: PolicySet;
   try {
-    text = readFileSync(values.input, 'utf8');
+    text = readDocumentText(values.input);
+    const data = parseDocumentText(text, values.input).data;
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+      return fail('migrate', `${values.input} is not a profile (a YAML or JSON mapping of profile fields)`);
+    }
     policy = policySetFrom(values);
   } catch (error) {
     return fail('migrate', errorMessage(error));

@@ -1,9 +1,8 @@
 // Loads the policy data under policies/ (vocabulary, aliases, operation map, role invariants), validates
 // each file against its JSON Schema and against each other, and hands plain data to the pure core.
 // Fails closed: any error makes loadPolicySet throw; checkPolicies reports them all for `check`.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DocumentError, parseDocumentText, readDocument, validateDocument, type LoadedDocument } from '../shared/document.js';
+import { DocumentError, parseDocumentText, readDocument, readDocumentText, validateDocument, type DocumentProblem, type LoadedDocument } from '../shared/document.js';
 import { policiesDir } from '../shared/paths.js';
 import { conflictMarkerFindings, type Finding, type RoleInvariants } from '../policy/findings.js';
 import type { KnownValues, MapRule, OperationMap, OperationMapping } from '../policy/operation-map.js';
@@ -128,10 +127,9 @@ function readPolicies(dir: string): { set: PolicySet | null; findings: Finding[]
 export function readChecked(file: string): { doc: LoadedDocument | null; findings: Finding[] } {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readDocumentText(file);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    return { doc: null, findings: [{ file, line: null, severity: 'error', code: 'unreadable', message: `cannot read file (${code})`, fix: 'check the path and that the file is readable' }] };
+    return { doc: null, findings: [documentErrorFinding(error, file)] };
   }
   const markers = conflictMarkerFindings(text, file);
   if (markers.length > 0) return { doc: null, findings: markers };
@@ -163,9 +161,18 @@ function schemaFix(path: string, message: string, schema: object): string {
   return `correct the value at ${path}; ${file} describes what fits`;
 }
 
+const DOCUMENT_FIXES: Record<DocumentProblem, string> = {
+  parse_error: 'correct the YAML/JSON syntax: indentation, quotes, brackets, a colon after each key',
+  unreadable: 'check the path and that the file is readable',
+  too_large: 'a profile or policy file is a few kilobytes: check that this is the file you meant',
+  binary: 'point at the YAML or JSON text file, not a binary one',
+  empty: 'write the profile or policy (see profiles/ for examples), or remove the file',
+};
+
 function documentErrorFinding(error: unknown, file: string): Finding {
-  const line = error instanceof DocumentError ? error.line : null;
-  return { file, line, severity: 'error', code: 'parse_error', message: 'not valid YAML/JSON', fix: 'correct the YAML/JSON syntax: indentation, quotes, brackets, a colon after each key' };
+  const known = error instanceof DocumentError ? error : null;
+  const problem = known?.problem ?? 'parse_error';
+  return { file, line: known?.line ?? null, severity: 'error', code: problem, message: known?.detail ?? 'not valid YAML/JSON', fix: DOCUMENT_FIXES[problem] };
 }
 
 interface RawVocabulary { service: string; operations: Record<string, { risk: RiskClass; meaning: string }> }

@@ -17,6 +17,7 @@ export type IdentityStatus =
 
 export class IdentityVerifier {
   private status: IdentityStatus = { state: 'unverified', detail: 'The Gitea identity has not been checked yet.' };
+  private pending: Promise<IdentityStatus> | null = null;
 
   constructor(
     private readonly reader: FactReader | null,
@@ -39,14 +40,20 @@ export class IdentityVerifier {
     return this.status.state === 'verified' ? this.status.login : null;
   }
 
-  /** Checks again unless already verified or mismatched. */
+  /** Waits for a check under way; checks again unless already verified or mismatched. */
   async ensure(): Promise<IdentityStatus> {
+    if (this.pending) return this.pending;
     return this.status.state === 'unverified' ? this.verify() : this.status;
   }
 
-  async verify(): Promise<IdentityStatus> {
-    this.status = await this.check();
-    return this.status;
+  /** Checks now; a check already under way is shared, never doubled. */
+  verify(): Promise<IdentityStatus> {
+    this.pending ??= this.check()
+      .then((status) => (this.status = status))
+      .finally(() => {
+        this.pending = null;
+      });
+    return this.pending;
   }
 
   private async check(): Promise<IdentityStatus> {
@@ -63,6 +70,9 @@ export class IdentityVerifier {
       return { state: 'unverified', cause: 'token_scope', detail: `The token lacks the scope ${scopes.join(', ')} that GET /user needs, so Gitea will not say whose it is.` };
     }
     const login = (answer.data as { login?: unknown } | null)?.login;
+    if (answer.status === 404) {
+      return { state: 'unverified', detail: 'GET /user answered HTTP 404: GITEA_URL is not the base URL of a Gitea (the server adds /api/v1 itself).' };
+    }
     if (answer.status !== 200 || typeof login !== 'string' || login === '') {
       return { state: 'unverified', detail: `GET /user answered HTTP ${answer.status} without a login; check the token.` };
     }

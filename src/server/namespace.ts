@@ -70,7 +70,9 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
   if (session.audit.openFailure) logger.error({ audit }, `audit log unavailable, every tool call will be refused: ${session.audit.failureHint()}`);
   else if (audit !== auditPath && !audit.startsWith('postgres://')) logger.info({ audit, held: auditPath }, 'the default audit log is held by another process: this one writes its own');
   if (!client) logger.error({ profile: profile.name, variable: tokenVariableOf(profile) }, `no Gitea token: ${tokenVariableOf(profile)} is not set; every Gitea call is refused until it is (no other variable is read)`);
-  await verifyIdentity(session);
+  // In the background: a Gitea that does not answer must not hold the client's handshake. Mutations
+  // wait for this check (identity-gate.ts); reads do not need it.
+  void verifyIdentity(session);
   logger.info({ profile: profile.name, tools: registry.tools.length, audit }, 'namespace ready');
   return { session };
 }

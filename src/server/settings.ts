@@ -69,10 +69,26 @@ const positiveInt = (raw: string, env: string): number => {
   throw new SettingsError(`${env} must be a whole number`);
 };
 
+/**
+ * The Gitea base URL. The API lives under /api/v1, which the server adds itself; a URL copied with it
+ * (from Gitea's API docs page) is accepted without it, so the two spellings name the same Gitea.
+ */
+const giteaBaseUrl = (raw: string, env: string): string => {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new SettingsError(`${env} must be the URL of a Gitea, for example https://gitea.example.com`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SettingsError(`${env} must be an http or https URL`);
+  if (url.username || url.password) throw new SettingsError(`${env} must not hold credentials; the token comes from the profile's variable`);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '')}`;
+};
+
 export const SETTINGS: readonly SettingSpec[] = [
   { key: 'profile', env: 'GITEA_MCP_PROFILE', flag: 'profile', default: null, description: 'profile name (in profiles/ or the config) or profile file', parse: text },
   { key: 'config', env: 'GITEA_MCP_CONFIG', flag: 'config', default: null, description: 'multi-identity config file, when the profile is defined there', parse: text },
-  { key: 'giteaUrl', env: 'GITEA_URL', flag: 'gitea-url', default: null, description: 'Gitea base URL (without /api/v1); the token comes only from the env var the profile names (token_source_name; GITEA_TOKEN when it names none)', parse: text },
+  { key: 'giteaUrl', env: 'GITEA_URL', flag: 'gitea-url', default: null, description: 'Gitea base URL (a trailing /api/v1 is dropped); the token comes only from the env var the profile names (token_source_name; GITEA_TOKEN when it names none)', parse: giteaBaseUrl },
   { key: 'transport', env: 'MCP_TRANSPORT', flag: 'transport', default: 'stdio', description: 'stdio or http (streamable HTTP, stateless)', parse: oneOf('stdio', 'http') },
   { key: 'host', env: 'MCP_HOST', flag: 'host', default: '127.0.0.1', description: 'HTTP bind address; a non-loopback address requires MCP_BEARER_TOKEN', parse: text },
   { key: 'port', env: 'MCP_PORT', flag: 'port', default: '8741', description: 'HTTP port', parse: positiveInt },

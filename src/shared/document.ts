@@ -1,6 +1,6 @@
 // Reads a YAML or JSON file (JSON is YAML) keeping line numbers, so every finding about a profile
 // or policy can point at file:line. Validation with ajv names the JSON path and never the value.
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { LineCounter, parseDocument, isNode } from 'yaml';
 import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -27,15 +27,65 @@ export interface DocumentFinding {
   message: string;
 }
 
+/** Why a file could not be read as a document; `parse_error` unless a more precise reason applies. */
+export type DocumentProblem = 'parse_error' | 'unreadable' | 'too_large' | 'binary' | 'empty';
+
 export class DocumentError extends Error {
   constructor(
     readonly file: string,
     readonly line: number | null,
     message: string,
+    readonly problem: DocumentProblem = 'parse_error',
+    /** The plain message, without the file:line prefix. */
+    readonly detail: string = message,
   ) {
     super(`${file}${line ? `:${line}` : ''}: ${message}`);
     this.name = 'DocumentError';
   }
+}
+
+/**
+ * Profiles and policies are hand-written and small (the largest reference file is 17 kB); past this a
+ * file is a mistake, and parsing it would cost seconds and gigabytes before saying so.
+ */
+export const MAX_DOCUMENT_BYTES = 256 * 1024;
+
+/** Reads a profile or policy file as text: bounded in size, UTF-8, no NUL bytes. The content is never quoted. */
+export function readDocumentText(file: string): string {
+  let bytes: Buffer;
+  let fd: number | null = null;
+  try {
+    fd = openSync(file, 'r');
+    const size = fstatSync(fd).size;
+    if (size > MAX_DOCUMENT_BYTES) {
+      const message = `is ${size} bytes, over the ${MAX_DOCUMENT_BYTES}-byte limit for profile and policy files`;
+      throw new DocumentError(file, null, message, 'too_large');
+    }
+    bytes = Buffer.alloc(size);
+    let read = 0;
+    while (read < size) {
+      const n = readSync(fd, bytes, read, size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    bytes = bytes.subarray(0, read);
+  } catch (error) {
+    if (error instanceof DocumentError) throw error;
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new DocumentError(file, null, `cannot read file (${code})`, 'unreadable');
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    text = '\0';
+  }
+  if (text.includes('\0')) {
+    throw new DocumentError(file, null, 'is binary, not a YAML or JSON text file (its content is not shown)', 'binary');
+  }
+  return text;
 }
 
 export function parseDocumentText(text: string, file: string): LoadedDocument {
@@ -43,8 +93,15 @@ export function parseDocumentText(text: string, file: string): LoadedDocument {
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const firstError = doc.errors[0];
   if (firstError) {
-    const line = firstError.linePos?.[0]?.line ?? null;
-    throw new DocumentError(file, line, `not valid YAML/JSON (${firstError.code})`);
+    const position = lineCounter.linePos(firstError.pos[0]);
+    const line = position.line;
+    // With prettyErrors off, yaml's message names the construct, never the content around it.
+    const what = firstError.code === 'RESOURCE_EXHAUSTION' ? 'nested too deeply' : firstError.message;
+    const where = ` at line ${position.line}, column ${position.col}`;
+    throw new DocumentError(file, line, `not valid YAML/JSON${where}: ${what} (${firstError.code})`);
+  }
+  if (doc.contents === null) {
+    throw new DocumentError(file, null, 'is empty (no YAML or JSON content, only blanks or comments)', 'empty');
   }
   const lineOf = (path: readonly PathSegment[]): number | null => {
     for (let depth = path.length; depth >= 0; depth--) {
@@ -57,14 +114,7 @@ export function parseDocumentText(text: string, file: string): LoadedDocument {
 }
 
 export function readDocument(file: string): LoadedDocument {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new DocumentError(file, null, `cannot read file (${code})`);
-  }
-  return parseDocumentText(text, file);
+  return parseDocumentText(readDocumentText(file), file);
 }
 
 const ajv = new Ajv({ allErrors: true, strict: false });

@@ -10,7 +10,7 @@ export const whoamiTool: BuiltinTool = {
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   operations: [],
   async handler({ session }) {
-    const status = session.identity.current();
+    const status = await session.identity.ensure();
     const payload = {
       login: status.state === 'unverified' ? null : status.login,
       expected_login: session.signedIn?.login ?? session.profile.data.authenticated_username ?? null,
