@@ -21,6 +21,7 @@ import { execute } from '../../gitea/executor.js';
 import type { AuditIntegrity } from '../../audit/event.js';
 import { decideMappedCall } from '../../policy/decide.js';
 import type { Decision } from '../../policy/decision.js';
+import { didYouMean } from '../../policy/nearest.js';
 import { mapCall } from '../../policy/operation-map.js';
 import type { ReasonCode } from '../../policy/reasons.js';
 import { ErrorCode, McpError, type CallToolResult } from '../sdk.js';
@@ -72,7 +73,9 @@ export async function handleToolCall(namespace: Namespace, name: string, args: u
   }
   if (outcome === 'unknown_tool') {
     await audit.result(errorRecord('unknown_tool', null));
-    throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    // Suggests only tools this namespace lists: a hidden tool stays hidden.
+    const listed = session.registry.tools.map((tool) => tool.definition.name);
+    throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}${didYouMean(name, listed)}`);
   }
   await audit.result(outcome.record);
   return outcome.result;
