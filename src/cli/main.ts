@@ -7,6 +7,7 @@ import { didYouMean } from '../policy/nearest.js';
 type Command = { summary: string; load: () => Promise<{ run: (argv: string[]) => Promise<number> }> };
 
 const commands: Record<string, Command> = {
+  init: { summary: 'write starter profiles for your team and the MCP client configuration', load: () => import('./init.js') },
   serve: { summary: 'run one MCP namespace (stdio or streamable HTTP) with one profile', load: () => import('./serve.js') },
   check: { summary: 'lint profile files and policies (text, json or sarif)', load: () => import('./check.js') },
   decide: { summary: 'decide requests against a profile (one, or --batch JSON Lines)', load: () => import('./decide.js') },

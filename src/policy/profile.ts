@@ -20,6 +20,8 @@ export interface ProfileData {
   /** Per-user OAuth: who may sign in (logins; org/team whose members may). */
   authenticated_users?: string[];
   authenticated_teams?: string[];
+  /** Instead of authenticated_username: the environment variable holding the login (serve resolves it). */
+  authenticated_username_from_env?: string;
   allowed_operations?: string[];
   forbidden_operations?: string[];
   token_source_name?: string;

@@ -31,7 +31,7 @@ import { buildToolRegistry, ToolRegistryError, type ToolRegistry } from './tool-
 
 export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, logger: Logger): Promise<Namespace> {
   const policy = startupStep(() => loadPolicySet());
-  const profile = startupStep(() => loadProfile(profileReference(settings), policy));
+  const profile = startupStep(() => withLoginFromEnv(loadProfile(profileReference(settings), policy), env));
   const entries = loadCatalog().entries;
   const builtins = builtinTools();
   const registry = startupStep(() => registryFor(settings, policy, profile, entries, builtins));
@@ -85,6 +85,21 @@ function auditDatabaseUrl(env: NodeJS.ProcessEnv): string | null {
   throw new StartupError("AUDIT_SINK must be 'file' or a postgres:// URL");
 }
 
+/**
+ * A profile that names its login's variable (authenticated_username_from_env, a one-person setup)
+ * gets the login from the environment now; unset, the namespace does not start: an unknown login
+ * would leave every mutation refused without saying why.
+ */
+export function withLoginFromEnv(profile: CompiledProfile, env: NodeJS.ProcessEnv): CompiledProfile {
+  const variable = profile.data.authenticated_username_from_env;
+  if (variable === undefined) return profile;
+  const login = env[variable]?.trim();
+  if (!login) {
+    throw new StartupError(`profile ${profile.name ?? profile.file} takes its Gitea login from ${variable} (authenticated_username_from_env), which is not set`);
+  }
+  return { ...profile, data: { ...profile.data, authenticated_username: login } };
+}
+
 /** Runs GET /user and logs the outcome (logins only, never the token). */
 export async function verifyIdentity(session: Session): Promise<void> {
   const status = await session.identity.verify();
@@ -100,6 +115,7 @@ export async function verifyIdentity(session: Session): Promise<void> {
  */
 export async function switchProfile(namespace: Namespace, profile: CompiledProfile): Promise<Session> {
   const current = namespace.session;
+  profile = withLoginFromEnv(profile, current.env);
   const gitea = giteaIdentityFor(current.settings, profile, current.env);
   const client = gitea.token === '' ? null : new GiteaHttpClient(gitea, { timeoutMs: current.settings.timeoutMs });
   const next: Session = {

@@ -117,7 +117,8 @@ export function readDocument(file: string): LoadedDocument {
   return parseDocumentText(readDocumentText(file), file);
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+// verbose: a oneOf error carries its alternatives, so it can name the fields to choose between.
+const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
 addFormats(ajv);
 const compiled = new Map<object, ValidateFunction>();
 
@@ -143,7 +144,7 @@ export function schemaValidator(schema: object): ValidateFunction {
 export function validateDocument(doc: LoadedDocument, schema: object): DocumentFinding[] {
   const validate = schemaValidator(schema);
   if (validate(doc.data)) return [];
-  return (validate.errors ?? []).map((error) => {
+  return withoutAlternatives(validate.errors ?? []).map((error) => {
     const path = pathOf(error);
     return { file: doc.file, line: doc.lineOf(path), path: toPointer(path), message: describeError(error) };
   });
@@ -153,7 +154,20 @@ export function validateDocument(doc: LoadedDocument, schema: object): DocumentF
 export function validationErrors(schema: object, data: unknown): Array<{ path: string; message: string }> {
   const validate = schemaValidator(schema);
   if (validate(data)) return [];
-  return (validate.errors ?? []).map((error) => ({ path: toPointer(pathOf(error)), message: describeError(error) }));
+  return withoutAlternatives(validate.errors ?? []).map((error) => ({ path: toPointer(pathOf(error)), message: describeError(error) }));
+}
+
+/** The failures inside each branch of a oneOf: its own error says what to choose, they only repeat it. */
+function withoutAlternatives(errors: ErrorObject[]): ErrorObject[] {
+  const branches = errors.filter((error) => error.keyword === 'oneOf').map((error) => `${error.schemaPath}/`);
+  return errors.filter((error) => !branches.some((prefix) => error.schemaPath.startsWith(prefix)));
+}
+
+/** Field names when every alternative of a oneOf is one required field (exactly one of them must be set). */
+function exclusiveFields(error: ErrorObject): string[] | null {
+  const alternatives = Array.isArray(error.schema) ? (error.schema as Array<{ required?: unknown }>) : [];
+  const fields = alternatives.map((alternative) => (Array.isArray(alternative.required) && alternative.required.length === 1 ? String(alternative.required[0]) : null));
+  return fields.length > 0 && fields.every((field) => field !== null) ? (fields as string[]) : null;
 }
 
 function pathOf(error: ErrorObject): PathSegment[] {
@@ -179,6 +193,10 @@ function describeError(error: ErrorObject): string {
       return 'unknown field';
     case 'required':
       return `missing required field '${(error.params as { missingProperty: string }).missingProperty}'`;
+    case 'oneOf': {
+      const fields = exclusiveFields(error);
+      return fields ? `needs exactly one of the fields ${fields.join(', ')}` : (error.message ?? 'fails oneOf');
+    }
     case 'enum':
       return `must be one of: ${((error.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`;
     default:

@@ -15,6 +15,8 @@ export const whoamiTool: BuiltinTool = {
       login: status.state === 'unverified' ? null : status.login,
       expected_login: session.signedIn?.login ?? session.profile.data.authenticated_username ?? null,
       signed_in_via: session.signedIn ? 'oauth' : 'profile_token',
+      // A one-person setup says where the login came from (the profile's authenticated_username_from_env).
+      ...(session.profile.data.authenticated_username_from_env ? { expected_login_from_env: session.profile.data.authenticated_username_from_env } : {}),
       verification: status.state,
       verified: status.state === 'verified',
       ...(status.state === 'unverified' ? { detail: status.detail, ...(status.cause ? { cause: status.cause } : {}) } : {}),
