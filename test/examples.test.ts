@@ -21,6 +21,8 @@ const exampleFiles = filesUnder(examplesDir).map((file) => relative(examplesDir,
 const clientConfigs = exampleFiles.filter((file) => file.endsWith('.json'));
 
 interface ServerEntry {
+  command?: string;
+  args?: string[];
   env?: Record<string, string>;
 }
 
@@ -45,6 +47,9 @@ describe('example client configs', () => {
 
       for (const [name, entry] of serverEntries(file)) {
         test(`${name}: names an existing profile and passes exactly its token variable, from the environment`, () => {
+          // The command the README's install puts on PATH, run as written (test/install.test.ts runs it so).
+          assert.equal(entry.command, 'gitea-warden');
+          assert.deepEqual(entry.args, ['serve']);
           const profile = entry.env?.GITEA_MCP_PROFILE;
           assert.ok(profile && profileExists(profile), `GITEA_MCP_PROFILE ${String(profile)} is no file in profiles/`);
           assert.equal(name, profile, 'the namespace is named after its profile');
@@ -90,7 +95,7 @@ describe('CI workflows', () => {
   for (const file of ['ci/github-actions.yml', 'ci/gitea-actions.yml']) {
     test(`${file} runs gitea-warden check and diff`, () => {
       const workflow = readFileSync(join(examplesDir, file), 'utf8');
-      assert.match(workflow, /gitea-warden check profiles\/ policies\//);
+      assert.match(workflow, /gitea-warden check profiles\//);
       assert.match(workflow, /gitea-warden diff /);
     });
   }
