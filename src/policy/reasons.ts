@@ -115,7 +115,10 @@ export const REASONS = {
   failed: { kinds: ['outcome'], meaning: 'A guarded action passed its checks but its write failed.' },
   // findings of `check`
   unreadable: { kinds: ['finding'], meaning: 'The file cannot be read.' },
-  parse_error: { kinds: ['finding'], meaning: 'The file is not valid YAML or JSON.' },
+  parse_error: { kinds: ['finding'], meaning: 'The file is not valid YAML or JSON (the finding names line and column).' },
+  too_large: { kinds: ['finding'], meaning: 'The file is over the 256 KiB limit for profile and policy files; it is not parsed.' },
+  binary: { kinds: ['finding'], meaning: 'The file is binary (NUL bytes or not UTF-8), not YAML or JSON; its content is not shown.' },
+  empty: { kinds: ['finding'], meaning: 'The file holds no YAML or JSON content, only blanks or comments.' },
   merge_conflict: { kinds: ['finding'], meaning: 'The file holds a merge-conflict marker.' },
   schema: { kinds: ['finding'], meaning: "A value does not fit the file's JSON Schema." },
   invalid_policy: { kinds: ['finding'], meaning: 'The policy files are unusable as a whole.' },
