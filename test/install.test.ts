@@ -113,10 +113,11 @@ describe('the installed command', () => {
   });
 });
 
-/** Lines of the ```sh blocks of a Markdown file. */
+/** Commands of the ```sh blocks of a Markdown file, a line continued with \\ joined to the next. */
 function shellLines(file: string): string[] {
   const text = readFileSync(join(packageRoot, file), 'utf8');
-  return [...text.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((match) => (match[1] ?? '').split('\n')).filter((line) => line.trim() !== '');
+  const blocks = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) => (match[1] ?? '').replace(/\\\n\s*/g, ''));
+  return blocks.flatMap((block) => block.split('\n')).filter((line) => line.trim() !== '');
 }
 
 /** Lines not run here, each with the reason; every other line of the READMEs runs. */
@@ -126,7 +127,8 @@ const notRun: Array<[RegExp, string]> = [
   [/^npm ci\b/, 'installs this checkout; the packed tarball below is installed instead'],
   [/^npm install --global \.\s/, 'the same install from the checkout; the tarball install in before() runs the next block as written'],
   [/^npm pack\b|^npm install --global \.\/gitea-warden-/, 'run as written in before()'],
-  [/^MCP_TRANSPORT=http /, 'a long-running HTTP server; test/e2e-server-http.test.ts serves it'],
+  [/^MCP_TRANSPORT=http /, 'a long-running HTTP server; test/e2e-server-http.test.ts and the OAuth tests serve it'],
+  [/^export OAUTH_CLIENT_SECRET=/, 'the settings of the OAuth shared service started by the next command; the OAuth tests set them'],
 ];
 
 describe('the shell lines of the README and examples/README.md run as written', () => {
