@@ -107,6 +107,10 @@ describe('the installed command', () => {
       const { tools } = await client.listTools();
       assert.ok(tools.length > 20 && tools.some((tool) => tool.name === 'gitea_pulls_create'), `${tools.length} tools`);
       assert.equal(payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} })).login, 'alice');
+      // Started from the user's project, the denial names the user's profile relative to it.
+      const merge = { method: 'POST', path: '/repos/acme/widgets/pulls/1/merge', body: { do: 'merge' } };
+      const denial = payloadOf(await client.callTool({ name: 'gitea_api_request', arguments: merge })).error;
+      assert.match(denial.determining.entry, /^profiles\/gitea-author\.yaml:\d+$/);
     } finally {
       await client.close();
     }

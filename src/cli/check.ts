@@ -6,7 +6,8 @@ import { checkPolicies, loadPolicySet } from '../policy-files/policy-set.js';
 import { checkProfileFile, profileFilesIn } from '../policy-files/profile-files.js';
 import { policiesDir, profilesDir } from '../shared/paths.js';
 import type { Finding } from '../policy/findings.js';
-import { displayPath, errorMessage, fail, findingLine } from './policy-context.js';
+import { errorMessage, fail, findingLine } from './policy-context.js';
+import { shownPath } from '../shared/paths.js';
 
 const HELP = `usage: gitea-warden check [paths...] [--format text|json|sarif] [--policies DIR]
 
@@ -56,7 +57,7 @@ function isPolicyDir(path: string): boolean {
 }
 
 function format(findings: Finding[], kind: string): string {
-  const shown = findings.map((finding) => ({ ...finding, file: displayPath(finding.file) }));
+  const shown = findings.map((finding) => ({ ...finding, file: shownPath(finding.file) }));
   if (kind === 'json') return `${JSON.stringify({ findings: shown }, null, 2)}\n`;
   if (kind === 'sarif') return `${JSON.stringify(toSarif(shown), null, 2)}\n`;
   if (shown.length === 0) return 'check: no findings\n';

@@ -4,7 +4,8 @@ import { catalogByName } from '../catalog/load.js';
 import { loadProfile } from '../policy-files/profile-files.js';
 import type { Decision } from '../policy/decision.js';
 import { decide, decideCall } from '../policy/decide.js';
-import { decideContextFrom, displayPath, errorMessage, fail, forOutput, policyOptions, policySetFrom } from './policy-context.js';
+import { decideContextFrom, errorMessage, fail, forOutput, policyOptions, policySetFrom } from './policy-context.js';
+import { shownPath } from '../shared/paths.js';
 
 const HELP = `usage: gitea-warden explain --profile P (--operation NAME | --tool TOOL [--args JSON]) [--service S]
 
@@ -49,7 +50,7 @@ export async function run(argv: string[]): Promise<number> {
       subject = `tool ${entry.name} (${entry.method} ${entry.path}, operationId ${entry.operationId})`;
       decision = decideCall(profile, { operationId: entry.operationId, arguments: args }, policy.operationMap, context);
     }
-    process.stdout.write(render(forOutput(decision), subject, displayPath(profile.file), profile.name));
+    process.stdout.write(render(forOutput(decision), subject, shownPath(profile.file), profile.name));
   } catch (error) {
     return fail('explain', errorMessage(error));
   }

@@ -1,10 +1,9 @@
 // What the policy commands (check, decide, explain, diff, migrate) share: the loaded policy set,
-// the reference-profile holders for hints, and paths shown relative to the working directory.
-import { relative } from 'node:path';
+// the reference-profile holders for hints, and files shown as the server shows them (shownPath).
 import { loadPolicySet, type PolicySet } from '../policy-files/policy-set.js';
 import { hintHolders } from '../policy-files/profile-files.js';
-import { policiesDir, profilesDir } from '../shared/paths.js';
-import type { Decision } from '../policy/decision.js';
+import { policiesDir, profilesDir, shownPath } from '../shared/paths.js';
+import { withShownFiles, type Decision } from '../policy/decision.js';
 import type { Finding } from '../policy/findings.js';
 import type { DecideContext } from '../policy/decide.js';
 import { decideContextFor } from '../policy/checks.js';
@@ -23,22 +22,14 @@ export function decideContextFrom(policy: PolicySet, values: { 'reference-profil
   return decideContextFor(policy, { holders: hintHolders(policy, values['reference-profiles'] ?? profilesDir), guardedOnly: policy.guards.guarded_only });
 }
 
-export function displayPath(file: string): string {
-  if (file.startsWith('<')) return file;
-  const shown = relative(process.cwd(), file);
-  return shown.startsWith('..') ? file : shown;
-}
-
-/** The decision as emitted by decide: paths relative, the shape unchanged. */
+/** The decision as emitted by decide: files shown as the server shows them, the shape unchanged. */
 export function forOutput(decision: Decision): Decision {
-  const hint = decision.hint?.split(decision.determining.file).join(displayPath(decision.determining.file));
-  const failed = decision.failed.map((f) => (f.entry ? { ...f, entry: { ...f.entry, file: displayPath(f.entry.file) } } : f));
-  return { ...decision, determining: { ...decision.determining, file: displayPath(decision.determining.file) }, failed, ...(hint !== undefined ? { hint } : {}) };
+  return withShownFiles(decision, shownPath);
 }
 
 /** One finding for a person: `file:line: severity code: message (fix: ...)`, as check and migrate print it. */
 export function findingLine(finding: Finding): string {
-  return `${displayPath(finding.file)}${finding.line ? `:${finding.line}` : ''}: ${finding.severity} ${finding.code}: ${finding.message}${finding.fix ? ` (fix: ${finding.fix})` : ''}`;
+  return `${shownPath(finding.file)}${finding.line ? `:${finding.line}` : ''}: ${finding.severity} ${finding.code}: ${finding.message}${finding.fix ? ` (fix: ${finding.fix})` : ''}`;
 }
 
 export function fail(command: string, message: string): number {

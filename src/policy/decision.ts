@@ -25,6 +25,17 @@ export interface FailedCondition {
   fact?: string;
 }
 
+/**
+ * The decision with every file it names (determining entry, failed entries, the hint's mention) as
+ * `show` displays it; the server and the policy commands both show files through shownPath.
+ */
+export function withShownFiles(decision: Decision, show: (file: string) => string): Decision {
+  const file = decision.determining.file;
+  const hint = decision.hint?.split(file).join(show(file));
+  const failed = decision.failed.map((f) => (f.entry ? { ...f, entry: { ...f.entry, file: show(f.entry.file) } } : f));
+  return { ...decision, determining: { ...decision.determining, file: show(file) }, failed, ...(hint !== undefined ? { hint } : {}) };
+}
+
 export interface Decision {
   decision: Effect;
   /** The primary canonical operation, or null when the request could not be normalized/mapped. */

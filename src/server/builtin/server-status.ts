@@ -1,7 +1,6 @@
 // gitea_server_status: the version and the hashes of the profile and policy files this process
 // loaded; restart_required when any of them changed on disk since start (compared at call time).
-import { relative } from 'node:path';
-import { packageRoot } from '../../shared/paths.js';
+import { shownPath } from '../../shared/paths.js';
 import { fileSha256 } from '../file-hash.js';
 import type { Session } from '../session.js';
 import type { BuiltinTool } from './types.js';
@@ -31,7 +30,7 @@ export const serverStatusTool: BuiltinTool = {
   async handler({ session }) {
     const files = session.watchedFiles.map((file) => {
       const now = fileSha256(file.path);
-      return { path: relative(packageRoot, file.path), sha256: file.sha256, changed: now !== file.sha256 };
+      return { path: shownPath(file.path), sha256: file.sha256, changed: now !== file.sha256 };
     });
     const payload = {
       name: 'gitea-warden',

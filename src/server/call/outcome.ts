@@ -1,8 +1,7 @@
 // What a pipeline step hands back when it ends the call: the tool result and the record its result
 // audit event is written from. The server's own refusals (before or instead of Gitea) are built here.
-import { relative } from 'node:path';
-import { packageRoot } from '../../shared/paths.js';
-import type { Decision } from '../../policy/decision.js';
+import { shownPath } from '../../shared/paths.js';
+import { withShownFiles, type Decision } from '../../policy/decision.js';
 import type { ReasonCode } from '../../policy/reasons.js';
 import type { CallRecord } from './audit.js';
 import type { CallToolResult } from '../sdk.js';
@@ -15,15 +14,15 @@ export interface Outcome {
 
 /** The refusal of a denied decision: reason, operations, the determining entry (file:line) and the hint. */
 export function denied(decision: Decision, target: CallRecord['target']): Outcome {
-  const { file, line, rule } = decision.determining;
-  const shown = file.startsWith('<') ? file : relative(packageRoot, file);
+  const shownDecision = withShownFiles(decision, shownPath);
+  const { file: shown, line, rule } = shownDecision.determining;
   const result = refusal('policy_denied', `Denied by policy: ${decision.reason}.`, {
     reason: decision.reason,
     operation: decision.operation,
     operations: decision.operations,
     determining: { file: shown, line, rule, entry: line === null ? shown : `${shown}:${line}` },
-    failed: decision.failed,
-    hint: decision.hint ?? null,
+    failed: shownDecision.failed,
+    hint: shownDecision.hint ?? null,
   });
   return { result, record: deniedRecord(decision.operation, decision.reason, target) };
 }
