@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { CALL_STAGES, handleToolCall } from '../src/server/call/pipeline.js';
 import type { Namespace } from '../src/server/session.js';
-import { packageRoot } from '../src/shared/paths.js';
+import { packageRoot, shownPath } from '../src/shared/paths.js';
 import { payloadOf, tempDir } from './support/namespace.js';
 import { openNamespace } from './support/in-process.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
@@ -95,7 +95,7 @@ describe('a tools/call reads its arguments once', () => {
     const context = 'src/server/call/context.ts';
     assert.deepEqual(reads.sort(), [`${context} body`, `${context} index`, `${context} owner`, `${context} repo`, `${context} sudo`]);
     // The guard's denial cites the policy line that makes it judge a merge.
-    assert.deepEqual(payload.error.determining.entry, `policies/guards.yaml:${lineOf('policies/guards.yaml', /^\s+merge: \[gitea\.pr\.merge\b/)}`);
+    assert.deepEqual(payload.error.determining.entry, `${shownPath(join(packageRoot, 'policies', 'guards.yaml'))}:${lineOf('policies/guards.yaml', /^\s+merge: \[gitea\.pr\.merge\b/)}`);
   });
 
   test('a push to a protected branch cites the protected_branches line of policies/targets.yaml', async () => {
@@ -105,7 +105,7 @@ describe('a tools/call reads its arguments once', () => {
     assert.ok(failed, JSON.stringify(payload.error));
     assert.match(failed.message, /protected_branches: main/);
     const line = lineOf('policies/targets.yaml', /^protected_branches:/);
-    assert.deepEqual(failed.entry, { file: join(packageRoot, 'policies', 'targets.yaml'), line, rule: 'protected_branches: main' });
+    assert.deepEqual(failed.entry, { file: shownPath(join(packageRoot, 'policies', 'targets.yaml')), line, rule: 'protected_branches: main' });
   });
 
   test('a built-in tool naming a pull request by pr_number: the context reads it, the tool takes it from there', async () => {
