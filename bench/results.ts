@@ -3,7 +3,7 @@ import type { AuditAppendFigures } from './audit-append.js';
 import type { DecisionFigures } from './decision-engines.js';
 import type { ScalingPoint } from './scaling.js';
 import type { OverheadFigures } from './server-overhead.js';
-import type { ListingFigures, StartupFigures } from './startup.js';
+import type { ListingFigures, RecallFigures, StartupFigures } from './startup.js';
 import type { Spread } from './stats.js';
 import type { TokenVerificationFigures } from './token-verification.js';
 
@@ -50,9 +50,11 @@ export interface BenchResults {
   overhead: OverheadFigures | null;
   /** Per-user OAuth: what verifying a bearer token adds to a call (absent in results of older runs). */
   tokenVerification?: TokenVerificationFigures | null;
-  startup: StartupFigures | null;
+  /** Per reference namespace and tool mode; null when it could not be measured. */
+  startup: StartupFigures[] | null;
   skipped: string[];
   listings: ListingFigures[];
+  recall: RecallFigures;
   redaction: RedactionFigures;
   audit: AuditFigures;
   /** Absent in results written before integrity labels were measured. */

@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark of issue 8 in one run on one machine, progress on stderr. Writes
 // bench/results.json and docs/benchmarks.md. Exits 1, before timing anything, when the decision
 // engines disagree on any request.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../src/shared/paths.js';
@@ -15,7 +15,7 @@ import { renderReport } from './report.js';
 import type { AuditFigures, BenchResults, IntegrityFigures, Machine, RedactionFigures } from './results.js';
 import { benchScaling } from './scaling.js';
 import { benchServerOverhead } from './server-overhead.js';
-import { benchListings, benchStartup } from './startup.js';
+import { benchListings, benchRecall, benchStartup } from './startup.js';
 import { overRounds, progress } from './stats.js';
 import { benchTokenVerification } from './token-verification.js';
 import { buildWorkload } from './workload.js';
@@ -30,6 +30,7 @@ export const resultsFile = join(packageRoot, 'bench', 'results.json');
 export const reportFile = join(packageRoot, 'docs', 'benchmarks.md');
 
 async function main(): Promise<number> {
+  if (process.argv.includes('--only-tools')) return toolsOnly();
   const started = Date.now();
   const skipped: string[] = [];
   progress('decisions: building the workload and the three engines');
@@ -47,15 +48,34 @@ async function main(): Promise<number> {
   const overhead = await optional('server overhead', skipped, () => benchServerOverhead(ROUNDS, SERVER_CALLS_PER_ROUND));
   const tokenVerification = await optional('token verification', skipped, () => benchTokenVerification(ROUNDS, TOKEN_VERIFICATIONS));
   const startup = await optional('start-up', skipped, () => benchStartup(ROUNDS));
-  progress('tools/list sizes');
+  progress('tools/list sizes and recall of gitea_find_operations');
   const listings = benchListings();
+  const recall = benchRecall();
   const redaction = await redactionFigures();
   const audit = await auditFigures();
   const integrity = await integrityFigures();
-  const results: BenchResults = { date: new Date().toISOString(), machine: machine(), rounds: ROUNDS, decisions, scaling, overhead, tokenVerification, startup, skipped, listings, redaction, audit, integrity };
+  const results: BenchResults = {
+    date: new Date().toISOString(), machine: machine(), rounds: ROUNDS, decisions, scaling, overhead, tokenVerification, startup, skipped, listings, recall, redaction, audit, integrity,
+  };
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(reportFile, renderReport(results));
   progress(`wrote bench/results.json and docs/benchmarks.md in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  return 0;
+}
+
+/**
+ * `npm run bench -- --only-tools`: sections 4 and 5 only (start-up, listings, recall), written over
+ * those of the last full run's bench/results.json, for work on the tool listing.
+ */
+async function toolsOnly(): Promise<number> {
+  if (!existsSync(resultsFile)) throw new Error('no bench/results.json to update; run npm run bench once');
+  const previous = JSON.parse(readFileSync(resultsFile, 'utf8')) as BenchResults;
+  const skipped = previous.skipped.filter((reason) => !reason.startsWith('start-up'));
+  const startup = await optional('start-up', skipped, () => benchStartup(ROUNDS));
+  const results: BenchResults = { ...previous, date: new Date().toISOString(), machine: machine(), startup, skipped, listings: benchListings(), recall: benchRecall() };
+  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(reportFile, renderReport(results));
+  progress('wrote sections 4 and 5 of bench/results.json and docs/benchmarks.md');
   return 0;
 }
 

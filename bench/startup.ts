@@ -1,23 +1,33 @@
-// Items 4 and 5 of the benchmark. Start-up: from spawning one stdio namespace process to its first
-// answered tools/list, and that process's resident memory (VmRSS) right after. Listing size: what
-// each reference namespace sends on tools/list (tools, bytes, bytes/4 as a token estimate), as the
-// server computes it (namespaceListing), cross-checked against one live tools/list.
-import { readFileSync } from 'node:fs';
+// Items 4 and 5 of the benchmark, per reference namespace and tool mode. Start-up: from spawning one
+// stdio namespace from the built package (`node dist/cli/main.js serve`) to its first answered
+// tools/list, the CPU time the process had used by then (utime + stime from /proc, independent of
+// how busy the machine is) and its resident memory (VmRSS). Listing size: what the namespace sends
+// on tools/list (tools, bytes, bytes/4 as a token estimate), cross-checked against the live answer.
+// Recall at 3 of gitea_find_operations over the retrieval tasks in test/fixtures/.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { profilesDir } from '../src/shared/paths.js';
 import { profileFilesIn } from '../src/policy-files/profile-files.js';
 import { startSandbox } from '../src/sandbox/index.js';
 import { namespaceListing } from '../src/server/namespace-report.js';
-import { namespaceEnv, repoRoot, SERVE_ARGS, tempDir } from '../test/support/namespace.js';
+import { heldOutTasks, retrievalTasks } from '../test/fixtures/retrieval-tasks.js';
+import { namespaceEnv, repoRoot, tempDir } from '../test/support/namespace.js';
+import { recallAt3 } from '../test/support/retrieval.js';
 import { nowMicroseconds, overRounds, progress, type Spread } from './stats.js';
 
-const PROFILE = 'gitea-author';
+export const MODES = ['static', 'discovery'] as const;
+export type MeasuredMode = (typeof MODES)[number];
+const DIST_SERVE = ['dist/cli/main.js', 'serve'];
 
 export interface StartupFigures {
   profile: string;
+  mode: MeasuredMode;
   command: string;
   startupMilliseconds: Spread;
+  /** CPU time (user + system) of the server process when its first tools/list was answered. */
+  cpuMilliseconds: Spread;
   rssMegabytes: Spread;
   /** Bytes of the live tools/list result ({"tools": [...]}), to compare with the listing table. */
   liveListBytes: number;
@@ -25,36 +35,68 @@ export interface StartupFigures {
 
 export interface ListingFigures {
   profile: string;
+  mode: MeasuredMode;
+  /** What TOOL_MODE=auto serves this namespace. */
+  autoMode: MeasuredMode;
   tools: number;
   bytes: number;
   estimatedTokens: number;
 }
 
-export async function benchStartup(rounds: number): Promise<StartupFigures> {
+export interface RecallFigures {
+  tasks: number;
+  recallAt3: number;
+  heldOutTasks: number;
+  heldOutRecallAt3: number;
+  misses: string[];
+}
+
+/** Every reference namespace in each mode, `rounds` start-ups each, from dist/ (built by `npm run build`). */
+export async function benchStartup(rounds: number): Promise<StartupFigures[]> {
+  if (!existsSync(join(repoRoot, 'dist', 'cli', 'main.js'))) throw new Error('dist/ is not built; run npm run build');
   const sandbox = await startSandbox();
   const audit = tempDir('warden-bench-startup-');
-  let liveListBytes = 0;
+  const figures: StartupFigures[] = [];
   try {
-    const figures = await overRounds(rounds, async (round) => {
-      progress(`start-up: round ${round + 1} of ${rounds}`);
-      const env = namespaceEnv(sandbox, PROFILE, { auditLog: `${audit.path}/audit-${round}.jsonl` });
-      const transport = new StdioClientTransport({ command: process.execPath, args: SERVE_ARGS, env, cwd: repoRoot, stderr: 'ignore' });
-      const client = new Client({ name: 'warden-bench', version: '0.0.0' });
-      const start = nowMicroseconds();
-      try {
-        await client.connect(transport);
-        const listed = await client.listTools();
-        const milliseconds = (nowMicroseconds() - start) / 1000;
-        liveListBytes = Buffer.byteLength(JSON.stringify({ tools: listed.tools }), 'utf8');
-        return { startupMilliseconds: milliseconds, rssMegabytes: residentMegabytes(transport.pid) };
-      } finally {
-        await client.close();
+    for (const file of profileFilesIn(profilesDir)) {
+      const profile = file.slice(file.lastIndexOf('/') + 1).replace(/\.yaml$/, '');
+      for (const mode of MODES) {
+        let liveListBytes = 0;
+        const spread = await overRounds(rounds, async (round) => {
+          progress(`start-up: ${profile} ${mode}, round ${round + 1} of ${rounds}`);
+          const env = namespaceEnv(sandbox, profile, { auditLog: `${audit.path}/${profile}-${mode}-${round}.jsonl`, extra: { TOOL_MODE: mode } });
+          const transport = new StdioClientTransport({ command: process.execPath, args: DIST_SERVE, env, cwd: repoRoot, stderr: 'ignore' });
+          const client = new Client({ name: 'warden-bench', version: '0.0.0' });
+          const start = nowMicroseconds();
+          try {
+            await client.connect(transport);
+            const listed = await client.listTools();
+            const milliseconds = (nowMicroseconds() - start) / 1000;
+            liveListBytes = Buffer.byteLength(JSON.stringify({ tools: listed.tools }), 'utf8');
+            return { startupMilliseconds: milliseconds, cpuMilliseconds: cpuMilliseconds(transport.pid), rssMegabytes: residentMegabytes(transport.pid) };
+          } finally {
+            await client.close();
+          }
+        });
+        figures.push({ profile, mode, command: `node ${DIST_SERVE.join(' ')}`, ...spread, liveListBytes });
       }
-    });
-    return { profile: PROFILE, command: `node ${SERVE_ARGS.join(' ')}`, ...figures, liveListBytes };
+    }
+    return figures;
   } finally {
     await sandbox.close();
     audit.dispose();
+  }
+}
+
+/** utime + stime of a live process from /proc/<pid>/stat (Linux, clock ticks of 10 ms); NaN elsewhere. */
+function cpuMilliseconds(pid: number | null): number {
+  if (pid === null) return Number.NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
   }
 }
 
@@ -70,8 +112,23 @@ function residentMegabytes(pid: number | null): number {
 }
 
 export function benchListings(): ListingFigures[] {
-  return profileFilesIn(profilesDir).map((file) => {
-    const listing = namespaceListing(file);
-    return { profile: listing.profile, tools: listing.tools.length, bytes: listing.bytes, estimatedTokens: listing.estimatedTokens };
+  return profileFilesIn(profilesDir).flatMap((file) => {
+    const autoMode = namespaceListing(file).mode.mode;
+    return MODES.map((mode) => {
+      const listing = namespaceListing(file, null, mode);
+      return { profile: listing.profile, mode, autoMode, tools: listing.tools.length, bytes: listing.bytes, estimatedTokens: listing.estimatedTokens };
+    });
   });
+}
+
+export function benchRecall(): RecallFigures {
+  const main = recallAt3(retrievalTasks);
+  const heldOut = recallAt3(heldOutTasks);
+  return {
+    tasks: main.tasks,
+    recallAt3: main.recall,
+    heldOutTasks: heldOut.tasks,
+    heldOutRecallAt3: heldOut.recall,
+    misses: [...main.misses, ...heldOut.misses].map((miss) => `${miss.task} -> ${miss.found.join(', ')}`),
+  };
 }

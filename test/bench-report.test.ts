@@ -25,9 +25,10 @@ const results: BenchResults = {
       { measure: 'read, 1 client, stdio: added p50', value: 1.4, unit: 'ms', target: '<= 1 ms', met: false },
     ],
   },
-  startup: { profile: 'gitea-author', command: 'node serve', startupMilliseconds: s(900), rssMegabytes: s(120), liveListBytes: 1234 },
+  startup: [{ profile: 'gitea-author', mode: 'static', command: 'node serve', startupMilliseconds: s(900), cpuMilliseconds: s(400), rssMegabytes: s(120), liveListBytes: 4000 }],
   skipped: [],
-  listings: [{ profile: 'gitea-author', tools: 110, bytes: 4000, estimatedTokens: 1000 }],
+  listings: [{ profile: 'gitea-author', mode: 'static', autoMode: 'discovery', tools: 110, bytes: 4000, estimatedTokens: 1000 }],
+  recall: { tasks: 80, recallAt3: 0.95, heldOutTasks: 20, heldOutRecallAt3: 0.9, misses: ['close the PR -> gitea_pulls_merge'] },
   redaction: { inputBytes: 5 * 1024 * 1024, issues: 3000, exactOnlyMBps: s(100), maskMBps: s(50), textMaskMBps: s(200) },
   audit: { events: 200, fsync: 'group commit: one fsync per batch', sequentialPerSecond: s(3000), concurrentPerSecond: s(3000) },
 };
@@ -37,7 +38,8 @@ test('the report has the machine and every documented section, in order, each wi
   const positions = REPORT_SECTIONS.map((section) => text.indexOf(`\n## ${section}\n`));
   assert.ok(positions.every((p) => p > 0), 'every section heading is present');
   assert.deepEqual([...positions].sort((a, b) => a - b), positions, 'sections in the documented order');
-  for (const expected of ['Test CPU', 'v20.0.0', '**0 disagreements**', '| gitea-warden | 1 (1 to 1) |', '| gitea-author | 110 | 4000 | 1000 |', 'group commit: one fsync per batch', '| read, 16 concurrent, stdio: throughput | 82 % of direct fetch | >= 70% | yes |',
+  for (const expected of ['Test CPU', 'v20.0.0', '**0 disagreements**', '| gitea-warden | 1 (1 to 1) |', '| gitea-author | static | 110 | 4000 | 1000 | discovery |', '| gitea-author | static | 900 (900 to 900) | 400 (400 to 400) |',
+    '**95.0%**', 'group commit: one fsync per batch', '| read, 16 concurrent, stdio: throughput | 82 % of direct fetch | >= 70% | yes |',
     '| read, 1 client, stdio: added p50 | 1.4 ms | <= 1 ms | **no** |', 'VmRSS']) {
     assert.ok(text.includes(expected), expected);
   }

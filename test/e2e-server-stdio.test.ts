@@ -95,11 +95,18 @@ describe('tools/list per profile', () => {
 
   test('tools carry annotations; Gitea tools are open-world', async () => {
     const { tools } = await author.client.listTools();
-    const read = tools.find((t) => t.name === 'gitea_repos_get');
-    assert.deepEqual(
-      { readOnly: read?.annotations?.readOnlyHint, openWorld: read?.annotations?.openWorldHint, schema: read?.inputSchema.type },
-      { readOnly: true, openWorld: true, schema: 'object' },
-    );
+    // A listing sends only the hints that differ from MCP's defaults (readOnly false, destructive true, openWorld true;
+    // destructive means nothing for a read-only tool).
+    const hints = (name: string) => {
+      const annotations = tools.find((t) => t.name === name)?.annotations;
+      const readOnly = annotations?.readOnlyHint ?? false;
+      return { readOnly, destructive: readOnly ? null : (annotations?.destructiveHint ?? true), openWorld: annotations?.openWorldHint ?? true };
+    };
+    assert.deepEqual(hints('gitea_repos_get'), { readOnly: true, destructive: null, openWorld: true });
+    assert.deepEqual(hints('gitea_pulls_create'), { readOnly: false, destructive: false, openWorld: true });
+    assert.deepEqual(hints('gitea_contents_delete_file'), { readOnly: false, destructive: true, openWorld: true });
+    assert.deepEqual(hints('gitea_whoami'), { readOnly: true, destructive: null, openWorld: false });
+    assert.equal(tools.find((t) => t.name === 'gitea_repos_get')?.inputSchema.type, 'object');
   });
 });
 

@@ -78,6 +78,7 @@ before(async () => {
   const env = {
     GITEA_URL: relay.url,
     GITEA_MCP_PROFILE: 'gitea-author',
+    TOOL_MODE: 'static',
     GITEA_MCP_CONFIG: switchingConfig(),
     AUDIT_LOG: auditLog,
     GITEA_AUTHOR_TOKEN: sandbox.users.alice?.token ?? '',

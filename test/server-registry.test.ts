@@ -16,8 +16,9 @@ interface Filters {
   readOnly: boolean;
   disabledTools: string[];
   listDeniedTools: boolean;
+  toolMode: 'auto' | 'static' | 'discovery';
 }
-const defaults: Filters = { toolsets: null, readOnly: false, disabledTools: [], listDeniedTools: false };
+const defaults: Filters = { toolsets: null, readOnly: false, disabledTools: [], listDeniedTools: false, toolMode: 'static' };
 
 function names(profile: string, settings: Partial<Filters> = {}): string[] {
   const compiled = loadProfile(profileReference({ profile, config: null }), policy);

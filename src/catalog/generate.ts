@@ -13,6 +13,7 @@ type SwaggerOperation = {
   tags?: string[];
   summary?: string;
   description?: string;
+  deprecated?: boolean;
   consumes?: string[];
   produces?: string[];
   parameters?: SwaggerParameter[];
@@ -132,6 +133,7 @@ function buildEntry(
     path,
     summary: op.summary ?? op.operationId,
     ...(op.description ? { description: op.description } : {}),
+    ...(op.deprecated ? { deprecated: true } : {}),
     parameters,
     consumes: op.consumes ?? spec.consumes ?? [],
     produces: op.produces ?? spec.produces ?? [],

@@ -150,3 +150,15 @@ function convertParams(entry: CatalogEntry, raw: Record<string, string>): Record
   }
   return out;
 }
+
+const tables = new WeakMap<readonly CatalogEntry[], RouteTable>();
+
+/** The route table of these entries, built on first use (only the raw tool needs it, so start-up does not). */
+export function routeTableOf(entries: readonly CatalogEntry[]): RouteTable {
+  let table = tables.get(entries);
+  if (!table) {
+    table = buildRouteTable(entries);
+    tables.set(entries, table);
+  }
+  return table;
+}

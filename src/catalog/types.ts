@@ -36,6 +36,8 @@ export interface CatalogEntry {
   path: string;
   summary: string;
   description?: string;
+  /** Gitea marks the operation deprecated (a newer one does the same); kept out of static listings. */
+  deprecated?: true;
   parameters: {
     path: CatalogPathParameter[];
     query: CatalogParameter[];

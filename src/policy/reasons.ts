@@ -101,6 +101,7 @@ export const REASONS = {
   method_not_allowed: { kinds: ['refusal'], meaning: 'The raw request path exists, but not with that method.' },
   bad_path: { kinds: ['refusal'], meaning: 'The raw request path is not a plain path below /api/v1.' },
   tool_disabled: { kinds: ['refusal'], meaning: "The raw request resolves to a tool the namespace's DISABLED_TOOLS takes away." },
+  operation_not_offered: { kinds: ['refusal'], meaning: "Discovery: the operation is not one this namespace offers (its profile, TOOLSETS or READ_ONLY)." },
   runtime_switching_disabled: { kinds: ['refusal'], meaning: 'The config file does not allow switching profiles at runtime.' },
   profile_unavailable: { kinds: ['refusal'], meaning: 'The profile to switch to does not load.' },
   invalid_json: { kinds: ['refusal'], meaning: 'A decide --batch request line is not JSON.' },
@@ -108,6 +109,8 @@ export const REASONS = {
   // audit outcomes of calls that were not denied
   whoami: { kinds: ['outcome'], meaning: 'gitea_whoami answered.' },
   server_status: { kinds: ['outcome'], meaning: 'gitea_server_status answered.' },
+  find_operations: { kinds: ['outcome'], meaning: 'gitea_find_operations answered.' },
+  describe_operation: { kinds: ['outcome'], meaning: 'gitea_describe_operation answered.' },
   profile_switched: { kinds: ['outcome'], meaning: 'gitea_activate_profile switched the namespace to another profile.' },
   deleted: { kinds: ['outcome'], meaning: 'The cleanup tool deleted the branch after every check passed.' },
   closed: { kinds: ['outcome'], meaning: 'The reconcile tool closed the pull request after every check passed.' },

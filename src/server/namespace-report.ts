@@ -1,69 +1,112 @@
-// What a namespace sends in tools/list for a profile: how many tools, how many bytes, and an
-// estimate of the tokens a client pays for them (bytes / 4). Feeds `gitea-warden tools --profile`
-// and docs/namespaces.md.
+// What a namespace sends in tools/list for a profile, in each tool mode: how many tools, how many
+// bytes, and an estimate of the tokens a client pays for them (bytes / 4). Feeds `gitea-warden tools
+// --profile`, docs/namespaces.md, the README's client table and the benchmark.
 import { basename, join } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
 import { loadPolicySet } from '../policy-files/policy-set.js';
-import { packageRoot } from '../shared/paths.js';
 import { loadProfile, profileFilesIn } from '../policy-files/profile-files.js';
-import { profilesDir } from '../shared/paths.js';
+import { packageRoot, profilesDir } from '../shared/paths.js';
 import { builtinTools } from './builtin/index.js';
 import { profileReference, registryFor } from './namespace.js';
-import type { ToolDefinition } from './tool-registry.js';
+import type { ToolModeSetting } from './settings.js';
+import { CLIENT_LIMITS, listingSize, type ToolDefinition, type ToolModeChoice } from './tool-registry.js';
 
 export const namespacesDocFile: string = join(packageRoot, 'docs', 'namespaces.md');
+export const readmeFile: string = join(packageRoot, 'README.md');
 
 export interface NamespaceListing {
   profile: string;
+  mode: ToolModeChoice;
   tools: ToolDefinition[];
   /** UTF-8 bytes of the tools/list result ({"tools": [...]}). */
   bytes: number;
   estimatedTokens: number;
 }
 
-/** The default listing (no TOOLSETS, READ_ONLY or DISABLED_TOOLS) of a profile name or file. */
-export function namespaceListing(profile: string, config: string | null = null): NamespaceListing {
+/** The listing without TOOLSETS, READ_ONLY or DISABLED_TOOLS of a profile name or file, in a tool mode (default auto). */
+export function namespaceListing(profile: string, config: string | null = null, toolMode: ToolModeSetting = 'auto'): NamespaceListing {
   const policy = loadPolicySet();
   const compiled = loadProfile(profileReference({ profile, config }), policy);
-  const registry = registryFor({ toolsets: null, readOnly: false, disabledTools: [], listDeniedTools: false }, policy, compiled, loadCatalog().entries, builtinTools());
+  const settings = { toolsets: null, readOnly: false, disabledTools: [], listDeniedTools: false, toolMode };
+  const registry = registryFor(settings, policy, compiled, loadCatalog().entries, builtinTools());
   const tools = registry.definitions();
-  const bytes = Buffer.byteLength(JSON.stringify({ tools }), 'utf8');
-  return { profile: compiled.name ?? profile, tools, bytes, estimatedTokens: Math.round(bytes / 4) };
+  return { profile: compiled.name ?? profile, mode: registry.mode, tools, ...listingSize(tools) };
 }
 
-/** docs/namespaces.md: one row per reference profile. */
+/** One row per reference profile: its static and discovery listings and what auto chooses. */
+export function referenceListings(): Array<{ static: NamespaceListing; discovery: NamespaceListing; auto: NamespaceListing }> {
+  return profileFilesIn(profilesDir).map((file) => ({
+    static: namespaceListing(file, null, 'static'),
+    discovery: namespaceListing(file, null, 'discovery'),
+    auto: namespaceListing(file, null, 'auto'),
+  }));
+}
+
+function modesTable(listings: ReturnType<typeof referenceListings>): string[] {
+  const rows = listings.map(({ static: s, discovery: d, auto }) =>
+    `| ${s.profile} | ${s.tools.length} | ${s.bytes} | ${s.estimatedTokens} | ${d.tools.length} | ${d.bytes} | ${d.estimatedTokens} | ${auto.mode.mode} |`);
+  return [
+    '| profile | static: tools | static: bytes | static: ~tokens | discovery: tools | discovery: bytes | discovery: ~tokens | auto serves |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
+    ...rows,
+  ];
+}
+
+/** What the common clients take from a tools/list (counted across every enabled server), for both docs. */
+const CLIENTS: ReadonlyArray<{ client: string; limit: string; past: string; tools: number | null }> = [
+  { client: 'Cursor', limit: 'sends the first 40 tools, across all MCP servers, to the model', past: 'tools past the first 40 are not sent to the model', tools: 40 },
+  { client: 'Windsurf', limit: 'stops at 50 tools across all MCP servers', past: 'tools past the limit must be switched off per server', tools: 50 },
+  {
+    client: 'VS Code (Copilot)',
+    limit: "128 tools per request, counting every enabled server and VS Code's own tools",
+    past: 'the request fails until tools are deselected in the tools picker',
+    tools: 128,
+  },
+  {
+    client: 'Claude Code',
+    limit: 'defers loading once tool definitions pass a tenth of the context',
+    past: 'a deferred tool costs a search before its first use',
+    tools: null,
+  },
+];
+
+const ROLE_PROFILES = ['gitea-author', 'gitea-reviewer', 'gitea-merger', 'gitea-reconciler'];
+
+/** docs/namespaces.md: every reference profile in each mode, and what clients do with the total. */
 export function renderNamespacesDoc(): string {
-  const listings = profileFilesIn(profilesDir).map((file) => namespaceListing(file));
-  const rows = listings.map((l) => `| ${l.profile} | ${l.tools.length} | ${l.bytes} | ${l.estimatedTokens} |`);
-  const roles = listings.filter((l) => ['gitea-author', 'gitea-reviewer', 'gitea-merger', 'gitea-reconciler'].includes(l.profile));
-  const together = roles.reduce((sum, l) => sum + l.tools.length, 0);
+  const listings = referenceListings();
+  const roles = listings.filter((row) => ROLE_PROFILES.includes(row.static.profile));
+  const together = (pick: (row: (typeof listings)[number]) => NamespaceListing) => roles.reduce((sum, row) => sum + pick(row).tools.length, 0);
   return [
     '# Namespaces: what each reference profile lists',
     '',
     '<!-- Generated by `gitea-warden tools --report-md > docs/namespaces.md`; test/server-namespaces-doc.test.ts checks it is current. -->',
     '',
-    'One `gitea-warden serve` process serves one profile. Its `tools/list` holds the built-in tools plus every',
-    "Gitea tool of the profile's `toolsets` whose operation the profile can be allowed. Tokens are estimated as",
-    'bytes / 4.',
+    'One `gitea-warden serve` process serves one profile. `TOOL_MODE` says how its Gitea operations reach the client:',
     '',
-    '| profile | tools | bytes of tools/list | estimated tokens |',
-    '|---|---:|---:|---:|',
-    ...rows,
+    "- `static`: one tool per operation of the profile's `toolsets` that the profile can be allowed, described by its",
+    '  summary and a schema that keeps every parameter name, type, required flag, enum and format (the full description',
+    '  and schema: `gitea_describe_operation`, or [tools.md](tools.md)).',
+    '- `discovery`: the built-in tools plus `gitea_find_operations`, `gitea_describe_operation` and `gitea_call_operation`,',
+    '  which reach every operation the profile can be allowed, in every domain (or those of `TOOLSETS`).',
+    `- \`auto\` (the default): static while the static listing fits ${CLIENT_LIMITS.tools} tools and ${CLIENT_LIMITS.estimatedTokens} estimated tokens,`,
+    '  discovery otherwise; `gitea_server_status` and the start-up log say which and why.',
+    '',
+    'Tokens are estimated as bytes / 4 of the `tools/list` result.',
+    '',
+    ...modesTable(listings),
     '',
     `Profiles: ${profileFilesIn(profilesDir).map((f) => `profiles/${basename(f)}`).join(', ')}. Set TOOLSETS=all to serve every domain, LIST_DENIED_TOOLS=true to list denied tools too.`,
     '',
     '## Client limits',
     '',
-    `Clients count tools across every server they have enabled, not per server: the four role namespaces of`,
-    `\`examples/\` together list ${together} tools, far past what any of these clients sends a model, and even one`,
-    "namespace plus VS Code's own tools can pass 128.",
+    'Clients count tools across every server they have enabled, not per server: the four role namespaces of',
+    `\`examples/\` together list ${together((row) => row.static)} tools in static mode and ${together((row) => row.discovery)} in discovery mode, and even one`,
+    "static namespace plus VS Code's own tools can come close to 128.",
     '',
     '| client | limit | what happens past it |',
     '|---|---|---|',
-    "| VS Code (Copilot agent mode) | 128 tools per request, counting every enabled server and VS Code's own tools | the request fails until tools are deselected in the tools picker |",
-    '| Cursor | 40 tools across all MCP servers | tools past the first 40 are not sent to the model |',
-    '| Windsurf | 50 tools across all MCP servers | tools past the limit must be switched off per server |',
-    '| Claude Code | no fixed count; large tool sets are deferred (loaded on demand through tool search) | a deferred tool costs a search before its first use |',
+    ...CLIENTS.map(({ client, limit, past }) => `| ${client} | ${limit} | ${past} |`),
     '',
     'What to do, from the smallest change up:',
     '',
@@ -71,8 +114,49 @@ export function renderNamespacesDoc(): string {
     '  `gitea-reviewer`. Delete the other entries from the client configuration.',
     '- Narrow a namespace with `TOOLSETS` (domains, e.g. `TOOLSETS=pulls,issues`), `DISABLED_TOOLS` or `READ_ONLY`',
     '  in its `env`; `gitea-warden tools --profile P` shows what it lists then.',
-    '- Serve the discovery mode (`TOOL_MODE=discovery`): a namespace lists a few tools that find and call the',
-    '  others, so its listing no longer grows with the catalog. The policy decides each call the same way.',
+    '- Keep the discovery mode (`TOOL_MODE=discovery`, what `auto` picks for a large listing): a namespace lists a few',
+    '  tools that find and call the others, so its listing no longer grows with the catalog. The policy decides each',
+    '  call the same way.',
     '',
   ].join('\n');
+}
+
+export const README_BEGIN = '<!-- client-table:begin (generated: gitea-warden tools --report-readme; test/server-namespaces-doc.test.ts) -->';
+export const README_END = '<!-- client-table:end -->';
+
+/** The README's generated client table: what each client gets from a reference namespace in each mode. */
+export function renderClientTable(): string {
+  const listings = referenceListings();
+  const largest = (pick: (row: (typeof listings)[number]) => NamespaceListing) =>
+    listings.map(pick).reduce((a, b) => (b.estimatedTokens > a.estimatedTokens ? b : a));
+  const discovery = largest((row) => row.discovery);
+  const staticMost = listings.map((row) => row.static).reduce((a, b) => (b.tools.length > a.tools.length ? b : a));
+  const staticTokens = largest((row) => row.static);
+  const autoModes = [...new Set(listings.map((row) => row.auto.mode.mode))].join(' or ');
+  const reach = `every operation through up to ${discovery.tools.length} tools`;
+  const rows = CLIENTS.map(({ client, limit, tools }) => {
+    const fits = (listing: NamespaceListing) => tools === null || listing.tools.length <= tools;
+    const staticGets = tools === null ? 'every tool, loaded as the client decides' : fits(staticMost) ? 'every tool' : `the first ${tools} of up to ${staticMost.tools.length} tools`;
+    const autoGets = listings.every((row) => row.auto.mode.mode === 'discovery') ? reach : listings.every((row) => fits(row.auto)) ? 'every tool or operation' : 'see docs/namespaces.md';
+    return `| ${client} | ${limit} | ${autoGets} | ${staticGets} | ${reach} |`;
+  });
+  return [
+    README_BEGIN,
+    `With the default \`TOOL_MODE=auto\` each reference namespace serves ${autoModes}. A static listing holds up to`,
+    `${staticMost.tools.length} tools (${staticMost.profile}) and ~${staticTokens.estimatedTokens} tokens (${staticTokens.profile});`,
+    `a discovery listing ${discovery.tools.length} tools and ~${discovery.estimatedTokens} tokens (${discovery.profile}); per namespace: [docs/namespaces.md](docs/namespaces.md).`,
+    '',
+    '| client | its limit | TOOL_MODE=auto (default) gets | TOOL_MODE=static gets | TOOL_MODE=discovery gets |',
+    '|---|---|---|---|---|',
+    ...rows,
+    README_END,
+  ].join('\n');
+}
+
+/** README.md with its client table replaced by the current one. */
+export function readmeWithClientTable(readme: string): string {
+  const begin = readme.indexOf(README_BEGIN);
+  const end = readme.indexOf(README_END);
+  if (begin < 0 || end < begin) throw new Error(`README.md has no ${README_BEGIN} ... ${README_END} block`);
+  return `${readme.slice(0, begin)}${renderClientTable()}${readme.slice(end + README_END.length)}`;
 }

@@ -5,7 +5,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
-import { buildRouteTable } from '../catalog/routes.js';
 import { packageRoot, policiesDir } from '../shared/paths.js';
 import { loadPolicySet, type PolicySet } from '../policy-files/policy-set.js';
 import { hintHolders, loadProfile } from '../policy-files/profile-files.js';
@@ -46,7 +45,6 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     decideContext: decideContextFor(policy, { holders: hintHolders(policy), guardedOnly: policy.guards.guarded_only }),
     tasks: startupStep(() => loadTaskCatalog()),
     entries,
-    routes: buildRouteTable(entries),
     builtins,
     audit: await AuditSink.open({
       path: auditPath,
@@ -73,7 +71,8 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
   // In the background: a Gitea that does not answer must not hold the client's handshake. Mutations
   // wait for this check (identity-gate.ts); reads do not need it.
   void verifyIdentity(session);
-  logger.info({ profile: profile.name, tools: registry.tools.length, audit }, 'namespace ready');
+  const { mode } = registry;
+  logger.info({ profile: profile.name, tools: registry.tools.length, tool_mode: mode.mode, audit }, `namespace ready in ${mode.mode} mode: ${mode.reason}`);
   return { session };
 }
 
@@ -139,7 +138,7 @@ export function profileReference(settings: Pick<Settings, 'profile' | 'config'>)
 }
 
 export function registryFor(
-  settings: Pick<Settings, 'toolsets' | 'readOnly' | 'disabledTools' | 'listDeniedTools'>,
+  settings: Pick<Settings, 'toolsets' | 'readOnly' | 'disabledTools' | 'listDeniedTools' | 'toolMode'>,
   policy: PolicySet,
   profile: CompiledProfile,
   entries: Parameters<typeof buildToolRegistry>[0]['entries'],
@@ -155,18 +154,20 @@ export function registryFor(
       role: profile.role,
     },
     {
-      toolsets: toolsetsFor(settings.toolsets, profile),
+      toolsets: toolsetsFor(settings.toolsets),
+      profileToolsets: profile.data.toolsets ?? null,
       readOnly: settings.readOnly,
       disabledTools: settings.disabledTools,
       listDenied: settings.listDeniedTools,
+      mode: settings.toolMode,
     },
   );
 }
 
-/** TOOLSETS wins ('all' means every domain); else the profile's toolsets; else every domain. */
-function toolsetsFor(requested: string[] | null, profile: CompiledProfile): string[] | null {
-  if (requested !== null && requested.length > 0) return requested.includes('all') ? null : requested;
-  return profile.data.toolsets ?? null;
+/** TOOLSETS wins ('all' means every domain); unset, the static listing takes the profile's toolsets. */
+function toolsetsFor(requested: string[] | null): string[] | 'all' | null {
+  if (requested === null || requested.length === 0) return null;
+  return requested.includes('all') ? 'all' : requested;
 }
 
 /** The profile's token from its one variable only: unset means no token (every call refused), never another identity's. */

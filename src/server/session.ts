@@ -4,7 +4,6 @@
 // Namespace, so a call that took the session at its start keeps one profile, token and identity.
 import type { PolicySet } from '../policy-files/policy-set.js';
 import type { CatalogEntry } from '../catalog/types.js';
-import type { RouteTable } from '../catalog/routes.js';
 import type { ExecutorOptions } from '../gitea/options.js';
 import type { GiteaIdentity } from '../gitea/types.js';
 import type { GiteaHttpClient } from '../gitea/http.js';
@@ -33,7 +32,6 @@ export interface Session {
   readonly decideContext: DecideContext;
   readonly tasks: TaskCatalog;
   readonly entries: readonly CatalogEntry[];
-  readonly routes: RouteTable;
   readonly builtins: readonly BuiltinTool[];
   readonly audit: AuditSink;
   readonly executorOptions: Partial<ExecutorOptions>;

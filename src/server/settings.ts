@@ -5,6 +5,8 @@
 export type TransportKind = 'stdio' | 'http';
 export type AuthMode = 'bearer' | 'oauth' | 'oauth+bearer';
 export type SecretDetectionMode = 'off' | 'mask' | 'block';
+/** How Gitea operations reach the client: one tool each (static), three discovery tools, or whichever fits (auto). */
+export type ToolModeSetting = 'auto' | 'static' | 'discovery';
 
 export interface Settings {
   profile: string;
@@ -24,6 +26,7 @@ export interface Settings {
   readOnly: boolean;
   disabledTools: string[];
   listDeniedTools: boolean;
+  toolMode: ToolModeSetting;
   secretDetectionMode: SecretDetectionMode;
   maxItems: number;
   maxChars: number;
@@ -107,6 +110,10 @@ export const SETTINGS: readonly SettingSpec[] = [
   { key: 'readOnly', env: 'READ_ONLY', flag: 'read-only', default: 'false', description: 'serve read-only tools only', parse: bool },
   { key: 'disabledTools', env: 'DISABLED_TOOLS', flag: 'disabled-tools', default: '', description: 'comma-separated tool names never served (an unknown name stops start-up)', parse: list },
   { key: 'listDeniedTools', env: 'LIST_DENIED_TOOLS', flag: 'list-denied-tools', default: 'false', description: 'also list tools the profile can never be allowed (debugging)', parse: bool },
+  {
+    key: 'toolMode', env: 'TOOL_MODE', flag: 'tool-mode', default: 'auto', parse: oneOf('auto', 'static', 'discovery'),
+    description: 'static (a tool per operation), discovery (find, describe and call operations) or auto (static while it fits 40 tools and 12000 tokens)',
+  },
   { key: 'secretDetectionMode', env: 'SECRET_DETECTION_MODE', flag: 'secret-detection', default: 'mask', description: 'off, mask or block secrets found in results', parse: oneOf('off', 'mask', 'block') },
   { key: 'maxItems', env: 'MAX_TOOL_RESPONSE_ITEMS', flag: 'max-items', default: '100', description: 'most list items in one result', parse: positiveInt },
   { key: 'maxChars', env: 'MAX_TOOL_RESPONSE_CHARS', flag: 'max-chars', default: '60000', description: 'most characters in one result', parse: positiveInt },

@@ -4,6 +4,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { LineCounter, parseDocument, isNode } from 'yaml';
 import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { precompiledValidator } from './precompiled-schemas.js';
 
 // ajv and ajv-formats are CommonJS; under NodeNext their default export is the module object.
 const Ajv = AjvModule.default ?? AjvModule;
@@ -121,19 +122,34 @@ export function readDocument(file: string): LoadedDocument {
 const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
 addFormats(ajv);
 const compiled = new Map<object, ValidateFunction>();
+/** Schemas served by a precompiled validator, added to ajv only when a schema compiled here refers to one. */
+const notInAjv = new Map<string, object>();
 
 /**
  * Compiles once per schema object. A schema read again from another directory (a copy of policies/)
- * carries the same `$id`: the same text reuses the compiled one, a changed text replaces it.
+ * carries the same `$id`: the same text reuses the compiled one, a changed text replaces it. The
+ * built package carries validators precompiled from policies/*.schema.json (precompiled-schemas.ts);
+ * one is used only for the very schema it was compiled from (same `$id`, same sha256).
  */
 export function schemaValidator(schema: object): ValidateFunction {
   let validate = compiled.get(schema);
   if (validate) return validate;
   const id = (schema as { $id?: unknown }).$id;
+  const precompiled = typeof id === 'string' ? precompiledValidator(id, schema) : null;
+  if (precompiled && typeof id === 'string') {
+    if (!ajv.getSchema(id)) notInAjv.set(id, schema);
+    compiled.set(schema, precompiled);
+    return precompiled;
+  }
   if (typeof id === 'string') {
     const existing = ajv.getSchema(id);
     if (existing && JSON.stringify(existing.schema) === JSON.stringify(schema)) validate = existing;
     else if (existing) ajv.removeSchema(id);
+    notInAjv.delete(id);
+  }
+  for (const [pendingId, pending] of notInAjv) {
+    ajv.addSchema(pending);
+    notInAjv.delete(pendingId);
   }
   validate ??= ajv.compile(schema);
   compiled.set(schema, validate);

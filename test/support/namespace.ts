@@ -48,6 +48,8 @@ export function namespaceEnv(sandbox: Sandbox, profile: string, options: Namespa
     GITEA_MCP_PROFILE: profile,
     AUDIT_LOG: options.auditLog,
     LOG_LEVEL: 'warn',
+    // One tool per operation, as these tests call them; discovery mode has its own tests (TOOL_MODE in `extra`).
+    TOOL_MODE: 'static',
     ...(user && token ? { [user.env]: token } : {}),
     ...options.extra,
   };

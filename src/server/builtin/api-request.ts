@@ -1,7 +1,7 @@
 // gitea_api_request: the raw escape hatch. The method and path resolve through the catalog's route
 // table to one operation; its reconstructed arguments then go through exactly the pipeline of the
 // generated tool (schema, mapping, decision, identity, guards, executor). No route: refused.
-import { matchRoute } from '../../catalog/routes.js';
+import { matchRoute, routeTableOf } from '../../catalog/routes.js';
 import type { CatalogEntry } from '../../catalog/types.js';
 import type { BuiltinTool } from './types.js';
 
@@ -26,7 +26,7 @@ export const apiRequestTool: BuiltinTool = {
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   operations: [],
   async handler({ args, session }) {
-    const match = matchRoute(session.routes, String(args.method), String(args.path));
+    const match = matchRoute(routeTableOf(session.entries), String(args.method), String(args.path));
     if (!match.ok) {
       const payload = {
         error: { kind: 'no_route', reason: match.reason, message: `No Gitea operation is called this way: ${match.detail}.`, hint: 'Use a path of the Gitea API below /api/v1, without percent-encoding; see gitea-warden tools.' },

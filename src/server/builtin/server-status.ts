@@ -21,9 +21,9 @@ export const serverStatusTool: BuiltinTool = {
   name: 'gitea_server_status',
   title: 'Server status',
   description:
-    'Version of gitea-warden, the sha256 of the loaded profile file and of each policies/*.yaml file, restart_required: ' +
-    'true when one of them changed on disk since the server started (changes apply only after a restart), and the ' +
-    'integrity floor with the item that tainted the session, if any.',
+    'Version of gitea-warden, the tool mode in force (static or discovery) and why, the sha256 of the loaded profile ' +
+    'file and of each policies/*.yaml file, restart_required: true when one of them changed on disk since the server ' +
+    'started (changes apply only after a restart), and the integrity floor with the item that tainted the session, if any.',
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   operations: [],
@@ -38,6 +38,7 @@ export const serverStatusTool: BuiltinTool = {
       profile: session.profile.name,
       transport: session.settings.transport,
       tools: session.registry.tools.length,
+      tool_mode: { mode: session.registry.mode.mode, requested: session.registry.mode.requested, reason: session.registry.mode.reason },
       files,
       restart_required: files.some((file) => file.changed),
       integrity: integrityStatus(session),

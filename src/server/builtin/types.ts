@@ -45,6 +45,13 @@ export interface BuiltinTool {
   annotations: ToolAnnotations;
   /** Canonical operations the profile must all allow for the tool to be listed; empty: always listed. */
   operations: readonly string[];
+  /**
+   * The handler only names another call (it writes nothing): it runs before the write-ahead event, so a
+   * handed-back Gitea call is audited with that call's own operation, target and argument names.
+   */
+  resolvesFirst?: true;
+  /** Listed only in discovery mode (gitea_find_operations, gitea_describe_operation, gitea_call_operation). */
+  discovery?: true;
   /** The profile role the tool requires (listed and usable only for it); absent: any role. */
   role?: string;
   /** `call.session` is the call's own (fixed for the whole call); `namespace` is only for switching it. */

@@ -30,7 +30,7 @@ export class CallAudit {
   private writeAheadDone = false;
   private readonly redactor: Redactor;
   private readonly tool: string;
-  private readonly names: string[];
+  private names: string[];
 
   constructor(
     private readonly session: Session,
@@ -40,6 +40,12 @@ export class CallAudit {
     this.redactor = sessionRedactor(session);
     this.tool = this.redactor.text(tool);
     this.names = isObject(args) ? argumentNames(args).map((name) => this.redactor.text(name)) : [];
+  }
+
+  /** The call is another's (gitea_call_operation): record its argument names; only before the write-ahead. */
+  callsWith(args: Record<string, unknown>): void {
+    if (this.writeAheadDone) throw new Error('the write-ahead event is already written');
+    this.names = argumentNames(args).map((name) => this.redactor.text(name));
   }
 
   /** Writes the write-ahead event once; false when it could not be made durable (refuse the call). */

@@ -14,7 +14,8 @@
 //  13 label        who wrote each item; below the floor held back        integrity.ts
 //  14 result       the audit event of the outcome                        audit.ts
 // Built-in tools run stages 1 to 3 and 5, then answer themselves, hand a Gitea call back into stages
-// 2 to 14 (gitea_api_request), or run a guarded write (guarded-action.ts). A call takes the
+// 2 to 14 (gitea_api_request), or run a guarded write (guarded-action.ts). gitea_call_operation names
+// its call before stage 5, so the handed-back call writes its own write-ahead event. A call takes the
 // namespace's session once, at its start, and keeps it.
 import type { CatalogEntry } from '../../catalog/types.js';
 import { execute } from '../../gitea/executor.js';
@@ -84,14 +85,19 @@ export async function handleToolCall(namespace: Namespace, name: string, args: u
 async function runTool(session: Session, namespace: Namespace, name: string, args: unknown, target: CallTarget | null, audit: CallAudit): Promise<Outcome | 'unknown_tool'> {
   const tool = session.registry.get(name);
   if (!tool) return 'unknown_tool';
-  const invalid = invalidArguments(tool.definition.inputSchema, args, target);
+  // A generated tool lists a lean schema (../tool-definitions.ts); its calls are validated against the full one.
+  const invalid = invalidArguments(tool.kind === 'gitea' ? tool.entry.inputSchema : tool.definition.inputSchema, args, target);
   if (invalid || !isObject(args)) return invalid ?? invalidShape(args);
   if (tool.kind === 'gitea') return runGiteaCall(giteaCallContext(session, tool.entry, args, target), audit);
   const call = callContext(session, args, target);
-  if (!(await audit.writeAhead(tool.tool.operations[0] ?? null, target))) return auditUnavailable(null, target, session.audit.failureHint());
-  const answer = await tool.tool.handler(call, namespace);
+  // A tool that only names another call (gitea_call_operation) is resolved before anything is written.
+  const resolved = tool.tool.resolvesFirst ? await tool.tool.handler(call, namespace) : null;
+  if (!resolved && !(await audit.writeAhead(tool.tool.operations[0] ?? null, target))) return auditUnavailable(null, target, session.audit.failureHint());
+  const answer = resolved ?? (await tool.tool.handler(call, namespace));
   if (answer.kind === 'guarded_action') return runGuardedAction(call, tool.tool, answer);
   if (answer.kind === 'gitea_call') {
+    // Resolved first, the audit events name the handed-back call's arguments, as its own tool's would.
+    if (resolved) audit.callsWith(answer.args);
     // The reconstructed arguments name their own target and must pass the generated tool's own schema.
     const inner = callTargetOf(answer.args);
     return invalidArguments(answer.entry.inputSchema, answer.args, inner) ?? runGiteaCall(giteaCallContext(session, answer.entry, answer.args, inner), audit);
