@@ -40,10 +40,17 @@ const OTHER_USER: Record<string, string> = {
   'gitea-author': 'bob', 'gitea-reviewer': 'carol', 'gitea-merger': 'dave', 'gitea-reconciler': 'erin', 'gitea-issue-manager': 'alice', 'gitea-owner': 'alice',
 };
 
+/** Each reference profile's token_source_name. */
+const TOKEN_VARIABLE: Record<string, string> = {
+  'gitea-author': 'GITEA_AUTHOR_TOKEN', 'gitea-reviewer': 'GITEA_REVIEWER_TOKEN', 'gitea-merger': 'GITEA_MERGER_TOKEN',
+  'gitea-reconciler': 'GITEA_RECONCILER_TOKEN', 'gitea-issue-manager': 'GITEA_ISSUE_MANAGER_TOKEN', 'gitea-owner': 'GITEA_OWNER_TOKEN',
+};
+
 /** A namespace of `profile` on the sandbox whose state no call can change, so both ways of calling see the same Gitea. */
 function open(profile: string, name: string, extra: Record<string, string>): Promise<InProcessConnection> {
   const token = sandbox.users[OTHER_USER[profile] ?? '']?.token ?? '';
-  return connectInProcess({ GITEA_URL: sandbox.url, GITEA_MCP_PROFILE: profile, GITEA_TOKEN: token, AUDIT_LOG: join(dir.path, `${profile}-${name}.jsonl`), ...extra });
+  const variable = TOKEN_VARIABLE[profile] ?? 'GITEA_TOKEN';
+  return connectInProcess({ GITEA_URL: sandbox.url, GITEA_MCP_PROFILE: profile, [variable]: token, AUDIT_LOG: join(dir.path, `${profile}-${name}.jsonl`), ...extra });
 }
 
 /** The smallest arguments the schema accepts: required properties only, each the first value that fits. */
