@@ -36,7 +36,9 @@ let dir: ReturnType<typeof tempDir>;
 const open: InProcessConnection[] = [];
 
 async function connect(profile: string, name: string, extra: Record<string, string> = {}): Promise<InProcessConnection> {
-  const env = namespaceEnv(sandbox, profile, { auditLog: join(dir.path, `${name}.jsonl`), extra });
+  // The default mode of the reference profiles (auto serves discovery): every operation the profile may
+  // perform answers to its own tool name, the issues the author reads included.
+  const env = namespaceEnv(sandbox, profile, { auditLog: join(dir.path, `${name}.jsonl`), extra: { TOOL_MODE: 'auto', ...extra } });
   const connection = await connectInProcess(env);
   open.push(connection);
   return connection;

@@ -104,13 +104,20 @@ describe('the installed command', () => {
     const client = new Client({ name: 'install-test', version: '0.0.0' });
     await client.connect(transport);
     try {
+      // The default TOOL_MODE=auto serves discovery for a listing this size: find leads to the operations.
       const { tools } = await client.listTools();
-      assert.ok(tools.length > 20 && tools.some((tool) => tool.name === 'gitea_pulls_create'), `${tools.length} tools`);
+      assert.ok(tools.some((tool) => tool.name === 'gitea_find_operations'), tools.map((tool) => tool.name).join(', '));
+      const found = payloadOf(await client.callTool({ name: 'gitea_find_operations', arguments: { query: 'open a pull request' } }));
+      assert.ok(found.operations.some((op: { tool: string }) => op.tool === 'gitea_pulls_create'), JSON.stringify(found));
       assert.equal(payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} })).login, 'alice');
       // Started from the user's project, the denial names the user's profile relative to it.
       const merge = { method: 'POST', path: '/repos/acme/widgets/pulls/1/merge', body: { do: 'merge' } };
       const denial = payloadOf(await client.callTool({ name: 'gitea_api_request', arguments: merge })).error;
       assert.match(denial.determining.entry, /^profiles\/gitea-author\.yaml:\d+$/);
+      // A rule of the installed package's own policies is named as the package's file, never as a ../ path.
+      const push = { method: 'PUT', path: '/repos/acme/widgets/contents/README.md', body: { branch: 'main', content: 'eA==', message: 'x', sha: '0' } };
+      const protectedBranch = payloadOf(await client.callTool({ name: 'gitea_api_request', arguments: push })).error;
+      assert.match(protectedBranch.failed[0].entry.file, /^gitea-warden:policies\/targets\.yaml$/, JSON.stringify(protectedBranch));
     } finally {
       await client.close();
     }
