@@ -209,7 +209,7 @@ describe('AuditLog', () => {
     const runner = await unprivilegedAuditRunner(dir);
     const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
     const child = spawnSync(process.execPath, [runner, path], { encoding: 'utf8', cwd: dir, env: { PATH: process.env.PATH ?? '' }, ...asUser });
-    assert.equal(child.status, 0, `the child failed: ${child.stderr}`);
+    assert.equal(child.status, 0, `the child failed: ${child.error?.message ?? child.stderr} (node at ${process.execPath} must be executable by uid 65534)`);
     const outcome = JSON.parse(child.stdout) as { ok: boolean; name?: string; code?: string; message?: string };
     assert.deepEqual({ ok: outcome.ok, name: outcome.name, code: outcome.code }, { ok: false, name: 'AuditWriteError', code: 'EACCES' });
     assert.ok(outcome.message?.includes(path));

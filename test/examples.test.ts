@@ -7,6 +7,8 @@ import { basename, join, relative } from 'node:path';
 import { packageRoot, profilesDir } from '../src/shared/paths.js';
 import { profileIdentity } from '../src/cli/demo-namespace.js';
 import { SETTINGS } from '../src/server/settings.js';
+import { run as runInit } from '../src/cli/init.js';
+import { tempDir } from './support/namespace.js';
 
 const examplesDir = join(packageRoot, 'examples');
 
@@ -34,27 +36,57 @@ function serverEntries(file: string): Array<[string, ServerEntry]> {
 
 const profileExists = (name: string) => existsSync(join(profilesDir, `${name}.yaml`));
 
+/** What `gitea-warden init --client CLIENT` writes for the four roles, as text, in a scratch directory. */
+async function initClientConfig(client: string, file: string): Promise<string> {
+  const dir = tempDir('init-example');
+  try {
+    const logins = ['--author', 'alice', '--reviewer', 'bob', '--merger', 'carol', '--reconciler', 'dave'];
+    const write = process.stdout.write;
+    process.stdout.write = (() => true) as typeof process.stdout.write;
+    try {
+      assert.equal(await runInit([...logins, '--client', client, '--dir', dir.path]), 0);
+    } finally {
+      process.stdout.write = write;
+    }
+    return readFileSync(join(dir.path, file), 'utf8');
+  } finally {
+    dir.dispose();
+  }
+}
+
+const INIT_FILES: Record<string, { client: string; file: string }> = {
+  'claude-code/.mcp.json': { client: 'claude-code', file: '.mcp.json' },
+  'cursor/mcp.json': { client: 'cursor', file: '.cursor/mcp.json' },
+  'vscode/mcp.json': { client: 'vscode', file: '.vscode/mcp.json' },
+};
+
 describe('example client configs', () => {
   test('there are client configs for Claude Code, VS Code and Cursor', () => {
-    assert.deepEqual(clientConfigs, ['claude-code/.mcp.json', 'cursor/mcp.json', 'vscode/mcp.json']);
+    assert.deepEqual(clientConfigs, Object.keys(INIT_FILES));
   });
 
   for (const file of clientConfigs) {
     describe(file, () => {
+      // One source: the example is what `init` writes, so a user's own setup starts the same way.
+      test('is exactly what gitea-warden init --client writes', async () => {
+        const { client, file: written } = INIT_FILES[file] as { client: string; file: string };
+        assert.equal(readFileSync(join(examplesDir, file), 'utf8'), await initClientConfig(client, written));
+      });
+
       test('parses as JSON and declares the four role namespaces', () => {
         assert.deepEqual(serverEntries(file).map(([name]) => name).sort(), ['gitea-author', 'gitea-merger', 'gitea-reconciler', 'gitea-reviewer']);
       });
 
       for (const [name, entry] of serverEntries(file)) {
-        test(`${name}: names an existing profile and passes exactly its token variable, from the environment`, () => {
+        test(`${name}: names the profile init writes and passes exactly its token variable, from the environment`, () => {
           // The command the README's install puts on PATH, run as written (test/install.test.ts runs it so).
           assert.equal(entry.command, 'gitea-warden');
           assert.deepEqual(entry.args, ['serve']);
           const profile = entry.env?.GITEA_MCP_PROFILE;
-          assert.ok(profile && profileExists(profile), `GITEA_MCP_PROFILE ${String(profile)} is no file in profiles/`);
-          assert.equal(name, profile, 'the namespace is named after its profile');
+          assert.match(String(profile), new RegExp(`^(\\$\\{workspaceFolder\\}/)?profiles/${name}\\.yaml$`), 'the namespace is named after its profile file');
+          assert.ok(profileExists(name), `${name} is a reference profile`);
           const tokenVariables = Object.keys(entry.env ?? {}).filter((key) => key.endsWith('_TOKEN'));
-          assert.deepEqual(tokenVariables, [profileIdentity(profile).tokenVariable]);
+          assert.deepEqual(tokenVariables, [profileIdentity(name).tokenVariable]);
           for (const [key, value] of Object.entries(entry.env ?? {})) {
             if (key !== 'GITEA_MCP_PROFILE') assert.match(value, /^\$\{[^}]+\}$/, `${key} must be a reference to the environment or an input, never a literal`);
           }
@@ -104,4 +136,12 @@ describe('CI workflows', () => {
 test('examples/README.md explains every example file', () => {
   const readme = readFileSync(join(examplesDir, 'README.md'), 'utf8');
   for (const file of exampleFiles.filter((f) => f !== 'README.md')) assert.ok(readme.includes(file), `README.md does not mention ${file}`);
+});
+
+test('no example or README fetches the name gitea-warden from the npm registry (it is not ours there)', () => {
+  const registryFetch = /\bnpx\b[^\n]*\bgitea-warden\b|\bnpm (install|i|add)( +-{1,2}[\w-]+)* +gitea-warden(@\S*)?(?![\w./-])/;
+  const files = [...exampleFiles.map((file) => join(examplesDir, file)), join(packageRoot, 'README.md')];
+  const offenders = files.filter((file) => readFileSync(file, 'utf8').split('\n').some((line) => registryFetch.test(line))).map((file) => relative(packageRoot, file));
+  assert.deepEqual(offenders, []);
+  assert.ok(registryFetch.test('command: ["npx", "--yes", "gitea-warden", "serve"]') && registryFetch.test('npm install --global gitea-warden'), 'the pattern catches both forms');
 });
