@@ -1,10 +1,9 @@
 // `gitea-warden catalog docs [--check] [--out FILE]`: docs/operations.md from the policies, the
 // reference profiles and the catalog. Loads the data; src/policy/operations-doc.ts renders it.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCatalog } from '../catalog/load.js';
-import { lineDrift } from '../catalog/generate.js';
+import { writeOrCheckDoc } from './generated-doc.js';
 import { packageRoot } from '../shared/paths.js';
 import { loadPolicySet } from '../policy-files/policy-set.js';
 import { loadReferenceProfiles } from '../policy-files/profile-files.js';
@@ -30,9 +29,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const file = values.out ?? operationsDocFile;
   const fresh = renderOperationsDoc(operationsDocInput());
-  return values.check ? check(file, fresh) : write(file, fresh);
+  return writeOrCheckDoc('catalog docs', values.out ?? operationsDocFile, fresh, { check: values.check, regenerate: OPERATIONS_DOC_REGENERATE });
 }
 
 /** The data docs/operations.md is rendered from, as committed in this checkout. */
@@ -48,29 +46,4 @@ export function operationsDocInput(): OperationsDocInput {
     targets: policy.targets,
     scopeFiltered: policy.scopeFiltered,
   };
-}
-
-function check(file: string, fresh: string): number {
-  const committed = readCommitted(file);
-  if (committed === fresh) {
-    process.stdout.write(`catalog docs: ${file} is up to date\n`);
-    return 0;
-  }
-  const drift = lineDrift(file, fresh, committed);
-  process.stdout.write(`catalog docs: ${file} differs from a fresh generation; run ${OPERATIONS_DOC_REGENERATE}\n${drift.map((d) => `  ${d}\n`).join('')}`);
-  return 1;
-}
-
-function readCommitted(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-function write(file: string, fresh: string): number {
-  writeFileSync(file, fresh);
-  process.stdout.write(`catalog docs: wrote ${file}\n`);
-  return 0;
 }

@@ -1,10 +1,9 @@
 // `gitea-warden reasons [--check] [--out FILE]`: docs/reasons.md from src/policy/reasons.ts.
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { lineDrift } from '../catalog/generate.js';
 import { renderReasonsDoc, REASONS_DOC_REGENERATE } from '../policy/reasons-doc.js';
 import { packageRoot } from '../shared/paths.js';
+import { writeOrCheckDoc } from './generated-doc.js';
 import { errorMessage, fail } from './policy-context.js';
 
 export const reasonsDocFile: string = join(packageRoot, 'docs', 'reasons.md');
@@ -28,24 +27,5 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const file = values.out ?? reasonsDocFile;
-  const fresh = renderReasonsDoc();
-  if (!values.check) {
-    writeFileSync(file, fresh);
-    process.stdout.write(`reasons: wrote ${file}\n`);
-    return 0;
-  }
-  let committed = '';
-  try {
-    committed = readFileSync(file, 'utf8');
-  } catch {
-    // A missing file is stale like any other.
-  }
-  if (committed === fresh) {
-    process.stdout.write(`reasons: ${file} is up to date\n`);
-    return 0;
-  }
-  const drift = lineDrift(file, fresh, committed);
-  process.stdout.write(`reasons: ${file} differs from a fresh generation; run ${REASONS_DOC_REGENERATE}\n${drift.map((d) => `  ${d}\n`).join('')}`);
-  return 1;
+  return writeOrCheckDoc('reasons', values.out ?? reasonsDocFile, renderReasonsDoc(), { check: values.check, regenerate: REASONS_DOC_REGENERATE });
 }
