@@ -31,7 +31,7 @@ export async function benchPolicyDecide(rounds = 20): Promise<PolicyDecideFigure
         const before = process.hrtime.bigint();
         const decision = decideCall(profile, { operationId, arguments: {} }, policy.operationMap, context);
         latencies.push(Number(process.hrtime.bigint() - before) / 1000);
-        if (decision.decision === 'allow') allowed++;
+        if (decision.effect === 'allow') allowed++;
       }
     }
   }

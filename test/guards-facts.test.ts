@@ -255,7 +255,7 @@ describe('fact gatherers', () => {
 
 describe('call guards end to end over a fake Gitea', () => {
   const allowed: Decision = {
-    decision: 'allow',
+    effect: 'allow',
     operation: 'gitea.pr.merge',
     operations: ['gitea.pr.merge'],
     reason: 'allowed',
@@ -294,7 +294,7 @@ describe('call guards end to end over a fake Gitea', () => {
   for (const [name, gitea, operations, identity, codes] of table) {
     test(name, async () => {
       const decision = await decide(gitea(), operations, identity);
-      assert.equal(decision.decision, codes.length === 0 ? 'allow' : 'deny');
+      assert.equal(decision.effect, codes.length === 0 ? 'allow' : 'deny');
       assert.deepEqual(decision.failed.map((f) => f.code), codes);
     });
   }
@@ -314,7 +314,7 @@ describe('call guards end to end over a fake Gitea', () => {
     assert.deepEqual(decision.failed.map((f) => f.code), ['branch_deleted_by_default']);
     assert.match(decision.failed[0]?.fact ?? '', /default_delete_branch_after_merge/);
     const named = mergedRepo({ [`${R}/pulls/7`]: openPull, [`${R}/pulls/7/reviews`]: pages(carol), [R]: { status: 500, data: null } });
-    assert.equal((await decide(named, ['gitea.pr.merge'], 'bob', 7, false)).decision, 'allow', 'an explicit false needs no repository read');
+    assert.equal((await decide(named, ['gitea.pr.merge'], 'bob', 7, false)).effect, 'allow', 'an explicit false needs no repository read');
     assert.ok(!named.reads.some((r) => r.path === R));
   });
 

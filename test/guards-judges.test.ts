@@ -415,7 +415,7 @@ describe('reconcile-landed guard', () => {
 
 describe('applyGuardVerdict', () => {
   const allowed: Decision = {
-    decision: 'allow',
+    effect: 'allow',
     operation: 'gitea.pr.merge',
     operations: ['gitea.pr.merge'],
     reason: 'allowed',
@@ -432,7 +432,7 @@ describe('applyGuardVerdict', () => {
     const merge = judgeMerge(mergeFacts({ identity: ok('alice'), pull: ok(pull({ state: 'closed' })), reviews: ok([]), expectedHeadSha: null }), STRICT);
     const selfReview = judgeSelfReview({ identity: ok('alice'), pull: ok(pull()) });
     const decision = applyGuardVerdict(allowed, combineVerdicts([merge, selfReview]));
-    assert.equal(decision.decision, 'deny');
+    assert.equal(decision.effect, 'deny');
     assert.equal(decision.reason, 'self_review');
     assert.deepEqual(decision.failed.map((f) => f.code), ['self_review', 'self_merge', 'pr_not_open', 'head_sha_missing', 'no_independent_approval']);
     // Each condition judged on a live fact names it; head_sha_missing is about the request.
@@ -443,7 +443,7 @@ describe('applyGuardVerdict', () => {
   });
 
   test('a decision already denied stays exactly as the lists decided', () => {
-    const denied: Decision = { ...allowed, decision: 'deny', reason: 'forbidden', hint: 'not yours' };
+    const denied: Decision = { ...allowed, effect: 'deny', reason: 'forbidden', hint: 'not yours' };
     const verdict = judgeSelfReview({ identity: ok('alice'), pull: ok(pull()) });
     assert.deepEqual(applyGuardVerdict(denied, verdict), denied);
   });

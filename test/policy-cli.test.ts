@@ -117,7 +117,7 @@ describe('gitea-warden decide --batch', () => {
     const lines: string[] = [];
     await decideLines(input, (line) => lines.push(line), new BatchDecider(policy, { vocabulary: policy.vocabulary }));
     const answers = lines.map((line) => JSON.parse(line));
-    assert.deepEqual(answers.map((a) => [a.decision, a.reason]), [
+    assert.deepEqual(answers.map((a) => [a.effect, a.reason]), [
       ['allow', 'allowed'],
       ['deny', 'invalid_request'],
       ['deny', 'forbidden'],
@@ -149,7 +149,7 @@ describe('gitea-warden decide --batch on malformed input', () => {
       const lines: string[] = [];
       await decideLines(Readable.from([`${line}\r\n`, `${next}\n`]), (answer) => lines.push(answer), new BatchDecider(policy, { vocabulary: policy.vocabulary }));
       const answers = lines.map((answer) => JSON.parse(answer));
-      assert.deepEqual(answers.map((a) => [a.decision, a.reason]), [['deny', 'invalid_request'], ['allow', 'allowed']]);
+      assert.deepEqual(answers.map((a) => [a.effect, a.reason]), [['deny', 'invalid_request'], ['allow', 'allowed']]);
       assert.match(answers[0].hint, reason);
       assert.ok(lines[0]!.length < 1000, 'the answer does not echo the request');
     });
@@ -165,7 +165,7 @@ test('decide --batch: an inline profile with a malformed scope is refused, not r
   const lines: string[] = [];
   await decideLines(Readable.from(requests.map((r) => `${JSON.stringify(r)}\n`)), (line) => lines.push(line), new BatchDecider(policy, { vocabulary: policy.vocabulary }));
   const answers = lines.map((line) => JSON.parse(line));
-  assert.deepEqual(answers.map((a) => [a.decision, a.reason]), [['deny', 'invalid_profile'], ['deny', 'invalid_profile'], ['allow', 'allowed']]);
+  assert.deepEqual(answers.map((a) => [a.effect, a.reason]), [['deny', 'invalid_profile'], ['deny', 'invalid_profile'], ['allow', 'allowed']]);
   assert.match(answers[0].determining.rule, /\/repositories: must be array/);
 });
 

@@ -45,7 +45,7 @@ describe('conditions shipped in policies/conditions.yaml', () => {
   for (const [name, profile, operationId, args, expected, failed] of cases) {
     test(name, () => {
       const decision = decideCall(profile, { operationId, arguments: args }, policy.operationMap, context);
-      assert.equal(decision.decision, expected, JSON.stringify(decision.failed));
+      assert.equal(decision.effect, expected, JSON.stringify(decision.failed));
       assert.deepEqual([...new Set(decision.failed.map((f) => f.code))], failed);
       if (failed.length > 0) assert.match(decision.determining.file, /conditions\.yaml|<inline>/);
     });
@@ -54,19 +54,19 @@ describe('conditions shipped in policies/conditions.yaml', () => {
   test('a release that is not a draft needs gitea.release.publish', () => {
     const drafts = inline({ allowed_operations: ['gitea.release.create', 'gitea.release.edit'] });
     const release = (draft?: boolean) => ({ owner: 'acme', repo: 'widgets', body: { tag_name: 'v1', ...(draft === undefined ? {} : { draft }) } });
-    assert.equal(decideCall(drafts, { operationId: 'repoCreateRelease', arguments: release(true) }, policy.operationMap, context).decision, 'allow');
+    assert.equal(decideCall(drafts, { operationId: 'repoCreateRelease', arguments: release(true) }, policy.operationMap, context).effect, 'allow');
     for (const draft of [false, undefined]) {
       const decision = decideCall(drafts, { operationId: 'repoCreateRelease', arguments: release(draft) }, policy.operationMap, context);
       assert.equal(decision.operation, 'gitea.release.publish');
-      assert.equal(decision.decision, 'deny');
+      assert.equal(decision.effect, 'deny');
     }
   });
 
   test('an operation-only request on a scoped profile must state its targets', () => {
     const scoped = inline({ allowed_operations: ['gitea.read'], repositories: ['acme/widgets'] });
     assert.deepEqual(decide(scoped, { operations: ['gitea.read'] }, context).failed.map((f) => f.code), ['target_unreadable']);
-    assert.equal(decide(scoped, { operations: ['gitea.read'], targets: {} }, context).decision, 'allow');
-    assert.equal(decide(scoped, { operations: ['gitea.read'], targets: { repositories: ['acme/gadgets'] } }, context).decision, 'deny');
+    assert.equal(decide(scoped, { operations: ['gitea.read'], targets: {} }, context).effect, 'allow');
+    assert.equal(decide(scoped, { operations: ['gitea.read'], targets: { repositories: ['acme/gadgets'] } }, context).effect, 'deny');
   });
 });
 

@@ -40,7 +40,7 @@ describe('enforcement matrix', () => {
     const service = name.startsWith('jenkins') ? 'jenkins' : undefined;
     test(name, () => {
       const decision = verdict(data, operation, service);
-      assert.equal(decision.decision, expected);
+      assert.equal(decision.effect, expected);
       assert.equal(decision.reason, reason);
       if (expected === 'deny') assert.ok(decision.hint && decision.hint.length > 0, 'a denial carries a hint');
     });
@@ -49,7 +49,7 @@ describe('enforcement matrix', () => {
   test('every operation a call needs must be allowed', () => {
     const profile = inline({ allowed_operations: ['gitea.pr.merge'] });
     const decision = decide(profile, { operations: ['gitea.pr.merge', 'gitea.branch.delete'] }, context);
-    assert.equal(decision.decision, 'deny');
+    assert.equal(decision.effect, 'deny');
     assert.deepEqual(decision.operations, ['gitea.pr.merge', 'gitea.branch.delete']);
     assert.match(decision.determining.rule, /gitea\.branch\.delete/);
   });
@@ -71,7 +71,7 @@ describe('enforcement matrix', () => {
     const outOfScope: ConditionCheck = () => [{ code: 'repository_out_of_scope', message: 'acme/other is not in repositories.' }];
     const profile = inline({ allowed_operations: ['gitea.read'] });
     const decision = decide(profile, { operations: ['gitea.read'], targets: { repository: 'acme/other' } }, { ...context, checks: [outOfScope] });
-    assert.equal(decision.decision, 'deny');
+    assert.equal(decision.effect, 'deny');
     assert.equal(decision.reason, 'repository_out_of_scope');
     assert.equal(decision.failed[0]?.code, 'repository_out_of_scope');
   });
@@ -92,7 +92,7 @@ describe('guarded-only operations in a Gitea call', () => {
       const decision = decideCall(inline(data), merge(body), policy.operationMap, guarded);
       assert.equal(decision.reason, reason);
       if (reason === 'guarded_tool_only') {
-        assert.equal(decision.decision, 'deny');
+        assert.equal(decision.effect, 'deny');
         assert.deepEqual(decision.failed.map((f) => f.code), ['guarded_tool_only']);
         assert.match(decision.hint ?? '', /without the argument that asks for gitea\.branch\.delete.*gitea_cleanup_merged_pr_branch/);
       }
@@ -101,7 +101,7 @@ describe('guarded-only operations in a Gitea call', () => {
 
   test('a request without a call (a guarded tool deciding its own operations) is not refused as guarded-only', () => {
     const decision = decide(inline({ allowed_operations: ['gitea.branch.delete'] }), { operations: ['gitea.branch.delete'], targets: { branches: ['feature/x'] } }, guarded);
-    assert.equal(decision.decision, 'allow');
+    assert.equal(decision.effect, 'allow');
   });
 });
 
@@ -178,16 +178,16 @@ describe('property: random profiles and requests', () => {
       const seen = JSON.stringify({ service, data, request });
       const before = decideFor(data, request, service);
       reasons.set(before.reason, (reasons.get(before.reason) ?? 0) + 1);
-      assert.equal(before.decision, modelAllows(data, request, service) ? 'allow' : 'deny', `model disagrees: ${seen}`);
-      if (before.decision === 'deny') assert.ok(before.hint && before.determining.file, `a denial names its entry and a hint: ${seen}`);
+      assert.equal(before.effect, modelAllows(data, request, service) ? 'allow' : 'deny', `model disagrees: ${seen}`);
+      if (before.effect === 'deny') assert.ok(before.hint && before.determining.file, `a denial names its entry and a hint: ${seen}`);
 
       const added = { ...data, forbidden_operations: [...data.forbidden_operations, chance(0.5) ? one(request) : name(service, 0.8)] };
       const removeAt = Math.floor(random() * data.allowed_operations.length);
       const removed = { ...data, allowed_operations: data.allowed_operations.filter((_, j) => j !== removeAt) };
       for (const [change, changed] of [['adding a forbidden entry', added], ['removing an allowed entry', removed]] as const) {
         const after = decideFor(changed, request, service);
-        if (before.decision === 'deny') assert.equal(after.decision, 'deny', `${change} turned a deny into an allow: ${seen}`);
-        assert.equal(after.decision, modelAllows(changed, request, service) ? 'allow' : 'deny', `model disagrees after ${change}: ${seen}`);
+        if (before.effect === 'deny') assert.equal(after.effect, 'deny', `${change} turned a deny into an allow: ${seen}`);
+        assert.equal(after.effect, modelAllows(changed, request, service) ? 'allow' : 'deny', `model disagrees after ${change}: ${seen}`);
       }
     }
     // The generator reaches every outcome, and allows often enough for the properties to mean something.

@@ -53,7 +53,7 @@ describe('scopes: every route to a file', () => {
   for (const [name, profile, operationId, args, expected, failed] of cases) {
     test(name, () => {
       const decision = call(profile, operationId, args);
-      assert.equal(decision.decision, expected, JSON.stringify(decision.failed));
+      assert.equal(decision.effect, expected, JSON.stringify(decision.failed));
       assert.deepEqual([...new Set(codes(decision))], failed);
     });
   }
@@ -62,13 +62,13 @@ describe('scopes: every route to a file', () => {
     const match = matchRoute(buildRouteTable(loadCatalog().entries), 'POST', '/repos/acme/gadgets/contents/.gitea/workflows/ci.yml');
     assert.ok(match.ok);
     const decision = call(widgets, match.entry.operationId, { ...match.pathParams, body: { content: 'eA==', branch: 'feature/x' } });
-    assert.equal(decision.decision, 'deny');
+    assert.equal(decision.effect, 'deny');
     assert.deepEqual(codes(decision), ['repository_out_of_scope', 'path_not_allowed']);
   });
 
   test('an allow pattern inside the protected area names it; ** does not', () => {
     const named = inline({ allowed_operations: ['gitea.*'], paths: { write: { allow: ['.gitea/workflows/ci.yml', 'src/**'] } } });
-    assert.equal(call(named, 'repoCreateFile', file('.gitea/workflows/ci.yml')).decision, 'allow');
+    assert.equal(call(named, 'repoCreateFile', file('.gitea/workflows/ci.yml')).effect, 'allow');
     const broad = inline({ allowed_operations: ['gitea.*'], paths: { write: { allow: ['**'] } } });
     assert.deepEqual(codes(call(broad, 'repoCreateFile', file('.gitea/workflows/ci.yml'))), ['path_not_allowed']);
   });
@@ -91,7 +91,7 @@ describe('scopes: branches', () => {
   for (const [name, data, operationId, args, expected, failed] of cases) {
     test(name, () => {
       const decision = call(inline(data), operationId, args);
-      assert.equal(decision.decision, expected, JSON.stringify(decision.failed));
+      assert.equal(decision.effect, expected, JSON.stringify(decision.failed));
       assert.deepEqual([...new Set(codes(decision))], failed);
     });
   }
@@ -99,19 +99,19 @@ describe('scopes: branches', () => {
   test('a branch supplied from live facts satisfies the scope', () => {
     const merger = inline({ allowed_operations: ['gitea.*'], branches: { 'gitea.pr.merge': ['main'] } });
     const decision = decideCall(merger, { operationId: 'repoMergePullRequest', arguments: { owner: 'acme', repo: 'widgets', index: 1, body: { Do: 'merge' } }, targets: { branches: ['main'] } }, policy.operationMap, context);
-    assert.equal(decision.decision, 'allow');
+    assert.equal(decision.effect, 'allow');
   });
 });
 
 describe('scopes: repositories', () => {
   test('read and write lists apply by the risk of the operation', () => {
     const split = inline({ allowed_operations: ['gitea.*'], repositories: { read: ['acme/*'], write: ['acme/widgets'] } });
-    assert.equal(call(split, 'repoGetContents', { owner: 'acme', repo: 'gadgets', filepath: 'README.md' }).decision, 'allow');
+    assert.equal(call(split, 'repoGetContents', { owner: 'acme', repo: 'gadgets', filepath: 'README.md' }).effect, 'allow');
     assert.deepEqual(codes(call(split, 'repoCreateFile', { ...file('a.txt'), repo: 'gadgets' })), ['repository_out_of_scope']);
   });
 
   test('operations without a repository are decided by the lists alone', () => {
-    assert.equal(call(widgets, 'userGetCurrent', {}).decision, 'allow');
+    assert.equal(call(widgets, 'userGetCurrent', {}).effect, 'allow');
   });
 
   test('a malformed repository pattern denies', () => {
@@ -209,7 +209,7 @@ describe('scopes: targets a caller states without a call', () => {
   for (const [name, targets, expected, failed] of cases) {
     test(name, () => {
       const decision = stated(targets);
-      assert.equal(decision.decision, expected);
+      assert.equal(decision.effect, expected);
       assert.deepEqual(codes(decision), failed);
     });
   }

@@ -164,7 +164,7 @@ describe('gitea_find_operations never returns an operation the profile cannot pe
           const primaries = [mapping?.operation, ...(mapping?.rules ?? []).map((rule) => rule.operation)].filter((op): op is string => Boolean(op));
           // Performable: some primary the lists allow (scopes and conditions narrow each call, not the operation),
           // and none that only a guarded tool may perform.
-          const allowed = primaries.some((operation) => decide(compiled, { operations: [operation], targets: ORDINARY_TARGETS }, context).decision === 'allow' &&
+          const allowed = primaries.some((operation) => decide(compiled, { operations: [operation], targets: ORDINARY_TARGETS }, context).effect === 'allow' &&
             guardedOnlyDenial([operation], guardedOnly) === null);
           assert.ok(allowed, `${profile}: find returned ${name}, which it cannot perform`);
         }

@@ -20,10 +20,10 @@ export function createWardenEngine(workload: Workload, holders?: HolderIndex): E
       const callFacts = facts ? mergeFacts(facts) : null;
       return () => {
         const decision = decideCall(profile, target, workload.operationMap, context);
-        if (decision.decision === 'deny' || !callFacts) return decision.decision === 'allow';
+        if (decision.effect === 'deny' || !callFacts) return decision.effect === 'allow';
         const guards = callGuardsFor(decision.operations, workload.callGuards);
         if (guards.length === 0) return true;
-        return applyGuardVerdict(decision, judgeCall(guards, callFacts, MERGE_SETTINGS)).decision === 'allow';
+        return applyGuardVerdict(decision, judgeCall(guards, callFacts, MERGE_SETTINGS)).effect === 'allow';
       };
     },
   };

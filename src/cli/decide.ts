@@ -19,7 +19,7 @@ A request line: {"profile": "<path>" | {inline profile}, "operation": "<name as 
             optional "service" (default gitea), "targets" ({"repositories","branches","paths"}: lists).
 Scopes and conditions read the call's arguments; an "operation" request on a scoped profile must
 state its targets ({} for none).
-Each answer: {"decision", "operation", "operations", "reason", "determining", "hint", "failed"}.
+Each answer: {"effect", "operation", "operations", "reason", "determining", "hint", "failed"}.
 Exit (single request): 0 allow, 1 deny, 2 unusable input. --batch exits 0 after answering every line:
 a line that is not a request (not JSON, not an object, malformed targets, longer than 1 MiB) is
 answered with reason invalid_request and the hint says why; the next line is read.
@@ -84,7 +84,7 @@ export async function run(argv: string[]): Promise<number> {
   };
   const decision = decider.decide(request);
   process.stdout.write(`${JSON.stringify(forOutput(decision), null, 2)}\n`);
-  return decision.decision === 'allow' ? 0 : decision.reason === 'invalid_request' ? 2 : 1;
+  return decision.effect === 'allow' ? 0 : decision.reason === 'invalid_request' ? 2 : 1;
 }
 
 /** Answers requests one by one, compiling each profile path once per service. */

@@ -54,13 +54,13 @@ export async function run(argv: string[]): Promise<number> {
   } catch (error) {
     return fail('explain', errorMessage(error));
   }
-  return decision.decision === 'allow' ? 0 : 1;
+  return decision.effect === 'allow' ? 0 : 1;
 }
 
 export function render(decision: Decision, subject: string, profileFile: string, profileName: string | null): string {
   const where = `${decision.determining.file}${decision.determining.line ? `:${decision.determining.line}` : ''}`;
   const lines = [
-    `${decision.decision === 'allow' ? 'ALLOW' : 'DENY'}  ${subject}`,
+    `${decision.effect === 'allow' ? 'ALLOW' : 'DENY'}  ${subject}`,
     `  profile:     ${profileName ?? '(unnamed)'} (${profileFile})`,
     `  operations:  ${decision.operations.length > 0 ? decision.operations.join(', ') : '(none: could not be normalized or mapped)'}`,
     `  reason:      ${decision.reason}`,

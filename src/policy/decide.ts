@@ -78,7 +78,7 @@ export function decideMappedCall(profile: CompiledProfile, call: GiteaCall, mapp
 
 /** A denial that happened before any profile list was consulted (bad request, unmapped call). */
 export function deny(operation: string | null, operations: string[], reason: ReasonCode, determining: DeterminingEntry, hint: string): Decision {
-  return { decision: 'deny', operation, operations, reason, determining, failed: [], hint };
+  return { effect: 'deny', operation, operations, reason, determining, failed: [], hint };
 }
 
 /** The request's canonical operations (primary first, no repeats), or the denial of the first name that does not normalize. */
@@ -124,11 +124,11 @@ function conditionDenial(profile: CompiledProfile, request: DecisionRequest, ope
   if (first === undefined) return null;
   const failed = [first, ...more];
   const determining = failed.find((f) => f.entry)?.entry ?? grantOf(profile, operations);
-  return { decision: 'deny', operation: operations[0] ?? null, operations, reason: first.code, determining, failed, hint: failed.map((f) => f.message).join('; ') };
+  return { effect: 'deny', operation: operations[0] ?? null, operations, reason: first.code, determining, failed, hint: failed.map((f) => f.message).join('; ') };
 }
 
 function allow(profile: CompiledProfile, operations: string[]): Decision {
-  return { decision: 'allow', operation: operations[0] ?? null, operations, reason: 'allowed', determining: grantOf(profile, operations), failed: [] };
+  return { effect: 'allow', operation: operations[0] ?? null, operations, reason: 'allowed', determining: grantOf(profile, operations), failed: [] };
 }
 
 /** The allowed entry that granted the primary operation. */

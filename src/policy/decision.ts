@@ -37,7 +37,7 @@ export function withShownFiles(decision: Decision, show: (file: string) => strin
 }
 
 export interface Decision {
-  decision: Effect;
+  effect: Effect;
   /** The primary canonical operation, or null when the request could not be normalized/mapped. */
   operation: string | null;
   /** Every canonical operation the call needs (primary first); all must be allowed. */

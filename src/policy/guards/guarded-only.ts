@@ -28,7 +28,7 @@ export function guardedOnlyDenial(operations: readonly string[], guardedOnly: Gu
   // When the guarded operation is an extra an argument asks for (a merge deleting its branch), the call works without that argument.
   const extra = operation === operations[0] ? '' : `Make the call without the argument that asks for ${operation}, and use ${tool} for it`;
   return {
-    decision: 'deny',
+    effect: 'deny',
     operation: operations[0] ?? null,
     operations: [...operations],
     reason: 'guarded_tool_only',

@@ -83,7 +83,7 @@ export function combineVerdicts(verdicts: GuardVerdict[]): GuardVerdict {
  * listing every failed condition (self-review and self-merge first). A denial is returned unchanged.
  */
 export function applyGuardVerdict(decision: Decision, verdict: GuardVerdict, source: GuardSource = GUARDS_FILE): Decision {
-  if (decision.decision !== 'allow') return decision;
+  if (decision.effect !== 'allow') return decision;
   const failed = failedChecks(verdict);
   const first = failed[0];
   if (!first) return decision;
@@ -91,7 +91,7 @@ export function applyGuardVerdict(decision: Decision, verdict: GuardVerdict, sou
   const hints = [...new Set(failed.map((c) => HINTS[c.code] ?? `Resolve ${c.code} and retry.`))];
   return {
     ...decision,
-    decision: 'deny',
+    effect: 'deny',
     reason: first.code,
     determining: { ...source, rule: `guard ${verdict.guard}: ${first.code}` },
     failed: [...decision.failed, ...conditions],

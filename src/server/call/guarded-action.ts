@@ -23,7 +23,7 @@ export type GuardedAction = Extract<BuiltinOutcome, { kind: 'guarded_action' }>;
 export async function runGuardedAction(call: CallContext, tool: BuiltinTool, action: GuardedAction): Promise<Outcome> {
   const { session, target } = call;
   const decision = decideGuardedAction(session, tool, action);
-  if (decision.decision === 'deny') return denied(decision, target);
+  if (decision.effect === 'deny') return denied(decision, target);
   const refused = await identityRefusal(session, decision, target);
   if (refused) return refused;
   if (!session.client) return denied(deny(decision.operation, decision.operations, 'identity_unverified', decision.determining, 'Configure the profile token.'), target);

@@ -42,14 +42,14 @@ export function isRead(call: GiteaCallContext, operations: readonly string[]): b
 
 /** Stage "taint": an allowed write becomes a denial when untrusted content was read and the write leaves its repository. */
 export function applyTaint(call: GiteaCallContext, decision: Decision): Decision {
-  if (decision.decision === 'deny' || isRead(call, decision.operations)) return decision;
+  if (decision.effect === 'deny' || isRead(call, decision.operations)) return decision;
   const { profile, taint } = call.session;
   const verdict = judgeTaint(profile.integrity, taint.current, { repository: repositoryOf(call) });
   if (verdict === null) return decision;
   const origin = taint.current.source?.repository ?? 'that repository';
   return {
     ...decision,
-    decision: 'deny',
+    effect: 'deny',
     reason: verdict.code,
     failed: [{ code: verdict.code, message: verdict.message }],
     determining: { file: profile.file, line: profile.lineOf(['integrity', 'after_untrusted']), rule: 'integrity.after_untrusted: same_repository_only' },

@@ -124,7 +124,7 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<O
   // live (a target only Gitea can tell is unreadable until then), and nothing is read under a missing
   // or wrong identity.
   const byArguments = decideMappedCall(session.profile, { operationId: entry.operationId, arguments: call.args }, call.mapped, session.policy.operationMap, session.decideContext);
-  if (byArguments.decision === 'deny' && byArguments.reason !== 'target_unreadable') return denied(byArguments, target);
+  if (byArguments.effect === 'deny' && byArguments.reason !== 'target_unreadable') return denied(byArguments, target);
   const refused = await identityRefusal(session, byArguments, target);
   if (refused) return refused;
   const mapped = await liveOperations(call, call.mapped);
@@ -132,11 +132,11 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<O
   const liveBranches = mapped.ok ? await liveBranchProtection(call, mapped.operations, live) : null;
   const request = { operationId: entry.operationId, arguments: call.args, ...(live ? { targets: live } : {}), ...(liveBranches ? { liveBranches } : {}) };
   let decision = decideMappedCall(session.profile, request, mapped, session.policy.operationMap, session.decideContext);
-  if (decision.decision === 'deny') return denied(decision, target);
+  if (decision.effect === 'deny') return denied(decision, target);
   decision = await applyLiveGuards(call, decision);
-  if (decision.decision === 'deny') return denied(decision, target);
+  if (decision.effect === 'deny') return denied(decision, target);
   decision = applyTaint(call, decision);
-  if (decision.decision === 'deny') return withIntegrity(denied(decision, target), taintEvidence(call));
+  if (decision.effect === 'deny') return withIntegrity(denied(decision, target), taintEvidence(call));
   return executeCall(call, decision);
 }
 
