@@ -22,10 +22,18 @@ export function checkAgreement(engines: readonly Engine[], requests: readonly Be
   const disagreements: Disagreement[] = [];
   let allowed = 0;
   for (const request of requests) {
-    const answers = Object.fromEntries(engines.map((engine) => [engine.name, engine.prepare(request)() ? 'allow' : 'deny'] as const));
+    const answers = Object.fromEntries(
+      engines.map((engine) => [engine.name, engine.prepare(request)() ? 'allow' : 'deny'] as const),
+    );
     const distinct = new Set(Object.values(answers));
     if (distinct.size > 1) {
-      disagreements.push({ profile: profileKey(request.profile), operationId: request.call.operationId, variant: request.call.variant, author: request.facts?.author ?? null, answers });
+      disagreements.push({
+        profile: profileKey(request.profile),
+        operationId: request.call.operationId,
+        variant: request.call.variant,
+        author: request.facts?.author ?? null,
+        answers,
+      });
     } else if (distinct.has('allow')) allowed++;
   }
   return { requests: requests.length, allowed, disagreements };

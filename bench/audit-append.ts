@@ -42,7 +42,13 @@ async function measure(path: string, events: number, mode: AuditAppendFigures['m
   }
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
   await log.close();
-  return { events, seconds, appendsPerSecond: Math.round(events / seconds), mode, fsync: 'group commit: one fsync per batch' };
+  return {
+    events,
+    seconds,
+    appendsPerSecond: Math.round(events / seconds),
+    mode,
+    fsync: 'group commit: one fsync per batch',
+  };
 }
 
 /** Appends `events` events to a fresh log in the temp directory, both ways, and removes it. */
@@ -61,6 +67,8 @@ export async function benchAuditAppend(events = 500): Promise<AuditAppendFigures
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const events = Number(process.argv[2] ?? 500);
   for (const f of await benchAuditAppend(events)) {
-    process.stdout.write(`audit append (${f.mode}, ${f.fsync}): ${f.events} events in ${f.seconds.toFixed(3)} s = ${f.appendsPerSecond}/s\n`);
+    process.stdout.write(
+      `audit append (${f.mode}, ${f.fsync}): ${f.events} events in ${f.seconds.toFixed(3)} s = ${f.appendsPerSecond}/s\n`,
+    );
   }
 }

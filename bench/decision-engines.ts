@@ -37,10 +37,16 @@ export async function createEngines(workload: Workload, holders?: HolderIndex): 
 }
 
 /** Throws DisagreementError before timing anything when the engines do not all agree. */
-export async function benchDecisionEngines(workload: Workload, rounds: number, holders?: HolderIndex): Promise<DecisionFigures> {
+export async function benchDecisionEngines(
+  workload: Workload,
+  rounds: number,
+  holders?: HolderIndex,
+): Promise<DecisionFigures> {
   const engines = await createEngines(workload, holders);
   const agreement = checkAgreement(engines, workload.requests);
-  progress(`agreement: ${agreement.requests} requests, ${agreement.allowed} allowed by all, ${agreement.disagreements.length} disagreements`);
+  progress(
+    `agreement: ${agreement.requests} requests, ${agreement.allowed} allowed by all, ${agreement.disagreements.length} disagreements`,
+  );
   if (agreement.disagreements.length > 0) throw new DisagreementError(agreement);
   const figures: EngineFigures[] = [];
   for (const engine of engines) {
@@ -62,12 +68,19 @@ const LATENCY_SAMPLES = 2000;
 const LATENCY_BUDGET_US = 300_000;
 const THROUGHPUT_PASS_US = 100_000;
 
-export async function timeDecisions(engine: Engine, workload: Workload, rounds: number): Promise<Omit<EngineFigures, 'engine'>> {
+export async function timeDecisions(
+  engine: Engine,
+  workload: Workload,
+  rounds: number,
+): Promise<Omit<EngineFigures, 'engine'>> {
   const decisions = workload.requests.map((request) => engine.prepare(request));
   const warmStart = nowMicroseconds();
   for (const decide of decisions) decide(); // warm-up: JIT and engine caches
   const perDecision = Math.max((nowMicroseconds() - warmStart) / decisions.length, 0.01);
-  const latencyRepeats = Math.max(1, Math.ceil(Math.min(LATENCY_SAMPLES, LATENCY_BUDGET_US / perDecision) / decisions.length));
+  const latencyRepeats = Math.max(
+    1,
+    Math.ceil(Math.min(LATENCY_SAMPLES, LATENCY_BUDGET_US / perDecision) / decisions.length),
+  );
   const throughputRepeats = Math.max(1, Math.ceil(THROUGHPUT_PASS_US / (perDecision * decisions.length)));
   return overRounds(rounds, () => {
     const latencies: number[] = [];

@@ -32,7 +32,11 @@ function seedWith(authors: number): SandboxSeed {
     owner: 'acme',
     name: 'busy',
     branches: [{ name: 'main', commits: [{ message: 'init', author: 'admin', files: { 'README.md': '#\n' } }] }],
-    issues: Array.from({ length: ITEMS }, (_, n) => ({ title: `Issue ${n}`, body: 'Steps: open the page.', author: `user${n % authors}` })),
+    issues: Array.from({ length: ITEMS }, (_, n) => ({
+      title: `Issue ${n}`,
+      body: 'Steps: open the page.',
+      author: `user${n % authors}`,
+    })),
   });
   return seed;
 }
@@ -66,7 +70,12 @@ async function timeCase(authors: number, calls: number): Promise<{ ms: number; l
 function pureCase(calls: number): number {
   const catalog = loadPolicySet().integrity;
   const settings = compileIntegrity({ min_level: 'write', below: 'fence', trusted_users: ['bob'] });
-  const data = Array.from({ length: ITEMS }, (_, n) => ({ number: n, user: { login: n % 2 ? 'bob' : 'eve' }, title: 't', body: 'Steps: open the page.' }));
+  const data = Array.from({ length: ITEMS }, (_, n) => ({
+    number: n,
+    user: { login: n % 2 ? 'bob' : 'eve' },
+    title: 't',
+    body: 'Steps: open the page.',
+  }));
   const context = { repository: 'acme/busy', vouched: false };
   const samples: number[] = [];
   for (let i = 0; i < calls; i++) {

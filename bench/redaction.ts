@@ -16,7 +16,8 @@ export interface RedactionBenchFigures {
 
 const TOKEN = '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b';
 const SERVER_SECRETS = ['server-bearer-token-value', 'oauth-client-secret-value'];
-const PROSE = 'Steps to reproduce: open the settings page, change the branch protection and save. The page answers 500 and the log shows a nil pointer in the mirror sync. ';
+const PROSE =
+  'Steps to reproduce: open the settings page, change the branch protection and save. The page answers 500 and the log shows a nil pointer in the mirror sync. ';
 
 function issue(number: number): Record<string, unknown> {
   const secret = number % 250 === 0 ? ` leaked api_key=Zx81hd72kq0pW${number} and ghp_${'a1B2'.repeat(9)}` : '';
@@ -27,8 +28,17 @@ function issue(number: number): Record<string, unknown> {
     html_url: `https://gitea.example/acme/widgets/issues/${number}`,
     title: `Mirror sync fails after protection change (#${number})`,
     body: `${PROSE.repeat(1 + (number % 8))}Commit a94a8fe5ccb19ba61c4c0873d391e987982fbbd3.${secret}`,
-    user: { id: 7, login: 'alice', full_name: 'Alice Example', email: 'alice@example.org', avatar_url: 'https://gitea.example/avatars/7' },
-    labels: [{ id: 1, name: 'bug', color: 'ee0701' }, { id: 4, name: 'mirror', color: '0052cc' }],
+    user: {
+      id: 7,
+      login: 'alice',
+      full_name: 'Alice Example',
+      email: 'alice@example.org',
+      avatar_url: 'https://gitea.example/avatars/7',
+    },
+    labels: [
+      { id: 1, name: 'bug', color: 'ee0701' },
+      { id: 4, name: 'mirror', color: '0052cc' },
+    ],
     state: number % 3 === 0 ? 'closed' : 'open',
     comments: number % 17,
     created_at: '2025-01-02T03:04:05Z',
@@ -73,7 +83,9 @@ export function benchRedaction(rounds = 5): RedactionBenchFigures {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const figures = benchRedaction();
-  console.log(`redaction of ${(figures.inputBytes / (1024 * 1024)).toFixed(1)} MB (${figures.issues} issues), ${figures.rounds} rounds:`);
+  console.log(
+    `redaction of ${(figures.inputBytes / (1024 * 1024)).toFixed(1)} MB (${figures.issues} issues), ${figures.rounds} rounds:`,
+  );
   console.log(`  exact only (walk decoded JSON):      ${figures.exactOnlyMBps} MB/s`);
   console.log(`  exact + patterns (walk decoded JSON): ${figures.maskMBps} MB/s`);
   console.log(`  exact + patterns (one raw string):    ${figures.textMaskMBps} MB/s`);

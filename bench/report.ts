@@ -41,7 +41,14 @@ function heading(index: number): string {
 }
 
 function machineSection({ machine }: BenchResults): string[] {
-  return [heading(0), '', `| CPU | cores | memory | OS | Node |`, '|---|---:|---:|---|---|', `| ${machine.cpu} | ${machine.cores} | ${machine.memoryGigabytes} GB | ${machine.os} | ${machine.node} |`, ''];
+  return [
+    heading(0),
+    '',
+    `| CPU | cores | memory | OS | Node |`,
+    '|---|---:|---:|---|---|',
+    `| ${machine.cpu} | ${machine.cores} | ${machine.memoryGigabytes} GB | ${machine.os} | ${machine.node} |`,
+    '',
+  ];
 }
 
 function decisionSection({ decisions }: BenchResults): string[] {
@@ -63,8 +70,12 @@ function decisionSection({ decisions }: BenchResults): string[] {
     '',
     ...engineTable(decisions.engines),
     '',
-    ...decisions.engines.slice(1).map((other) =>
-      `- gitea-warden decides ${ratio(warden.decisionsPerSecond.median, other.decisionsPerSecond.median)} as many requests per second as ${other.engine}; its p50 is ${ratio(other.p50Microseconds.median, warden.p50Microseconds.median)} lower.`),
+    ...decisions.engines
+      .slice(1)
+      .map(
+        (other) =>
+          `- gitea-warden decides ${ratio(warden.decisionsPerSecond.median, other.decisionsPerSecond.median)} as many requests per second as ${other.engine}; its p50 is ${ratio(other.p50Microseconds.median, warden.p50Microseconds.median)} lower.`,
+      ),
     '',
   ];
 }
@@ -73,7 +84,9 @@ function engineTable(engines: EngineFigures[]): string[] {
   return [
     '| engine | p50 (µs) | p99 (µs) | decisions/s |',
     '|---|---:|---:|---:|',
-    ...engines.map((e) => `| ${e.engine} | ${fmt(e.p50Microseconds)} | ${fmt(e.p99Microseconds)} | ${fmt(e.decisionsPerSecond)} |`),
+    ...engines.map(
+      (e) => `| ${e.engine} | ${fmt(e.p50Microseconds)} | ${fmt(e.p99Microseconds)} | ${fmt(e.decisionsPerSecond)} |`,
+    ),
   ];
 }
 
@@ -91,14 +104,25 @@ function scalingSection({ scaling }: BenchResults): string[] {
     '| dimension | size | requests | engine | p50 (µs) | p99 (µs) | decisions/s |',
     '|---|---:|---:|---|---:|---:|---:|',
     ...scaling.flatMap((point) =>
-      point.engines.map((e) => `| ${point.dimension} | ${point.size} | ${point.requests} | ${e.engine} | ${fmt(e.p50Microseconds)} | ${fmt(e.p99Microseconds)} | ${fmt(e.decisionsPerSecond)} |`)),
+      point.engines.map(
+        (e) =>
+          `| ${point.dimension} | ${point.size} | ${point.requests} | ${e.engine} | ${fmt(e.p50Microseconds)} | ${fmt(e.p99Microseconds)} | ${fmt(e.decisionsPerSecond)} |`,
+      ),
+    ),
     '',
   ];
 }
 
 function overheadSection(results: BenchResults): string[] {
   const { overhead, skipped } = results;
-  if (!overhead) return [heading(3), '', `Not measured in this run: ${skipped.join('; ') || 'server unavailable'}.`, '', ...tokenVerificationLines(results)];
+  if (!overhead)
+    return [
+      heading(3),
+      '',
+      `Not measured in this run: ${skipped.join('; ') || 'server unavailable'}.`,
+      '',
+      ...tokenVerificationLines(results),
+    ];
   return [
     heading(3),
     '',
@@ -111,20 +135,27 @@ function overheadSection(results: BenchResults): string[] {
     '',
     '| call | path | clients | calls | p50 (ms) | p99 (ms) | calls/s | errors |',
     '|---|---|---:|---:|---:|---:|---:|---:|',
-    ...overhead.points.map((p) => `| ${p.kind} | ${p.path} | ${p.concurrency} | ${p.calls} | ${fmt(p.p50Milliseconds)} | ${fmt(p.p99Milliseconds)} | ${fmt(p.callsPerSecond)} | ${p.errors} |`),
+    ...overhead.points.map(
+      (p) =>
+        `| ${p.kind} | ${p.path} | ${p.concurrency} | ${p.calls} | ${fmt(p.p50Milliseconds)} | ${fmt(p.p99Milliseconds)} | ${fmt(p.callsPerSecond)} | ${p.errors} |`,
+    ),
     '',
     'Added latency (median of the transport minus median of direct fetch; a p99 difference below zero means the tails are within noise):',
     '',
     '| call | path | clients | added p50 (ms) | added p99 (ms) |',
     '|---|---|---:|---:|---:|',
-    ...overhead.added.map((a) => `| ${a.kind} | ${a.path} | ${a.concurrency} | ${a.p50Milliseconds} | ${a.p99Milliseconds} |`),
+    ...overhead.added.map(
+      (a) => `| ${a.kind} | ${a.path} | ${a.concurrency} | ${a.p50Milliseconds} | ${a.p99Milliseconds} |`,
+    ),
     '',
     'Group commit (issue 18): concurrent audit events share one fsync, and each call still waits for the fsync that covers its',
     'own write-ahead event. Targets, read off the rows above:',
     '',
     '| measure | figure | target | met |',
     '|---|---:|---|---|',
-    ...overhead.targets.map((t) => `| ${t.measure} | ${t.value} ${t.unit} | ${t.target} | ${t.met ? 'yes' : '**no**'} |`),
+    ...overhead.targets.map(
+      (t) => `| ${t.measure} | ${t.value} ${t.unit} | ${t.target} | ${t.met ? 'yes' : '**no**'} |`,
+    ),
     '',
     ...tokenVerificationLines(results),
   ];
@@ -135,7 +166,7 @@ function tokenVerificationLines({ tokenVerification: t }: BenchResults): string[
   if (!t) return ['Token verification (per-user OAuth): not measured in this run.', ''];
   return [
     `Added by per-user OAuth on each call (AUTH_MODE=oauth, ${t.store} store, ${t.calls} verifications a round): the SHA-256 of`,
-    'the bearer token, one indexed read of token and grant, and the person\'s Gitea token opened with AES-256-GCM. Cached:',
+    "the bearer token, one indexed read of token and grant, and the person's Gitea token opened with AES-256-GCM. Cached:",
     'the opened Gitea token kept per grant in the process; uncached: decrypted on every call (first call after a start or refresh).',
     '',
     '| token verification | p50 (µs) | p99 (µs) |',
@@ -158,14 +189,21 @@ function startupSection({ startup, skipped }: BenchResults): string[] {
     '',
     '| profile | mode | start-up to first tools/list (ms) | CPU time (ms) | resident memory (MB) |',
     '|---|---|---:|---:|---:|',
-    ...startup.map((f) => `| ${f.profile} | ${f.mode} | ${fmt(f.startupMilliseconds)} | ${fmt(f.cpuMilliseconds)} | ${fmt(f.rssMegabytes)} |`),
+    ...startup.map(
+      (f) =>
+        `| ${f.profile} | ${f.mode} | ${fmt(f.startupMilliseconds)} | ${fmt(f.cpuMilliseconds)} | ${fmt(f.rssMegabytes)} |`,
+    ),
     '',
   ];
 }
 
 function listingSection({ listings, startup, recall }: BenchResults): string[] {
-  const live = (startup ?? []).filter((f) => listings.some((l) => l.profile === f.profile && l.mode === f.mode && l.bytes !== f.liveListBytes));
-  const check = startup ? ` Each live tools/list of section 4 ${live.length === 0 ? 'had exactly these bytes' : `differed for ${live.map((f) => `${f.profile} ${f.mode}`).join(', ')}`}.` : '';
+  const live = (startup ?? []).filter((f) =>
+    listings.some((l) => l.profile === f.profile && l.mode === f.mode && l.bytes !== f.liveListBytes),
+  );
+  const check = startup
+    ? ` Each live tools/list of section 4 ${live.length === 0 ? 'had exactly these bytes' : `differed for ${live.map((f) => `${f.profile} ${f.mode}`).join(', ')}`}.`
+    : '';
   return [
     heading(5),
     '',
@@ -174,7 +212,9 @@ function listingSection({ listings, startup, recall }: BenchResults): string[] {
     '',
     '| profile | mode | tools | bytes | estimated tokens | TOOL_MODE=auto serves |',
     '|---|---|---:|---:|---:|---|',
-    ...listings.map((l) => `| ${l.profile} | ${l.mode} | ${l.tools} | ${l.bytes} | ${l.estimatedTokens} | ${l.autoMode} |`),
+    ...listings.map(
+      (l) => `| ${l.profile} | ${l.mode} | ${l.tools} | ${l.bytes} | ${l.estimatedTokens} | ${l.autoMode} |`,
+    ),
     '',
     `Recall at 3 of \`gitea_find_operations\` over ${recall.tasks} tasks a Gitea user gives an agent (test/fixtures/retrieval-tasks.ts):`,
     `**${(recall.recallAt3 * 100).toFixed(1)}%** (target: 90%); over ${recall.heldOutTasks} held-out tasks the search vocabulary was never tuned on:`,

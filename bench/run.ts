@@ -45,8 +45,12 @@ async function main(): Promise<number> {
     return 1;
   }
   const scaling = await benchScaling(ROUNDS);
-  const overhead = await optional('server overhead', skipped, () => benchServerOverhead(ROUNDS, SERVER_CALLS_PER_ROUND));
-  const tokenVerification = await optional('token verification', skipped, () => benchTokenVerification(ROUNDS, TOKEN_VERIFICATIONS));
+  const overhead = await optional('server overhead', skipped, () =>
+    benchServerOverhead(ROUNDS, SERVER_CALLS_PER_ROUND),
+  );
+  const tokenVerification = await optional('token verification', skipped, () =>
+    benchTokenVerification(ROUNDS, TOKEN_VERIFICATIONS),
+  );
   const startup = await optional('start-up', skipped, () => benchStartup(ROUNDS));
   progress('tools/list sizes and recall of gitea_find_operations');
   const listings = benchListings();
@@ -55,7 +59,20 @@ async function main(): Promise<number> {
   const audit = await auditFigures();
   const integrity = await integrityFigures();
   const results: BenchResults = {
-    date: new Date().toISOString(), machine: machine(), rounds: ROUNDS, decisions, scaling, overhead, tokenVerification, startup, skipped, listings, recall, redaction, audit, integrity,
+    date: new Date().toISOString(),
+    machine: machine(),
+    rounds: ROUNDS,
+    decisions,
+    scaling,
+    overhead,
+    tokenVerification,
+    startup,
+    skipped,
+    listings,
+    recall,
+    redaction,
+    audit,
+    integrity,
   };
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(reportFile, renderReport(results));
@@ -72,7 +89,15 @@ async function toolsOnly(): Promise<number> {
   const previous = JSON.parse(readFileSync(resultsFile, 'utf8')) as BenchResults;
   const skipped = previous.skipped.filter((reason) => !reason.startsWith('start-up'));
   const startup = await optional('start-up', skipped, () => benchStartup(ROUNDS));
-  const results: BenchResults = { ...previous, date: new Date().toISOString(), machine: machine(), startup, skipped, listings: benchListings(), recall: benchRecall() };
+  const results: BenchResults = {
+    ...previous,
+    date: new Date().toISOString(),
+    machine: machine(),
+    startup,
+    skipped,
+    listings: benchListings(),
+    recall: benchRecall(),
+  };
   writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(reportFile, renderReport(results));
   progress('wrote sections 4 and 5 of bench/results.json and docs/benchmarks.md');
@@ -105,7 +130,10 @@ async function auditFigures(): Promise<AuditFigures> {
   progress(`audit log: ${ROUNDS} rounds of ${AUDIT_EVENTS} appends`);
   const figures = await overRounds(ROUNDS, async () => {
     const [sequential, concurrent] = await benchAuditAppend(AUDIT_EVENTS);
-    return { sequentialPerSecond: sequential?.appendsPerSecond ?? 0, concurrentPerSecond: concurrent?.appendsPerSecond ?? 0 };
+    return {
+      sequentialPerSecond: sequential?.appendsPerSecond ?? 0,
+      concurrentPerSecond: concurrent?.appendsPerSecond ?? 0,
+    };
   });
   return { events: AUDIT_EVENTS, fsync: 'group commit: one fsync per batch', ...figures };
 }
@@ -114,7 +142,8 @@ async function integrityFigures(): Promise<IntegrityFigures> {
   progress(`integrity labels: ${ROUNDS} rounds of ${INTEGRITY_CALLS} labelled 100-item lists`);
   let shape = { items: 0, calls: 0, cachedLookups: 0, uncachedLookups: 0 };
   const figures = await overRounds(ROUNDS, async () => {
-    const { items, calls, cachedLookups, uncachedLookups, pureMs, cachedMs, uncachedMs } = await benchIntegrity(INTEGRITY_CALLS);
+    const { items, calls, cachedLookups, uncachedLookups, pureMs, cachedMs, uncachedMs } =
+      await benchIntegrity(INTEGRITY_CALLS);
     shape = { items, calls, cachedLookups, uncachedLookups };
     return { pureMs, cachedMs, uncachedMs };
   });

@@ -29,18 +29,26 @@ const ALLOWED_SHARE = 0.8;
 
 export async function benchScaling(rounds: number): Promise<ScalingPoint[]> {
   const points: ScalingPoint[] = [];
-  for (const size of PROFILE_SIZES) points.push(await measurePoint('profile entries', size, profileSizeWorkload(size), rounds));
-  for (const size of CATALOG_SIZES) points.push(await measurePoint('catalog operations', size, catalogSizeWorkload(size), rounds));
+  for (const size of PROFILE_SIZES)
+    points.push(await measurePoint('profile entries', size, profileSizeWorkload(size), rounds));
+  for (const size of CATALOG_SIZES)
+    points.push(await measurePoint('catalog operations', size, catalogSizeWorkload(size), rounds));
   return points;
 }
 
-async function measurePoint(dimension: ScalingPoint['dimension'], size: number, workload: Workload, rounds: number): Promise<ScalingPoint> {
+async function measurePoint(
+  dimension: ScalingPoint['dimension'],
+  size: number,
+  workload: Workload,
+  rounds: number,
+): Promise<ScalingPoint> {
   progress(`scaling: ${size} ${dimension}, ${workload.requests.length} requests`);
   const engines = await createEngines(workload);
   const agreement = checkAgreement(engines, workload.requests);
   if (agreement.disagreements.length > 0) throw new DisagreementError(agreement);
   const figures: EngineFigures[] = [];
-  for (const engine of engines) figures.push({ engine: engine.name, ...(await timeDecisions(engine, workload, rounds)) });
+  for (const engine of engines)
+    figures.push({ engine: engine.name, ...(await timeDecisions(engine, workload, rounds)) });
   return { dimension, size, requests: workload.requests.length, engines: figures };
 }
 
@@ -48,14 +56,29 @@ async function measurePoint(dimension: ScalingPoint['dimension'], size: number, 
 export function profileSizeWorkload(entries: number): Workload {
   const policy = loadPolicySet();
   const vocabulary = syntheticVocabulary(policy.vocabulary, entries);
-  const names = [...shuffled([...policy.vocabulary.operations.keys()]), ...[...vocabulary.operations.keys()].filter((n) => n.startsWith('gitea.synth.'))].slice(0, entries);
+  const names = [
+    ...shuffled([...policy.vocabulary.operations.keys()]),
+    ...[...vocabulary.operations.keys()].filter((n) => n.startsWith('gitea.synth.')),
+  ].slice(0, entries);
   const cut = Math.round(entries * ALLOWED_SHARE);
   const profile = compileProfile(
-    { data: { profile_name: `synthetic-${entries}`, allowed_operations: names.slice(0, cut), forbidden_operations: names.slice(cut) }, file: `<synthetic ${entries}>` },
+    {
+      data: {
+        profile_name: `synthetic-${entries}`,
+        allowed_operations: names.slice(0, cut),
+        forbidden_operations: names.slice(cut),
+      },
+      file: `<synthetic ${entries}>`,
+    },
     vocabulary,
   );
   const ids = loadCatalog().entries.map((e) => e.operationId);
-  return buildWorkload({ vocabulary, profiles: [profile], operationIds: ids, every: Math.ceil(ids.length / SAMPLED_OPERATIONS) });
+  return buildWorkload({
+    vocabulary,
+    profiles: [profile],
+    operationIds: ids,
+    every: Math.ceil(ids.length / SAMPLED_OPERATIONS),
+  });
 }
 
 /** The reference profiles over an operation map grown to `operations` operationIds. */
@@ -64,7 +87,12 @@ export function catalogSizeWorkload(operations: number): Workload {
   const operationMap = syntheticOperationMap(policy.operationMap, policy.vocabulary, operations);
   const ids = [...operationMap.byOperationId.keys()];
   const profiles: CompiledProfile[] = loadReferenceProfiles(policy);
-  return buildWorkload({ operationMap, profiles, operationIds: ids, every: Math.ceil(ids.length / SAMPLED_OPERATIONS) });
+  return buildWorkload({
+    operationMap,
+    profiles,
+    operationIds: ids,
+    every: Math.ceil(ids.length / SAMPLED_OPERATIONS),
+  });
 }
 
 /** The real vocabulary plus enough synthetic names (gitea.synth.opN, risk write) to draw `entries` from. */
@@ -82,7 +110,13 @@ export function syntheticOperationMap(real: OperationMap, vocabulary: Vocabulary
   const names = [...vocabulary.operations.keys()];
   for (let i = 0; byOperationId.size < operations; i++) {
     const operationId = `syntheticOperation${i}`;
-    byOperationId.set(operationId, { operationId, operation: names[i % names.length] as string, known: [], rules: [], line: null });
+    byOperationId.set(operationId, {
+      operationId,
+      operation: names[i % names.length] as string,
+      known: [],
+      rules: [],
+      line: null,
+    });
   }
   return { ...real, byOperationId };
 }

@@ -5,7 +5,14 @@
 // one server, 16 requests in flight on the one stdio client, 16 concurrent fetch loops.
 import { catalogByOperationId } from '../src/catalog/load.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
-import { connectHttp, connectStdio, namespaceEnv, spawnHttpNamespace, tempDir, type Connected } from '../test/support/namespace.js';
+import {
+  connectHttp,
+  connectStdio,
+  namespaceEnv,
+  spawnHttpNamespace,
+  tempDir,
+  type Connected,
+} from '../test/support/namespace.js';
 import { nowMicroseconds, overRounds, progress, quantile, round, type Spread } from './stats.js';
 
 const PROFILE = 'gitea-author';
@@ -60,7 +67,10 @@ type Caller = () => Promise<boolean>;
 export async function benchServerOverhead(rounds: number, callsPerRound: number): Promise<OverheadFigures> {
   const sandbox = await startSandbox();
   const audit = tempDir('warden-bench-serve-');
-  const env = namespaceEnv(sandbox, PROFILE, { auditLog: `${audit.path}/audit.jsonl`, extra: { RATE_LIMIT_PER_MINUTE: '10000000' } });
+  const env = namespaceEnv(sandbox, PROFILE, {
+    auditLog: `${audit.path}/audit.jsonl`,
+    extra: { RATE_LIMIT_PER_MINUTE: '10000000' },
+  });
   const stdio = await connectStdio({ ...env, AUDIT_LOG: `${audit.path}/stdio.jsonl` });
   const http = await spawnHttpNamespace({ ...env, AUDIT_LOG: `${audit.path}/http.jsonl` });
   const httpClients: Connected[] = [];
@@ -76,7 +86,9 @@ export async function benchServerOverhead(rounds: number, callsPerRound: number)
         ];
         for (const [path, callerFor] of paths) {
           progress(`server overhead: ${kind} via ${path}, ${concurrency} concurrent`);
-          points.push(await measure(kind, path, concurrency, Math.ceil(callsPerRound / concurrency), rounds, callerFor));
+          points.push(
+            await measure(kind, path, concurrency, Math.ceil(callsPerRound / concurrency), rounds, callerFor),
+          );
         }
       }
     }
@@ -93,7 +105,14 @@ export async function benchServerOverhead(rounds: number, callsPerRound: number)
   }
 }
 
-async function measure(kind: CallKind, path: Path, concurrency: number, callsPerClient: number, rounds: number, callerFor: (client: number) => Caller): Promise<OverheadPoint> {
+async function measure(
+  kind: CallKind,
+  path: Path,
+  concurrency: number,
+  callsPerClient: number,
+  rounds: number,
+  callerFor: (client: number) => Caller,
+): Promise<OverheadPoint> {
   const callers = Array.from({ length: concurrency }, (_, client) => callerFor(client));
   let errors = 0;
   await Promise.all(callers.map((call) => call())); // warm-up
@@ -111,7 +130,11 @@ async function measure(kind: CallKind, path: Path, concurrency: number, callsPer
       }),
     );
     const seconds = (nowMicroseconds() - start) / 1e6;
-    return { p50Milliseconds: quantile(latencies, 0.5), p99Milliseconds: quantile(latencies, 0.99), callsPerSecond: latencies.length / seconds };
+    return {
+      p50Milliseconds: quantile(latencies, 0.5),
+      p99Milliseconds: quantile(latencies, 0.99),
+      callsPerSecond: latencies.length / seconds,
+    };
   });
   return { kind, path, concurrency, calls: callsPerClient * concurrency * rounds, ...figures, errors };
 }
@@ -124,7 +147,11 @@ function directCaller(sandbox: Sandbox, kind: CallKind): Caller {
     const response =
       kind === 'read'
         ? await fetch(base, { headers })
-        : await fetch(`${base}/issues/${ISSUE}/comments`, { method: 'POST', headers, body: JSON.stringify({ body: 'benchmark comment' }) });
+        : await fetch(`${base}/issues/${ISSUE}/comments`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ body: 'benchmark comment' }),
+          });
     await response.arrayBuffer();
     return response.ok;
   };
@@ -133,7 +160,10 @@ function directCaller(sandbox: Sandbox, kind: CallKind): Caller {
 function toolCaller(connected: Connected, kind: CallKind): Caller {
   const byId = catalogByOperationId();
   const name = byId.get(kind === 'read' ? 'repoGet' : 'issueCreateComment')?.name as string;
-  const args = kind === 'read' ? { owner: OWNER, repo: REPO } : { owner: OWNER, repo: REPO, index: ISSUE, body: { body: 'benchmark comment' } };
+  const args =
+    kind === 'read'
+      ? { owner: OWNER, repo: REPO }
+      : { owner: OWNER, repo: REPO, index: ISSUE, body: { body: 'benchmark comment' } };
   return async () => {
     const result = await connected.client.callTool({ name, arguments: args });
     return result.isError !== true;
@@ -144,7 +174,9 @@ function addedLatency(points: OverheadPoint[]): OverheadFigures['added'] {
   return points
     .filter((p) => p.path !== 'direct fetch')
     .map((p) => {
-      const direct = points.find((d) => d.path === 'direct fetch' && d.kind === p.kind && d.concurrency === p.concurrency) as OverheadPoint;
+      const direct = points.find(
+        (d) => d.path === 'direct fetch' && d.kind === p.kind && d.concurrency === p.concurrency,
+      ) as OverheadPoint;
       return {
         kind: p.kind,
         path: p.path,
@@ -169,12 +201,24 @@ export function groupCommitTargets(points: OverheadPoint[], added: OverheadFigur
       if (!direct || !point) continue;
       const share = round((100 * point.callsPerSecond.median) / direct.callsPerSecond.median);
       const measure = `${kind}, ${busiest} concurrent, ${path}: throughput`;
-      targets.push({ measure, value: share, unit: '% of direct fetch', target: `>= ${MIN_THROUGHPUT_SHARE}%`, met: share >= MIN_THROUGHPUT_SHARE });
+      targets.push({
+        measure,
+        value: share,
+        unit: '% of direct fetch',
+        target: `>= ${MIN_THROUGHPUT_SHARE}%`,
+        met: share >= MIN_THROUGHPUT_SHARE,
+      });
     }
     const single = added.find((a) => a.kind === kind && a.path === 'stdio' && a.concurrency === 1);
     if (single) {
       const measure = `${kind}, 1 client, stdio: added p50`;
-      targets.push({ measure, value: single.p50Milliseconds, unit: 'ms', target: `<= ${MAX_ADDED_P50_MS} ms`, met: single.p50Milliseconds <= MAX_ADDED_P50_MS });
+      targets.push({
+        measure,
+        value: single.p50Milliseconds,
+        unit: 'ms',
+        target: `<= ${MAX_ADDED_P50_MS} ms`,
+        met: single.p50Milliseconds <= MAX_ADDED_P50_MS,
+      });
     }
   }
   return targets;

@@ -64,8 +64,17 @@ export async function benchStartup(rounds: number): Promise<StartupFigures[]> {
         let liveListBytes = 0;
         const spread = await overRounds(rounds, async (round) => {
           progress(`start-up: ${profile} ${mode}, round ${round + 1} of ${rounds}`);
-          const env = namespaceEnv(sandbox, profile, { auditLog: `${audit.path}/${profile}-${mode}-${round}.jsonl`, extra: { TOOL_MODE: mode } });
-          const transport = new StdioClientTransport({ command: process.execPath, args: DIST_SERVE, env, cwd: repoRoot, stderr: 'ignore' });
+          const env = namespaceEnv(sandbox, profile, {
+            auditLog: `${audit.path}/${profile}-${mode}-${round}.jsonl`,
+            extra: { TOOL_MODE: mode },
+          });
+          const transport = new StdioClientTransport({
+            command: process.execPath,
+            args: DIST_SERVE,
+            env,
+            cwd: repoRoot,
+            stderr: 'ignore',
+          });
           const client = new Client({ name: 'warden-bench', version: '0.0.0' });
           const start = nowMicroseconds();
           try {
@@ -73,7 +82,11 @@ export async function benchStartup(rounds: number): Promise<StartupFigures[]> {
             const listed = await client.listTools();
             const milliseconds = (nowMicroseconds() - start) / 1000;
             liveListBytes = Buffer.byteLength(JSON.stringify({ tools: listed.tools }), 'utf8');
-            return { startupMilliseconds: milliseconds, cpuMilliseconds: cpuMilliseconds(transport.pid), rssMegabytes: residentMegabytes(transport.pid) };
+            return {
+              startupMilliseconds: milliseconds,
+              cpuMilliseconds: cpuMilliseconds(transport.pid),
+              rssMegabytes: residentMegabytes(transport.pid),
+            };
           } finally {
             await client.close();
           }
@@ -116,7 +129,14 @@ export function benchListings(): ListingFigures[] {
     const autoMode = namespaceListing(file).mode.mode;
     return MODES.map((mode) => {
       const listing = namespaceListing(file, null, mode);
-      return { profile: listing.profile, mode, autoMode, tools: listing.tools.length, bytes: listing.bytes, estimatedTokens: listing.estimatedTokens };
+      return {
+        profile: listing.profile,
+        mode,
+        autoMode,
+        tools: listing.tools.length,
+        bytes: listing.bytes,
+        estimatedTokens: listing.estimatedTokens,
+      };
     });
   });
 }

@@ -18,7 +18,10 @@ export function quantile(samples: readonly number[], q: number): number {
 
 export function spread(values: readonly number[]): Spread {
   const sorted = [...values].sort((a, b) => a - b);
-  const median = sorted.length === 0 ? 0 : (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2;
+  const median =
+    sorted.length === 0
+      ? 0
+      : (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2;
   return { median: round(median), min: round(sorted[0] ?? 0), max: round(sorted[sorted.length - 1] ?? 0) };
 }
 
@@ -32,7 +35,10 @@ export function nowMicroseconds(): number {
 }
 
 /** Runs `rounds` rounds of `measure` and reports each named figure as its spread over the rounds. */
-export async function overRounds<K extends string>(rounds: number, measure: (round: number) => Promise<Record<K, number>> | Record<K, number>): Promise<Record<K, Spread>> {
+export async function overRounds<K extends string>(
+  rounds: number,
+  measure: (round: number) => Promise<Record<K, number>> | Record<K, number>,
+): Promise<Record<K, Spread>> {
   const collected = new Map<K, number[]>();
   for (let round = 0; round < rounds; round++) {
     for (const [name, value] of Object.entries(await measure(round)) as [K, number][]) {

@@ -33,7 +33,12 @@ export async function benchTokenVerification(rounds: number, calls: number): Pro
         store,
         sealer,
         // Never called: the Gitea token below is far from expiry.
-        upstream: new GiteaOAuthClient({ baseUrl: 'http://127.0.0.1:9', clientId: 'bench', clientSecret: 'bench', timeoutMs: 1000 }),
+        upstream: new GiteaOAuthClient({
+          baseUrl: 'http://127.0.0.1:9',
+          clientId: 'bench',
+          clientSecret: 'bench',
+          timeoutMs: 1000,
+        }),
         giteaUrl: 'http://127.0.0.1:9',
         resource: 'http://127.0.0.1:8741/mcp',
         callbackUrl: 'http://127.0.0.1:8741/oauth/callback',
@@ -43,12 +48,26 @@ export async function benchTokenVerification(rounds: number, calls: number): Pro
     const access = newToken('gwa');
     const grantId = 'bench-grant';
     await store.putGrant({
-      id: grantId, login: 'alice', clientId: 'bench-client', resource: 'http://127.0.0.1:8741/mcp', scopes: [],
+      id: grantId,
+      login: 'alice',
+      clientId: 'bench-client',
+      resource: 'http://127.0.0.1:8741/mcp',
+      scopes: [],
       giteaAccessSealed: sealer.seal('gitea-access-token-of-alice', `${grantId}:gitea_access`),
       giteaRefreshSealed: sealer.seal('gitea-refresh-token-of-alice', `${grantId}:gitea_refresh`),
-      giteaExpiresAt: Date.now() + 24 * 3600 * 1000, version: 1, revoked: false,
+      giteaExpiresAt: Date.now() + 24 * 3600 * 1000,
+      version: 1,
+      revoked: false,
     });
-    await store.putToken({ tokenHash: tokenHash(access), kind: 'access', grantId, clientId: 'bench-client', expiresAt: Date.now() + 24 * 3600 * 1000, revoked: false, rotated: false });
+    await store.putToken({
+      tokenHash: tokenHash(access),
+      kind: 'access',
+      grantId,
+      clientId: 'bench-client',
+      expiresAt: Date.now() + 24 * 3600 * 1000,
+      revoked: false,
+      rotated: false,
+    });
     const figures = await overRounds(rounds, async () => {
       const warm = service();
       await warm.verify(access);

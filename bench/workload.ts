@@ -69,7 +69,14 @@ export function buildWorkload(options: WorkloadOptions = {}): Workload {
   const calls = ids.flatMap((id, index) => callsFor(id, operationMap, index % GLOBAL_RULE_EVERY === 0));
   const requests = profiles.flatMap((profile) => calls.map((call) => ({ profile, call })));
   const { callGuards } = policy;
-  return { vocabulary, operationMap, callGuards, profiles, requests: [...requests, ...mergeFactRequests(requests, operationMap, callGuards)], argumentPaths: argumentPaths(operationMap) };
+  return {
+    vocabulary,
+    operationMap,
+    callGuards,
+    profiles,
+    requests: [...requests, ...mergeFactRequests(requests, operationMap, callGuards)],
+    argumentPaths: argumentPaths(operationMap),
+  };
 }
 
 /** The calls of one operation: no arguments, then one call per argument value a rule or known list names, one unknown value, sudo. */
@@ -85,7 +92,8 @@ export function callsFor(operationId: string, map: OperationMap, withGlobalRules
     add(known.path, UNKNOWN_VALUE, `${known.path}=<unknown>`);
   }
   for (const condition of conditions) {
-    if (condition.equals !== undefined) add(condition.path, condition.equals, `${condition.path}=${String(condition.equals)}`);
+    if (condition.equals !== undefined)
+      add(condition.path, condition.equals, `${condition.path}=${String(condition.equals)}`);
     else if (condition.present) add(condition.path, SUDO_USER, condition.path);
   }
   return [...variants.values()];
@@ -105,8 +113,12 @@ function mergeFactRequests(requests: BenchRequest[], map: OperationMap, callGuar
 
 export function argumentPaths(map: OperationMap): string[] {
   const mappings: OperationMapping[] = [...map.byOperationId.values()];
-  const conditions: ArgumentCondition[] = [...mappings.flatMap((m) => m.rules), ...map.globalRules].map((rule) => rule.when);
-  return [...new Set([...mappings.flatMap((m) => m.known.map((k) => k.path)), ...conditions.map((c) => c.path)])].sort();
+  const conditions: ArgumentCondition[] = [...mappings.flatMap((m) => m.rules), ...map.globalRules].map(
+    (rule) => rule.when,
+  );
+  return [
+    ...new Set([...mappings.flatMap((m) => m.known.map((k) => k.path)), ...conditions.map((c) => c.path)]),
+  ].sort();
 }
 
 /** The flat context key of an argument path: body.force_merge -> body_force_merge. */
@@ -119,7 +131,8 @@ export function flatContext(args: Record<string, unknown>, paths: readonly strin
   const context: Record<string, Scalar> = {};
   for (const path of paths) {
     const value = valueAt(args, path);
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') context[contextKey(path)] = value;
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      context[contextKey(path)] = value;
   }
   return context;
 }

@@ -63,7 +63,8 @@ test('the room table names every room of src/, and only those', () => {
   const folders = readdirSync(srcDir).filter((name) => statSync(join(srcDir, name)).isDirectory());
   assert.deepEqual(ROOMS.map((r) => r.name).sort(), folders.sort());
   const names = new Set(ROOMS.map((r) => r.name));
-  for (const room of ROOMS) for (const target of room.mayImport) assert.ok(names.has(target), `${room.name}: ${target}`);
+  for (const room of ROOMS)
+    for (const target of room.mayImport) assert.ok(names.has(target), `${room.name}: ${target}`);
 });
 
 /** The imports between rooms the table does not allow, as "file -> specifier". */
@@ -104,7 +105,10 @@ function roomCycle(all: readonly ImportEdge[]): string[] | null {
 }
 
 test('every import between rooms is one the room table allows', () => {
-  assert.ok(edges.some((e) => targetRoom(e) !== null && targetRoom(e) !== roomOf(e)), 'no imports between rooms seen');
+  assert.ok(
+    edges.some((e) => targetRoom(e) !== null && targetRoom(e) !== roomOf(e)),
+    'no imports between rooms seen',
+  );
   assert.deepEqual(forbiddenImports(edges), []);
 });
 
@@ -124,26 +128,43 @@ test('the checks catch a forbidden import and a cycle', () => {
 });
 
 /** Node's I/O, process and timing modules, with or without the node: prefix, and their subpaths (fs/promises). */
-const ioModule = /^(node:)?(fs|net|http|https|http2|child_process|process|os|dgram|tls|dns|worker_threads|perf_hooks|cluster)(\/|$)/;
+const ioModule =
+  /^(node:)?(fs|net|http|https|http2|child_process|process|os|dgram|tls|dns|worker_threads|perf_hooks|cluster)(\/|$)/;
 
 test('src/policy is pure: no I/O modules, no shell rooms, no clock or environment', () => {
-  const forbiddenRooms = new Set(['gitea', 'server', 'transports', 'audit', 'sandbox', 'policy-files', 'shared', 'cli']);
+  const forbiddenRooms = new Set([
+    'gitea',
+    'server',
+    'transports',
+    'audit',
+    'sandbox',
+    'policy-files',
+    'shared',
+    'cli',
+  ]);
   const offending = edges.filter(
-    (e) =>
-      roomOf(e) === 'policy' &&
-      (forbiddenRooms.has(targetRoom(e) ?? '') || ioModule.test(e.specifier)),
+    (e) => roomOf(e) === 'policy' && (forbiddenRooms.has(targetRoom(e) ?? '') || ioModule.test(e.specifier)),
   );
   assert.deepEqual(offending, []);
   for (const file of sourceFiles(join(srcDir, 'policy'))) {
     const text = readFileSync(file, 'utf8');
-    for (const banned of [/\bprocess\b/, /\bDate\.now\(/, /\bDate\(/, /\bperformance\./, /\bMath\.random\(/, /\bfetch\(/]) {
+    for (const banned of [
+      /\bprocess\b/,
+      /\bDate\.now\(/,
+      /\bDate\(/,
+      /\bperformance\./,
+      /\bMath\.random\(/,
+      /\bfetch\(/,
+    ]) {
       assert.doesNotMatch(text, banned, `${relative(packageRoot, file)} uses ${banned.source}`);
     }
   }
 });
 
 test('only src/server and src/transports import the MCP SDK', () => {
-  const offending = edges.filter((e) => e.specifier.startsWith('@modelcontextprotocol/sdk') && !['server', 'transports'].includes(roomOf(e)));
+  const offending = edges.filter(
+    (e) => e.specifier.startsWith('@modelcontextprotocol/sdk') && !['server', 'transports'].includes(roomOf(e)),
+  );
   assert.deepEqual(offending, []);
 });
 
@@ -161,11 +182,15 @@ test('Gitea HTTP stays behind src/gitea (and the sandbox, which is the other sid
 });
 
 test('src imports only declared runtime dependencies and node builtins', () => {
-  const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
   const runtime = new Set(Object.keys(pkg.dependencies));
   const offending = edges.filter((e) => {
     if (e.specifier.startsWith('.') || e.specifier.startsWith('node:') || e.typeOnly) return false;
-    const name = e.specifier.startsWith('@') ? e.specifier.split('/').slice(0, 2).join('/') : (e.specifier.split('/')[0] ?? '');
+    const name = e.specifier.startsWith('@')
+      ? e.specifier.split('/').slice(0, 2).join('/')
+      : (e.specifier.split('/')[0] ?? '');
     return !runtime.has(name);
   });
   assert.deepEqual(offending, []);

@@ -22,7 +22,9 @@ after(async () => {
 });
 
 function auditCli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'audit', ...args], { encoding: 'utf8' });
+  const child = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'audit', ...args], {
+    encoding: 'utf8',
+  });
   return { status: child.status, stdout: child.stdout, stderr: child.stderr };
 }
 

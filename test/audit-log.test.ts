@@ -2,7 +2,20 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
-import { appendFile, chmod, mkdir, mkdtemp, open, readFile, rename, rm, truncate, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import {
+  appendFile,
+  chmod,
+  mkdir,
+  mkdtemp,
+  open,
+  readFile,
+  rename,
+  rm,
+  truncate,
+  unlink,
+  writeFile,
+  type FileHandle,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
@@ -34,22 +47,28 @@ async function unprivilegedAuditRunner(into: string): Promise<string> {
   const sourceDir = join(import.meta.dirname, '..', 'src', 'audit');
   for (const file of readdirSync(sourceDir).filter((f) => f.endsWith('.ts'))) {
     const source = await readFile(join(sourceDir, file), 'utf8');
-    const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+    const { outputText } = ts.transpileModule(source, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    });
     await writeFile(join(out, file.replace(/\.ts$/, '.js')), outputText, { mode: 0o644 });
   }
   const runner = join(out, 'open-and-append.mjs');
   const event = JSON.stringify(sampleEvent(1));
-  await writeFile(runner, [
-    `import { AuditLog } from './log.js';`,
-    `try {`,
-    `  const log = await AuditLog.open(process.argv[2]);`,
-    `  await log.append(${event});`,
-    `  await log.close();`,
-    `  process.stdout.write(JSON.stringify({ ok: true }));`,
-    `} catch (error) {`,
-    `  process.stdout.write(JSON.stringify({ ok: false, name: error.name, message: error.message, code: error.code }));`,
-    `}`,
-  ].join('\n'), { mode: 0o644 });
+  await writeFile(
+    runner,
+    [
+      `import { AuditLog } from './log.js';`,
+      `try {`,
+      `  const log = await AuditLog.open(process.argv[2]);`,
+      `  await log.append(${event});`,
+      `  await log.close();`,
+      `  process.stdout.write(JSON.stringify({ ok: true }));`,
+      `} catch (error) {`,
+      `  process.stdout.write(JSON.stringify({ ok: false, name: error.name, message: error.message, code: error.code }));`,
+      `}`,
+    ].join('\n'),
+    { mode: 0o644 },
+  );
   return runner;
 }
 
@@ -87,7 +106,10 @@ describe('AuditLog', () => {
     const log = await AuditLog.open(path);
     const events = await Promise.all(Array.from({ length: 20 }, (_, i) => log.append(sampleEvent(i + 1))));
     await log.close();
-    assert.deepEqual(events.map((e) => e.seq), Array.from({ length: 20 }, (_, i) => i + 1));
+    assert.deepEqual(
+      events.map((e) => e.seq),
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
     assert.deepEqual(verifyAuditLog(await readFile(path, 'utf8')), { ok: true, events: 20 });
   });
 
@@ -131,9 +153,21 @@ describe('AuditLog', () => {
   });
 
   const brokenTails: { name: string; damage: (text: string) => string; line: RegExp }[] = [
-    { name: 'an edited last line', damage: (t) => t.replace(/"profile":"reviewer"(?=[^\n]*\n$)/, '"profile":"admin"'), line: /line 3 .*hash does not match/ },
+    {
+      name: 'an edited last line',
+      damage: (t) => t.replace(/"profile":"reviewer"(?=[^\n]*\n$)/, '"profile":"admin"'),
+      line: /line 3 .*hash does not match/,
+    },
     { name: 'a torn last line', damage: (t) => t.slice(0, -30), line: /line 3 .*truncated final line/ },
-    { name: 'a dropped line before the last', damage: (t) => t.split('\n').filter((_, i) => i !== 1).join('\n'), line: /line 2 .*prev does not match/ },
+    {
+      name: 'a dropped line before the last',
+      damage: (t) =>
+        t
+          .split('\n')
+          .filter((_, i) => i !== 1)
+          .join('\n'),
+      line: /line 2 .*prev does not match/,
+    },
   ];
   for (const { name, damage, line } of brokenTails) {
     test(`refuses to open a log with ${name}, naming the line`, async () => {
@@ -159,18 +193,22 @@ describe('AuditLog', () => {
 
   // /dev/full accepts the open and fails every write (ENOSPC); its lock file goes beside it in /dev.
   const devFullUsable = existsSync('/dev/full') && canWrite('/dev');
-  test('a failed write rejects with the path and errno code, and every later append rejects too', { skip: !devFullUsable && 'needs /dev/full and a writable /dev' }, async () => {
-    const log = await AuditLog.open('/dev/full');
-    for (const n of [1, 2]) {
-      await assert.rejects(log.append(sampleEvent(n)), (error: unknown) => {
-        assert.ok(error instanceof AuditWriteError);
-        assert.equal(error.code, 'ENOSPC');
-        assert.match(error.message, /\/dev\/full.*ENOSPC/);
-        return true;
-      });
-    }
-    await log.close();
-  });
+  test(
+    'a failed write rejects with the path and errno code, and every later append rejects too',
+    { skip: !devFullUsable && 'needs /dev/full and a writable /dev' },
+    async () => {
+      const log = await AuditLog.open('/dev/full');
+      for (const n of [1, 2]) {
+        await assert.rejects(log.append(sampleEvent(n)), (error: unknown) => {
+          assert.ok(error instanceof AuditWriteError);
+          assert.equal(error.code, 'ENOSPC');
+          assert.match(error.message, /\/dev\/full.*ENOSPC/);
+          return true;
+        });
+      }
+      await log.close();
+    },
+  );
 
   test('one writer per log: a second open is refused while the first holds it, and allowed after close', async () => {
     const path = freshPath();
@@ -208,10 +246,22 @@ describe('AuditLog', () => {
     // the audit modules compiled into the temp dir, with plain node, in a directory it can read.
     const runner = await unprivilegedAuditRunner(dir);
     const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    const child = spawnSync(process.execPath, [runner, path], { encoding: 'utf8', cwd: dir, env: { PATH: process.env.PATH ?? '' }, ...asUser });
-    assert.equal(child.status, 0, `the child failed: ${child.error?.message ?? child.stderr} (node at ${process.execPath} must be executable by uid 65534)`);
+    const child = spawnSync(process.execPath, [runner, path], {
+      encoding: 'utf8',
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '' },
+      ...asUser,
+    });
+    assert.equal(
+      child.status,
+      0,
+      `the child failed: ${child.error?.message ?? child.stderr} (node at ${process.execPath} must be executable by uid 65534)`,
+    );
     const outcome = JSON.parse(child.stdout) as { ok: boolean; name?: string; code?: string; message?: string };
-    assert.deepEqual({ ok: outcome.ok, name: outcome.name, code: outcome.code }, { ok: false, name: 'AuditWriteError', code: 'EACCES' });
+    assert.deepEqual(
+      { ok: outcome.ok, name: outcome.name, code: outcome.code },
+      { ok: false, name: 'AuditWriteError', code: 'EACCES' },
+    );
     assert.ok(outcome.message?.includes(path));
   });
 
@@ -246,12 +296,17 @@ describe('AuditLog: group commit', () => {
       durableBytes = Math.max(durableBytes, size);
     };
     try {
-      const sizes = await Promise.all(Array.from({ length: 16 }, (_, i) => log.append(sampleEvent(i + 1)).then(async (event) => {
-        const text = await readFile(path, 'utf8');
-        const end = text.split('\n').slice(0, event.seq).join('\n').length + 1;
-        return { end: Buffer.byteLength(text.slice(0, end)), durable: durableBytes };
-      })));
-      for (const { end, durable } of sizes) assert.ok(durable >= end, `resolved at ${durable} durable bytes, its line ends at ${end}`);
+      const sizes = await Promise.all(
+        Array.from({ length: 16 }, (_, i) =>
+          log.append(sampleEvent(i + 1)).then(async (event) => {
+            const text = await readFile(path, 'utf8');
+            const end = text.split('\n').slice(0, event.seq).join('\n').length + 1;
+            return { end: Buffer.byteLength(text.slice(0, end)), durable: durableBytes };
+          }),
+        ),
+      );
+      for (const { end, durable } of sizes)
+        assert.ok(durable >= end, `resolved at ${durable} durable bytes, its line ends at ${end}`);
       assert.ok(syncs < 16, `16 concurrent appends took ${syncs} fsyncs`);
       assert.ok(syncs >= 1);
     } finally {
@@ -266,7 +321,14 @@ describe('AuditLog: the path must still name the log it holds', () => {
   const changes: { name: string; change: (path: string) => Promise<void>; code: string }[] = [
     { name: 'deleted', change: (path) => unlink(path), code: 'ENOENT' },
     { name: 'renamed', change: (path) => rename(path, `${path}.moved`), code: 'ENOENT' },
-    { name: 'replaced by another file', change: async (path) => { await rename(path, `${path}.old`); await writeFile(path, ''); }, code: 'EREPLACED' },
+    {
+      name: 'replaced by another file',
+      change: async (path) => {
+        await rename(path, `${path}.old`);
+        await writeFile(path, '');
+      },
+      code: 'EREPLACED',
+    },
     { name: 'written to by someone else', change: (path) => appendFile(path, '{"forged":true}\n'), code: 'EMODIFIED' },
     { name: 'truncated by someone else', change: (path) => truncate(path, 10), code: 'EMODIFIED' },
   ];
@@ -276,7 +338,10 @@ describe('AuditLog: the path must still name the log it holds', () => {
       const log = await AuditLog.open(path);
       await log.append(sampleEvent(1));
       await change(path);
-      await assert.rejects(log.append(sampleEvent(2)), (error: unknown) => error instanceof AuditWriteError && error.code === code);
+      await assert.rejects(
+        log.append(sampleEvent(2)),
+        (error: unknown) => error instanceof AuditWriteError && error.code === code,
+      );
       await assert.rejects(log.append(sampleEvent(3)), AuditWriteError);
       await log.close();
     });
@@ -285,7 +350,12 @@ describe('AuditLog: the path must still name the log it holds', () => {
 
 describe('argumentNames', () => {
   test('lists sorted top-level names and body keys, never values', () => {
-    const names = argumentNames({ repo: 'widgets', owner: 'acme', body: { title: 'secret title', base: 'main' }, index: 7 });
+    const names = argumentNames({
+      repo: 'widgets',
+      owner: 'acme',
+      body: { title: 'secret title', base: 'main' },
+      index: 7,
+    });
     assert.deepEqual(names, ['body', 'body.base', 'body.title', 'index', 'owner', 'repo']);
   });
 
@@ -297,10 +367,22 @@ describe('argumentNames', () => {
 
 describe('defaultAuditPath: one file per profile, in the state directory', () => {
   const cases: { profile: string; env: NodeJS.ProcessEnv; expected: string }[] = [
-    { profile: 'gitea-author', env: { XDG_STATE_HOME: '/state', HOME: '/home/u' }, expected: '/state/gitea-warden/audit-gitea-author.jsonl' },
-    { profile: 'gitea-reviewer', env: { HOME: '/home/u' }, expected: '/home/u/.local/state/gitea-warden/audit-gitea-reviewer.jsonl' },
+    {
+      profile: 'gitea-author',
+      env: { XDG_STATE_HOME: '/state', HOME: '/home/u' },
+      expected: '/state/gitea-warden/audit-gitea-author.jsonl',
+    },
+    {
+      profile: 'gitea-reviewer',
+      env: { HOME: '/home/u' },
+      expected: '/home/u/.local/state/gitea-warden/audit-gitea-reviewer.jsonl',
+    },
     { profile: 'gitea-merger', env: {}, expected: join(process.cwd(), '.data', 'audit-gitea-merger.jsonl') },
-    { profile: '../../etc/x y', env: { HOME: '/home/u' }, expected: '/home/u/.local/state/gitea-warden/audit-.._.._etc_x_y.jsonl' },
+    {
+      profile: '../../etc/x y',
+      env: { HOME: '/home/u' },
+      expected: '/home/u/.local/state/gitea-warden/audit-.._.._etc_x_y.jsonl',
+    },
   ];
   for (const { profile, env, expected } of cases) {
     test(`${profile} ${JSON.stringify(env)} -> ${expected}`, () => {

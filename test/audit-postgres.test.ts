@@ -9,7 +9,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { PostgresRateLimiter } from '../src/transports/rate-limit-postgres.js';
-import { connectHttp, namespaceEnv, repoRoot, spawnHttpNamespace, tempDir, type HttpNamespace } from './support/namespace.js';
+import {
+  connectHttp,
+  namespaceEnv,
+  repoRoot,
+  spawnHttpNamespace,
+  tempDir,
+  type HttpNamespace,
+} from './support/namespace.js';
 import { startPostgres, type TestPostgres } from './support/postgres.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
@@ -41,7 +48,10 @@ after(async () => {
 });
 
 function cli(...args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: repoRoot, encoding: 'utf8' });
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
 }
 
 async function asRole(sql: string): Promise<void> {
@@ -64,7 +74,12 @@ describe('two replicas, one chain', () => {
     assert.equal(cli('audit', 'keygen', '--private-key', privateKey, '--public-key', publicKey).status, 0);
     const env = namespaceEnv(sandbox, 'gitea-author', {
       auditLog: join(dir.path, 'unused.jsonl'),
-      extra: { AUDIT_SINK: roleUrl, AUDIT_SIGNING_KEY_FILE: privateKey, AUDIT_CHECKPOINT_EVERY: '50', MCP_BEARER_TOKEN: BEARER },
+      extra: {
+        AUDIT_SINK: roleUrl,
+        AUDIT_SIGNING_KEY_FILE: privateKey,
+        AUDIT_CHECKPOINT_EVERY: '50',
+        MCP_BEARER_TOKEN: BEARER,
+      },
     });
     const replicas: HttpNamespace[] = await Promise.all([spawnHttpNamespace(env), spawnHttpNamespace(env)]);
     try {
@@ -73,9 +88,13 @@ describe('two replicas, one chain', () => {
         // Each replica runs CONCURRENCY workers; every call writes a write-ahead and a result event.
         const run = async (client: (typeof clients)[number], worker: number) => {
           for (let n = worker; n < CALLS_PER_REPLICA; n += CONCURRENCY) {
-            const call = n % 10 === 0
-              ? { name: 'gitea_comments_create', arguments: { owner: 'acme', repo: 'widgets', index: 3, body: { body: `replica call ${n}` } } }
-              : { name: 'gitea_repos_get', arguments: { owner: 'acme', repo: 'widgets' } };
+            const call =
+              n % 10 === 0
+                ? {
+                    name: 'gitea_comments_create',
+                    arguments: { owner: 'acme', repo: 'widgets', index: 3, body: { body: `replica call ${n}` } },
+                  }
+                : { name: 'gitea_repos_get', arguments: { owner: 'acme', repo: 'widgets' } };
             const result = await client.client.callTool(call);
             assert.equal(result.isError, false, JSON.stringify(result.structuredContent));
           }
@@ -87,12 +106,17 @@ describe('two replicas, one chain', () => {
     } finally {
       await Promise.all(replicas.map((r) => r.close()));
     }
-    for (const replica of replicas) assert.doesNotMatch(replica.stderr(), /change-me/, 'the database password reached the log');
+    for (const replica of replicas)
+      assert.doesNotMatch(replica.stderr(), /change-me/, 'the database password reached the log');
 
     const rows = await postgres.query(`SELECT chain, seq, line FROM gitea_warden_audit ORDER BY seq`, 'warden');
     const events = rows.rows.filter((r) => !String(r.line).includes('"phase":"checkpoint"'));
     assert.equal(events.length, 2 * 2 * CALLS_PER_REPLICA);
-    assert.deepEqual(rows.rows.map((r) => Number(r.seq)), rows.rows.map((_, i) => i + 1), 'the chain has a gap');
+    assert.deepEqual(
+      rows.rows.map((r) => Number(r.seq)),
+      rows.rows.map((_, i) => i + 1),
+      'the chain has a gap',
+    );
     assert.ok(rows.rows.every((r) => r.chain === 'gitea-author'));
     const byCall = new Map<string, string[]>();
     for (const { line } of events) {
@@ -104,7 +128,12 @@ describe('two replicas, one chain', () => {
 
     const verified = cli('audit', 'verify', roleUrl, '--public-key', publicKey);
     assert.equal(verified.status, 0, verified.stdout + verified.stderr);
-    assert.match(verified.stdout, new RegExp(`ok: ${rows.rows.length} events, chain intact, \\d+ signed checkpoints cover lines 1 to ${rows.rows.length}`));
+    assert.match(
+      verified.stdout,
+      new RegExp(
+        `ok: ${rows.rows.length} events, chain intact, \\d+ signed checkpoints cover lines 1 to ${rows.rows.length}`,
+      ),
+    );
     assert.doesNotMatch(verified.stdout + verified.stderr, /change-me/);
 
     const shared = await postgres.query(`SELECT count(*)::int AS n FROM gitea_warden_rate`, 'warden');
@@ -115,7 +144,10 @@ describe('two replicas, one chain', () => {
     await assert.rejects(asRole(`UPDATE gitea_warden_audit SET line = line`), /permission denied/);
     await assert.rejects(asRole(`DELETE FROM gitea_warden_audit`), /permission denied/);
     await assert.rejects(asRole(`TRUNCATE gitea_warden_audit`), /permission denied/);
-    await postgres.query(`UPDATE gitea_warden_audit SET line = replace(line, '"profile":"gitea-author"', '"profile":"gitea-other"') WHERE seq = 3`, 'warden');
+    await postgres.query(
+      `UPDATE gitea_warden_audit SET line = replace(line, '"profile":"gitea-author"', '"profile":"gitea-other"') WHERE seq = 3`,
+      'warden',
+    );
     const verified = cli('audit', 'verify', roleUrl);
     assert.equal(verified.status, 1);
     assert.match(verified.stdout, /broken: line 3: hash does not match/);
@@ -132,7 +164,10 @@ describe('the rate limit shared by replicas', () => {
       const elapsedMs = Date.now() - started;
       const allowed = decisions.filter((d) => d.allowed).length;
       // The bucket refills 3 a minute; whatever the run took, only that much more can be granted.
-      assert.ok(allowed >= 3 && allowed <= 3 + Math.floor((elapsedMs * 3) / 60_000), `allowed ${allowed} in ${elapsedMs} ms`);
+      assert.ok(
+        allowed >= 3 && allowed <= 3 + Math.floor((elapsedMs * 3) / 60_000),
+        `allowed ${allowed} in ${elapsedMs} ms`,
+      );
       const refused = decisions.find((d) => !d.allowed);
       assert.ok(refused && !refused.allowed && refused.retryAfterSeconds >= 1 && refused.message === undefined);
       assert.equal((await replicas[0]!.take('127.0.0.1|client-b')).allowed, true, 'another client has its own bucket');
@@ -146,6 +181,6 @@ describe('the rate limit shared by replicas', () => {
     await limiter.close();
     const decision = await limiter.take('127.0.0.1|client-c');
     assert.equal(decision.allowed, false);
-    assert.match(decision.allowed ? '' : decision.message ?? '', /rate-limit store does not answer/);
+    assert.match(decision.allowed ? '' : (decision.message ?? ''), /rate-limit store does not answer/);
   });
 });

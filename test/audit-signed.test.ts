@@ -41,7 +41,11 @@ async function signedLog(events: number, path = freshPath()): Promise<string> {
 
 async function verifySigned(path: string, options: { allowUnsignedTail?: boolean } = {}) {
   const copy = await readFile(checkpointPathOf(path), 'utf8').catch(() => null);
-  return verifyAuditLog(await readFile(path, 'utf8'), { publicKey: publicKeyFromPem(publicPem, 'test'), checkpointCopy: copy, ...options });
+  return verifyAuditLog(await readFile(path, 'utf8'), {
+    publicKey: publicKeyFromPem(publicPem, 'test'),
+    checkpointCopy: copy,
+    ...options,
+  });
 }
 
 const linesOf = async (path: string) => (await readFile(path, 'utf8')).trimEnd().split('\n');
@@ -95,11 +99,17 @@ describe('signed checkpoints', () => {
       },
       reason: /checkpoint file is missing/,
     },
-    { name: 'emptying the file', rewrite: async (path) => writeFile(path, ''), reason: /no signed checkpoint in the log/ },
+    {
+      name: 'emptying the file',
+      rewrite: async (path) => writeFile(path, ''),
+      reason: /no signed checkpoint in the log/,
+    },
     {
       name: 'rewriting an event and rechaining the whole file',
       rewrite: async (path) => {
-        const lines = (await linesOf(path)).map((l, i) => (i === 2 ? l.replace('"decision":"deny"', '"decision":"allow"') : l));
+        const lines = (await linesOf(path)).map((l, i) =>
+          i === 2 ? l.replace('"decision":"deny"', '"decision":"allow"') : l,
+        );
         await writeFile(path, text(rechain(lines)));
       },
       reason: /line 6: signed checkpoint: its signature does not verify/,
@@ -118,7 +128,9 @@ describe('signed checkpoints', () => {
       name: 'replacing the file with a fresh chain that copies the old checkpoint lines',
       rewrite: async (path) => {
         const lines = await linesOf(path);
-        const forged = lines.map((l) => (phaseOf(l) === 'checkpoint' ? l : l.replace('"tool":"gitea_pulls_merge"', '"tool":"gitea_repos_get"')));
+        const forged = lines.map((l) =>
+          phaseOf(l) === 'checkpoint' ? l : l.replace('"tool":"gitea_pulls_merge"', '"tool":"gitea_repos_get"'),
+        );
         await writeFile(path, text(rechain(forged)));
       },
       reason: /signed checkpoint: its signature does not verify/,
@@ -127,7 +139,12 @@ describe('signed checkpoints', () => {
       name: 'appending a forged event after the last checkpoint',
       rewrite: async (path) => {
         const lines = await linesOf(path);
-        const forged = sealEvent(sampleEvent(15), '2025-01-01T00:01:00.000Z', lines.length + 1, sha256Hex(lines.at(-1) ?? '')).line;
+        const forged = sealEvent(
+          sampleEvent(15),
+          '2025-01-01T00:01:00.000Z',
+          lines.length + 1,
+          sha256Hex(lines.at(-1) ?? ''),
+        ).line;
         await writeFile(path, text([...lines, forged]));
       },
       reason: /line 15: lines 15 to 15 come after the last signed checkpoint/,
@@ -135,7 +152,9 @@ describe('signed checkpoints', () => {
     {
       name: 'editing the last event with its hash (and the checkpoint after it) recomputed',
       rewrite: async (path) => {
-        const lines = (await linesOf(path)).map((l, i) => (i === 12 ? l.replace('"reason":"self_merge"', '"reason":null') : l));
+        const lines = (await linesOf(path)).map((l, i) =>
+          i === 12 ? l.replace('"reason":"self_merge"', '"reason":null') : l,
+        );
         await writeFile(path, text(rechain(lines)));
       },
       reason: /line 14: signed checkpoint: its signature does not verify/,
@@ -151,7 +170,8 @@ describe('signed checkpoints', () => {
         const other = await signedLog(6);
         await writeFile(path, await readFile(other, 'utf8'));
       },
-      reason: /the log ends at line 9 but the checkpoint file covers line 14|is not the checkpoint the checkpoint file holds/,
+      reason:
+        /the log ends at line 9 but the checkpoint file covers line 14|is not the checkpoint the checkpoint file holds/,
     },
   ];
 
@@ -168,7 +188,10 @@ describe('signed checkpoints', () => {
   test('a checkpoint signed by another key fails with the key ids named', async () => {
     const path = await signedLog(3);
     const other = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string;
-    const result = verifyAuditLog(await readFile(path, 'utf8'), { publicKey: publicKeyFromPem(other, 'other'), checkpointCopy: await readFile(checkpointPathOf(path), 'utf8') });
+    const result = verifyAuditLog(await readFile(path, 'utf8'), {
+      publicKey: publicKeyFromPem(other, 'other'),
+      checkpointCopy: await readFile(checkpointPathOf(path), 'utf8'),
+    });
     assert.match(result.firstBroken?.reason ?? '', /signed by key [0-9a-f]{16}, not by the given public key/);
   });
 
@@ -185,11 +208,19 @@ describe('signed checkpoints', () => {
   test('lines written while no server ran are named by the next start checkpoint, and verify fails on them', async () => {
     const path = await signedLog(2);
     const lines = await linesOf(path);
-    const forged = sealEvent(sampleEvent(9), '2025-01-01T00:01:00.000Z', lines.length + 1, sha256Hex(lines.at(-1) ?? '')).line;
+    const forged = sealEvent(
+      sampleEvent(9),
+      '2025-01-01T00:01:00.000Z',
+      lines.length + 1,
+      sha256Hex(lines.at(-1) ?? ''),
+    ).line;
     await writeFile(path, text([...lines, forged]));
     await signedLog(1, path);
     const result = await verifySigned(path);
-    assert.match(result.firstBroken?.reason ?? '', /lines 5 to 5 were not covered by a signature when the server started again/);
+    assert.match(
+      result.firstBroken?.reason ?? '',
+      /lines 5 to 5 were not covered by a signature when the server started again/,
+    );
   });
 
   test('a writer refuses to continue a log cut back past its checkpoint file', async () => {
@@ -203,7 +234,8 @@ describe('signed checkpoints', () => {
 });
 
 describe('gitea-warden audit keygen and verify --public-key', () => {
-  const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'audit', ...args], { encoding: 'utf8' });
+  const cli = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'audit', ...args], { encoding: 'utf8' });
 
   test('keygen writes a key pair that signs and verifies; verify prints the first broken line and exits 1', async () => {
     const keys = await mkdtemp(join(dir, 'keys-'));
@@ -212,10 +244,17 @@ describe('gitea-warden audit keygen and verify --public-key', () => {
     const made = cli('keygen', '--private-key', privateKey, '--public-key', publicKey);
     assert.equal(made.status, 0, made.stderr);
     assert.equal(statSync(privateKey).mode & 0o777, 0o600);
-    assert.equal(cli('keygen', '--private-key', privateKey, '--public-key', publicKey).status, 2, 'an existing key is never overwritten');
+    assert.equal(
+      cli('keygen', '--private-key', privateKey, '--public-key', publicKey).status,
+      2,
+      'an existing key is never overwritten',
+    );
 
     const path = freshPath();
-    const log = await AuditLog.open(path, { signer: signerFromPem(await readFile(privateKey, 'utf8'), 'k'), checkpointEvery: 4 });
+    const log = await AuditLog.open(path, {
+      signer: signerFromPem(await readFile(privateKey, 'utf8'), 'k'),
+      checkpointEvery: 4,
+    });
     for (let n = 1; n <= 5; n += 1) await log.append(sampleEvent(n));
     await log.close();
     const ok = cli('verify', path, '--public-key', publicKey);
@@ -226,6 +265,10 @@ describe('gitea-warden audit keygen and verify --public-key', () => {
     const missing = cli('verify', path, '--public-key', publicKey);
     assert.equal(missing.status, 1);
     assert.match(missing.stdout, /^broken: line 8: the checkpoint file is missing/);
-    assert.equal(cli('verify', path, '--public-key', privateKey).status, 2, 'a private key is refused as the verify key');
+    assert.equal(
+      cli('verify', path, '--public-key', privateKey).status,
+      2,
+      'a private key is refused as the verify key',
+    );
   });
 });

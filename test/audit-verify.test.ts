@@ -47,10 +47,25 @@ describe('verifyAuditLog', () => {
       line: 4,
       reason: /prev does not match/,
     },
-    { name: 'a dropped line', tamper: (l) => [...l.slice(0, 2), ...l.slice(3)], line: 3, reason: /prev does not match/ },
+    {
+      name: 'a dropped line',
+      tamper: (l) => [...l.slice(0, 2), ...l.slice(3)],
+      line: 3,
+      reason: /prev does not match/,
+    },
     { name: 'a dropped first line', tamper: (l) => l.slice(1), line: 1, reason: /genesis/ },
-    { name: 'two reordered lines', tamper: (l) => [l[0]!, l[2]!, l[1]!, l[3]!, l[4]!], line: 2, reason: /prev does not match/ },
-    { name: 'a duplicated line', tamper: (l) => [...l.slice(0, 2), l[1]!, ...l.slice(2)], line: 3, reason: /prev does not match/ },
+    {
+      name: 'two reordered lines',
+      tamper: (l) => [l[0]!, l[2]!, l[1]!, l[3]!, l[4]!],
+      line: 2,
+      reason: /prev does not match/,
+    },
+    {
+      name: 'a duplicated line',
+      tamper: (l) => [...l.slice(0, 2), l[1]!, ...l.slice(2)],
+      line: 3,
+      reason: /prev does not match/,
+    },
     {
       name: 'an inserted forged line with a correct prev',
       tamper: (l) => [...l.slice(0, 2), sealEvent(sampleEvent(9), 't', 3, sha256Hex(l[1]!)).line, ...l.slice(2)],
@@ -63,7 +78,12 @@ describe('verifyAuditLog', () => {
       line: 3,
       reason: /prev does not match/,
     },
-    { name: 'a line that is not JSON', tamper: (l) => [l[0]!, 'hello', ...l.slice(2)], line: 2, reason: /not valid JSON/ },
+    {
+      name: 'a line that is not JSON',
+      tamper: (l) => [l[0]!, 'hello', ...l.slice(2)],
+      line: 2,
+      reason: /not valid JSON/,
+    },
     { name: 'an empty line in the middle', tamper: (l) => [l[0]!, '', ...l.slice(1)], line: 2, reason: /empty line/ },
   ];
 
@@ -80,7 +100,11 @@ describe('verifyAuditLog', () => {
   test('reports a torn final line distinctly and verifies the prefix', () => {
     const lines = chainLines(4);
     const text = asText(lines.slice(0, 3)) + lines[3]!.slice(0, 40);
-    assert.deepEqual(verifyAuditLog(text), { ok: false, events: 3, firstBroken: { line: 4, reason: 'truncated final line' } });
+    assert.deepEqual(verifyAuditLog(text), {
+      ok: false,
+      events: 3,
+      firstBroken: { line: 4, reason: 'truncated final line' },
+    });
   });
 
   test('a final line missing only its newline is still a torn write', () => {

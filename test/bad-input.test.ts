@@ -25,7 +25,8 @@ function file(name: string, content: string | Buffer): string {
   return path;
 }
 
-const profileHead = 'profile_name: p\nrole: author\nauthenticated_username: ana\ntoken_source_name: GITEA_AUTHOR_TOKEN\n';
+const profileHead =
+  'profile_name: p\nrole: author\nauthenticated_username: ana\ntoken_source_name: GITEA_AUTHOR_TOKEN\n';
 const binary = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0xfe]), randomBytes(2048)]);
 const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -43,13 +44,19 @@ interface Row {
 const rows: Row[] = [
   {
     name: 'check on a 300 kB profile: refused by size before parsing',
-    args: () => ['check', file('huge.yaml', `${profileHead}allowed_operations:\n${'  - gitea.pr.create\n'.repeat(16000)}`)],
+    args: () => [
+      'check',
+      file('huge.yaml', `${profileHead}allowed_operations:\n${'  - gitea.pr.create\n'.repeat(16000)}`),
+    ],
     code: 1,
     says: /huge\.yaml: error too_large: is \d+ bytes, over the 262144-byte limit/,
   },
   {
     name: 'check on malformed YAML: line and column',
-    args: () => ['check', file('broken.yaml', `${profileHead}allowed_operations: [gitea.read\nforbidden_operations: {`)],
+    args: () => [
+      'check',
+      file('broken.yaml', `${profileHead}allowed_operations: [gitea.read\nforbidden_operations: {`),
+    ],
     code: 1,
     // The flow sequence opened on line 5 is found unterminated where line 6 starts.
     says: /broken\.yaml:6: error parse_error: not valid YAML\/JSON at line 6, column 1: .+\(BAD_INDENT\)/,
@@ -131,7 +138,11 @@ describe('bad input on the command line', () => {
   for (const row of rows) {
     test(row.name, () => {
       const env = { PATH: process.env.PATH ?? '', HOME: dir.path, ...row.env };
-      const run = spawnSync(process.execPath, ['--import', tsx, main, ...row.args()], { cwd: dir.path, env, encoding: 'buffer' });
+      const run = spawnSync(process.execPath, ['--import', tsx, main, ...row.args()], {
+        cwd: dir.path,
+        env,
+        encoding: 'buffer',
+      });
       const output = Buffer.concat([run.stdout, run.stderr]);
       const text = output.toString('utf8');
       assert.equal(run.status, row.code, text);
@@ -149,7 +160,11 @@ describe('bad input reaching the server', () => {
   });
   after(() => sandbox.close());
 
-  const envFor = (url: string) => namespaceEnv(sandbox, 'gitea-author', { auditLog: join(dir.path, `audit-${Math.random()}.jsonl`), extra: { GITEA_URL: url } });
+  const envFor = (url: string) =>
+    namespaceEnv(sandbox, 'gitea-author', {
+      auditLog: join(dir.path, `audit-${Math.random()}.jsonl`),
+      extra: { GITEA_URL: url },
+    });
 
   test('a GITEA_URL copied with /api/v1 names the same Gitea: the identity verifies', async () => {
     const connection = await connectInProcess(envFor(`${sandbox.url}/api/v1/`));
@@ -173,47 +188,60 @@ describe('bad input reaching the server', () => {
     }
   });
 
-  test('a Gitea that never answers does not hold the handshake; a mutation waits for the check and is refused', { timeout: 120_000 }, async () => {
-    const sockets: Socket[] = [];
-    let asked!: () => void;
-    const userAsked = new Promise<void>((resolve) => (asked = resolve));
-    const received: string[] = [];
-    // Holds the first connection unanswered; once that is cut, any later one is cut at once.
-    const silent: Server = createServer((socket) => {
-      if (sockets.length > 0 && sockets.every((held) => held.destroyed)) socket.destroy();
-      sockets.push(socket);
-      socket.on('data', (chunk: Buffer) => {
-        received.push(chunk.toString('latin1').split('\r\n')[0] ?? '');
-        asked();
+  test(
+    'a Gitea that never answers does not hold the handshake; a mutation waits for the check and is refused',
+    { timeout: 120_000 },
+    async () => {
+      const sockets: Socket[] = [];
+      let asked!: () => void;
+      const userAsked = new Promise<void>((resolve) => (asked = resolve));
+      const received: string[] = [];
+      // Holds the first connection unanswered; once that is cut, any later one is cut at once.
+      const silent: Server = createServer((socket) => {
+        if (sockets.length > 0 && sockets.every((held) => held.destroyed)) socket.destroy();
+        sockets.push(socket);
+        socket.on('data', (chunk: Buffer) => {
+          received.push(chunk.toString('latin1').split('\r\n')[0] ?? '');
+          asked();
+        });
       });
-    });
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const { port } = silent.address() as { port: number };
-    const connection = await connectInProcess({ ...envFor(`http://127.0.0.1:${port}`), GITEA_TIMEOUT_MS: '600000' });
-    try {
-      await userAsked;
-      // initialize is done and tools/list answers while GET /user still waits for its answer.
-      const { tools } = await connection.client.listTools();
-      assert.ok(tools.some((tool) => tool.name === 'gitea_whoami'));
-      assert.equal(sockets.filter((socket) => !socket.destroyed).length, 1, 'GET /user is still unanswered');
-      const mutation = connection.client.callTool({ name: 'gitea_comments_create', arguments: { owner: 'acme', repo: 'widgets', index: 1, body: { body: 'hi' } } });
-      for (const socket of sockets) socket.destroy();
-      const refused = payloadOf(await mutation);
-      assert.equal(refused.error.kind, 'identity_unverified');
-      assert.match(refused.error.message, /Gitea did not answer GET \/user/);
-      assert.equal(received[0], 'GET /api/v1/user HTTP/1.1');
-    } finally {
-      await connection.close();
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => silent.close(() => resolve()));
-    }
-  });
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const { port } = silent.address() as { port: number };
+      const connection = await connectInProcess({ ...envFor(`http://127.0.0.1:${port}`), GITEA_TIMEOUT_MS: '600000' });
+      try {
+        await userAsked;
+        // initialize is done and tools/list answers while GET /user still waits for its answer.
+        const { tools } = await connection.client.listTools();
+        assert.ok(tools.some((tool) => tool.name === 'gitea_whoami'));
+        assert.equal(sockets.filter((socket) => !socket.destroyed).length, 1, 'GET /user is still unanswered');
+        const mutation = connection.client.callTool({
+          name: 'gitea_comments_create',
+          arguments: { owner: 'acme', repo: 'widgets', index: 1, body: { body: 'hi' } },
+        });
+        for (const socket of sockets) socket.destroy();
+        const refused = payloadOf(await mutation);
+        assert.equal(refused.error.kind, 'identity_unverified');
+        assert.match(refused.error.message, /Gitea did not answer GET \/user/);
+        assert.equal(received[0], 'GET /api/v1/user HTTP/1.1');
+      } finally {
+        await connection.close();
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => silent.close(() => resolve()));
+      }
+    },
+  );
 
   test('a mistyped tool name: the protocol error suggests the listed tool it resembles', async () => {
     const connection = await connectInProcess(envFor(sandbox.url));
     try {
-      await assert.rejects(connection.client.callTool({ name: 'gitea_whoiam', arguments: {} }), /Unknown tool: gitea_whoiam \(did you mean gitea_whoami\?\)/);
-      await assert.rejects(connection.client.callTool({ name: 'gitea_pulls_create_review', arguments: {} }), (error: Error) => !/did you mean/.test(error.message));
+      await assert.rejects(
+        connection.client.callTool({ name: 'gitea_whoiam', arguments: {} }),
+        /Unknown tool: gitea_whoiam \(did you mean gitea_whoami\?\)/,
+      );
+      await assert.rejects(
+        connection.client.callTool({ name: 'gitea_pulls_create_review', arguments: {} }),
+        (error: Error) => !/did you mean/.test(error.message),
+      );
     } finally {
       await connection.close();
     }

@@ -12,9 +12,13 @@ test('gitea-warden, Cedar and casbin agree on a reduced workload, argument varia
   const workload = buildWorkload({ every: 25 });
   const report = checkAgreement(await createEngines(workload), workload.requests);
   assert.deepEqual(report.disagreements, []);
-  assert.ok(report.allowed > 0 && report.allowed < report.requests, 'the workload has both allowed and denied requests');
+  assert.ok(
+    report.allowed > 0 && report.allowed < report.requests,
+    'the workload has both allowed and denied requests',
+  );
   const variants = new Set(workload.requests.map((r) => r.call.variant));
-  for (const variant of ['none', 'body.force_merge=true', 'body.state=<unknown>', 'sudo']) assert.ok(variants.has(variant), variant);
+  for (const variant of ['none', 'body.force_merge=true', 'body.state=<unknown>', 'sudo'])
+    assert.ok(variants.has(variant), variant);
   const authors = workload.requests.filter((r) => r.facts).map((r) => r.facts?.author === r.facts?.login);
   assert.ok(authors.includes(true) && authors.includes(false), 'merges by the author and by someone else');
 });

@@ -6,53 +6,143 @@ import { renderReport, REPORT_SECTIONS } from '../bench/report.js';
 import type { BenchResults } from '../bench/results.js';
 
 const s = (median: number) => ({ median, min: median, max: median });
-const engine = (name: string) => ({ engine: name, p50Microseconds: s(1), p99Microseconds: s(2), decisionsPerSecond: s(1000) });
+const engine = (name: string) => ({
+  engine: name,
+  p50Microseconds: s(1),
+  p99Microseconds: s(2),
+  decisionsPerSecond: s(1000),
+});
 
 const results: BenchResults = {
   date: '2025-01-01T00:00:00.000Z',
   machine: { cpu: 'Test CPU', cores: 2, memoryGigabytes: 4, os: 'linux', node: 'v20.0.0' },
   rounds: 5,
-  decisions: { operations: 485, profiles: 6, requests: 100, mergeFactRequests: 4, agreement: { requests: 100, allowed: 40, disagreements: [] }, engines: [engine('gitea-warden'), engine('Cedar'), engine('casbin')] },
+  decisions: {
+    operations: 485,
+    profiles: 6,
+    requests: 100,
+    mergeFactRequests: 4,
+    agreement: { requests: 100, allowed: 40, disagreements: [] },
+    engines: [engine('gitea-warden'), engine('Cedar'), engine('casbin')],
+  },
   scaling: [{ dimension: 'profile entries', size: 10, requests: 50, engines: [engine('gitea-warden')] }],
   overhead: {
     profile: 'gitea-author',
     read: 'gitea_repos_get',
     write: 'gitea_comments_create',
-    points: [{ kind: 'read', path: 'stdio', concurrency: 16, calls: 80, p50Milliseconds: s(3), p99Milliseconds: s(9), callsPerSecond: s(200), errors: 0 }],
+    points: [
+      {
+        kind: 'read',
+        path: 'stdio',
+        concurrency: 16,
+        calls: 80,
+        p50Milliseconds: s(3),
+        p99Milliseconds: s(9),
+        callsPerSecond: s(200),
+        errors: 0,
+      },
+    ],
     added: [{ kind: 'read', path: 'stdio', concurrency: 16, p50Milliseconds: 2, p99Milliseconds: 5 }],
     targets: [
-      { measure: 'read, 16 concurrent, stdio: throughput', value: 82, unit: '% of direct fetch', target: '>= 70%', met: true },
+      {
+        measure: 'read, 16 concurrent, stdio: throughput',
+        value: 82,
+        unit: '% of direct fetch',
+        target: '>= 70%',
+        met: true,
+      },
       { measure: 'read, 1 client, stdio: added p50', value: 1.4, unit: 'ms', target: '<= 1 ms', met: false },
     ],
   },
-  startup: [{ profile: 'gitea-author', mode: 'static', command: 'node serve', startupMilliseconds: s(900), cpuMilliseconds: s(400), rssMegabytes: s(120), liveListBytes: 4000 }],
+  startup: [
+    {
+      profile: 'gitea-author',
+      mode: 'static',
+      command: 'node serve',
+      startupMilliseconds: s(900),
+      cpuMilliseconds: s(400),
+      rssMegabytes: s(120),
+      liveListBytes: 4000,
+    },
+  ],
   skipped: [],
-  listings: [{ profile: 'gitea-author', mode: 'static', autoMode: 'discovery', tools: 110, bytes: 4000, estimatedTokens: 1000 }],
-  recall: { tasks: 80, recallAt3: 0.95, heldOutTasks: 20, heldOutRecallAt3: 0.9, misses: ['close the PR -> gitea_pulls_merge'] },
-  redaction: { inputBytes: 5 * 1024 * 1024, issues: 3000, exactOnlyMBps: s(100), maskMBps: s(50), textMaskMBps: s(200) },
-  audit: { events: 200, fsync: 'group commit: one fsync per batch', sequentialPerSecond: s(3000), concurrentPerSecond: s(3000) },
+  listings: [
+    { profile: 'gitea-author', mode: 'static', autoMode: 'discovery', tools: 110, bytes: 4000, estimatedTokens: 1000 },
+  ],
+  recall: {
+    tasks: 80,
+    recallAt3: 0.95,
+    heldOutTasks: 20,
+    heldOutRecallAt3: 0.9,
+    misses: ['close the PR -> gitea_pulls_merge'],
+  },
+  redaction: {
+    inputBytes: 5 * 1024 * 1024,
+    issues: 3000,
+    exactOnlyMBps: s(100),
+    maskMBps: s(50),
+    textMaskMBps: s(200),
+  },
+  audit: {
+    events: 200,
+    fsync: 'group commit: one fsync per batch',
+    sequentialPerSecond: s(3000),
+    concurrentPerSecond: s(3000),
+  },
 };
 
 test('the report has the machine and every documented section, in order, each with its figures', () => {
   const text = renderReport(results);
   const positions = REPORT_SECTIONS.map((section) => text.indexOf(`\n## ${section}\n`));
-  assert.ok(positions.every((p) => p > 0), 'every section heading is present');
-  assert.deepEqual([...positions].sort((a, b) => a - b), positions, 'sections in the documented order');
-  for (const expected of ['Test CPU', 'v20.0.0', '**0 disagreements**', '| gitea-warden | 1 (1 to 1) |', '| gitea-author | static | 110 | 4000 | 1000 | discovery |', '| gitea-author | static | 900 (900 to 900) | 400 (400 to 400) |',
-    '**95.0%**', 'group commit: one fsync per batch', '| read, 16 concurrent, stdio: throughput | 82 % of direct fetch | >= 70% | yes |',
-    '| read, 1 client, stdio: added p50 | 1.4 ms | <= 1 ms | **no** |', 'VmRSS']) {
+  assert.ok(
+    positions.every((p) => p > 0),
+    'every section heading is present',
+  );
+  assert.deepEqual(
+    [...positions].sort((a, b) => a - b),
+    positions,
+    'sections in the documented order',
+  );
+  for (const expected of [
+    'Test CPU',
+    'v20.0.0',
+    '**0 disagreements**',
+    '| gitea-warden | 1 (1 to 1) |',
+    '| gitea-author | static | 110 | 4000 | 1000 | discovery |',
+    '| gitea-author | static | 900 (900 to 900) | 400 (400 to 400) |',
+    '**95.0%**',
+    'group commit: one fsync per batch',
+    '| read, 16 concurrent, stdio: throughput | 82 % of direct fetch | >= 70% | yes |',
+    '| read, 1 client, stdio: added p50 | 1.4 ms | <= 1 ms | **no** |',
+    'VmRSS',
+  ]) {
     assert.ok(text.includes(expected), expected);
   }
 });
 
 test('a server measurement that did not run is reported as not measured, with the reason', () => {
-  const text = renderReport({ ...results, overhead: null, startup: null, skipped: ['server overhead: serve exited with 1'] });
-  assert.match(text, /## 3\. Server overhead per call\n\nNot measured in this run: server overhead: serve exited with 1\./);
+  const text = renderReport({
+    ...results,
+    overhead: null,
+    startup: null,
+    skipped: ['server overhead: serve exited with 1'],
+  });
+  assert.match(
+    text,
+    /## 3\. Server overhead per call\n\nNot measured in this run: server overhead: serve exited with 1\./,
+  );
   assert.match(text, /## 4\. Start-up time and memory\n\nNot measured in this run/);
 });
 
 test('per-user OAuth token verification appears beside the server overhead, or says it was not measured', () => {
-  const tokenVerification = { store: 'sqlite' as const, calls: 10, cachedP50Microseconds: s(50), cachedP99Microseconds: s(90), uncachedP50Microseconds: s(80), uncachedP99Microseconds: s(120) };
+  const tokenVerification = {
+    store: 'sqlite' as const,
+    calls: 10,
+    cachedP50Microseconds: s(50),
+    cachedP99Microseconds: s(90),
+    uncachedP50Microseconds: s(80),
+    uncachedP99Microseconds: s(120),
+  };
   const text = renderReport({ ...results, tokenVerification });
   const overhead = text.indexOf('## 3. Server overhead per call');
   const table = text.indexOf('| token verification | p50 (µs) | p99 (µs) |');

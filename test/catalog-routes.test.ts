@@ -9,20 +9,80 @@ const table = buildRouteTable(loadCatalog().entries);
 describe('route table', () => {
   const matches: Array<[string, string, string, Record<string, string | number>]> = [
     ['POST', '/repos/acme/widgets/pulls/3/merge', 'repoMergePullRequest', { owner: 'acme', repo: 'widgets', index: 3 }],
-    ['POST', '/api/v1/repos/acme/widgets/pulls/3/merge', 'repoMergePullRequest', { owner: 'acme', repo: 'widgets', index: 3 }],
-    ['GET', '/repos/acme/widgets/branches/feature/x', 'repoGetBranch', { owner: 'acme', repo: 'widgets', branch: 'feature/x' }],
+    [
+      'POST',
+      '/api/v1/repos/acme/widgets/pulls/3/merge',
+      'repoMergePullRequest',
+      { owner: 'acme', repo: 'widgets', index: 3 },
+    ],
+    [
+      'GET',
+      '/repos/acme/widgets/branches/feature/x',
+      'repoGetBranch',
+      { owner: 'acme', repo: 'widgets', branch: 'feature/x' },
+    ],
     ['GET', '/repos/acme/widgets/pulls/pinned', 'repoListPinnedPullRequests', { owner: 'acme', repo: 'widgets' }],
     ['GET', '/repos/acme/widgets/pulls/7', 'repoGetPullRequest', { owner: 'acme', repo: 'widgets', index: 7 }],
-    ['GET', '/repos/acme/widgets/pulls/7.diff', 'repoDownloadPullDiffOrPatch', { owner: 'acme', repo: 'widgets', index: 7, diffType: 'diff' }],
-    ['GET', '/repos/acme/widgets/pulls/main/feature/x', 'repoGetPullRequestByBaseHead', { owner: 'acme', repo: 'widgets', base: 'main', head: 'feature/x' }],
-    ['GET', '/repos/acme/widgets/pulls/main/commits', 'repoGetPullRequestByBaseHead', { owner: 'acme', repo: 'widgets', base: 'main', head: 'commits' }],
-    ['GET', '/repos/acme/widgets/pulls/7/commits', 'repoGetPullRequestCommits', { owner: 'acme', repo: 'widgets', index: 7 }],
-    ['GET', '/repos/acme/widgets/commits/release/1.0/status', 'repoGetCombinedStatusByRef', { owner: 'acme', repo: 'widgets', ref: 'release/1.0' }],
-    ['GET', '/repos/acme/widgets/commits/abc123/pull', 'repoGetCommitPullRequest', { owner: 'acme', repo: 'widgets', sha: 'abc123' }],
-    ['GET', '/repos/acme/widgets/contents/docs/a/b.md', 'repoGetContents', { owner: 'acme', repo: 'widgets', filepath: 'docs/a/b.md' }],
-    ['GET', '/repos/acme/widgets/releases/tags/v1.0', 'repoGetReleaseByTag', { owner: 'acme', repo: 'widgets', tag: 'v1.0' }],
-    ['GET', '/repos/acme/widgets/git/commits/abc.patch', 'repoDownloadCommitDiffOrPatch', { owner: 'acme', repo: 'widgets', sha: 'abc', diffType: 'patch' }],
-    ['GET', '/repos/acme/widgets/git/commits/abc.txt', 'repoGetSingleCommit', { owner: 'acme', repo: 'widgets', sha: 'abc.txt' }],
+    [
+      'GET',
+      '/repos/acme/widgets/pulls/7.diff',
+      'repoDownloadPullDiffOrPatch',
+      { owner: 'acme', repo: 'widgets', index: 7, diffType: 'diff' },
+    ],
+    [
+      'GET',
+      '/repos/acme/widgets/pulls/main/feature/x',
+      'repoGetPullRequestByBaseHead',
+      { owner: 'acme', repo: 'widgets', base: 'main', head: 'feature/x' },
+    ],
+    [
+      'GET',
+      '/repos/acme/widgets/pulls/main/commits',
+      'repoGetPullRequestByBaseHead',
+      { owner: 'acme', repo: 'widgets', base: 'main', head: 'commits' },
+    ],
+    [
+      'GET',
+      '/repos/acme/widgets/pulls/7/commits',
+      'repoGetPullRequestCommits',
+      { owner: 'acme', repo: 'widgets', index: 7 },
+    ],
+    [
+      'GET',
+      '/repos/acme/widgets/commits/release/1.0/status',
+      'repoGetCombinedStatusByRef',
+      { owner: 'acme', repo: 'widgets', ref: 'release/1.0' },
+    ],
+    [
+      'GET',
+      '/repos/acme/widgets/commits/abc123/pull',
+      'repoGetCommitPullRequest',
+      { owner: 'acme', repo: 'widgets', sha: 'abc123' },
+    ],
+    [
+      'GET',
+      '/repos/acme/widgets/contents/docs/a/b.md',
+      'repoGetContents',
+      { owner: 'acme', repo: 'widgets', filepath: 'docs/a/b.md' },
+    ],
+    [
+      'GET',
+      '/repos/acme/widgets/releases/tags/v1.0',
+      'repoGetReleaseByTag',
+      { owner: 'acme', repo: 'widgets', tag: 'v1.0' },
+    ],
+    [
+      'GET',
+      '/repos/acme/widgets/git/commits/abc.patch',
+      'repoDownloadCommitDiffOrPatch',
+      { owner: 'acme', repo: 'widgets', sha: 'abc', diffType: 'patch' },
+    ],
+    [
+      'GET',
+      '/repos/acme/widgets/git/commits/abc.txt',
+      'repoGetSingleCommit',
+      { owner: 'acme', repo: 'widgets', sha: 'abc.txt' },
+    ],
     ['GET', '/repos/acme/widgets/hooks/git', 'repoListGitHooks', { owner: 'acme', repo: 'widgets' }],
     ['GET', '/repos/acme/widgets/hooks/5', 'repoGetHook', { owner: 'acme', repo: 'widgets', id: 5 }],
     ['GET', '/repos/search', 'repoSearch', {}],
@@ -73,7 +133,9 @@ describe('route table', () => {
     const misrouted = loadCatalog().entries.flatMap((entry) => {
       const path = entry.path.replace(/\{([^}]+)\}/g, (_, name: string) => sample(entry, name));
       const found = matchRoute(table, entry.method, path);
-      return found.ok && found.entry.operationId === entry.operationId ? [] : [`${entry.method} ${path}: ${found.ok ? found.entry.operationId : found.reason}`];
+      return found.ok && found.entry.operationId === entry.operationId
+        ? []
+        : [`${entry.method} ${path}: ${found.ok ? found.entry.operationId : found.reason}`];
     });
     assert.deepEqual(misrouted, []);
   });

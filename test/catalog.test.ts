@@ -49,7 +49,8 @@ describe('committed catalog', () => {
       ['issueCreateComment', 'gitea_comments_create'],
       ['repoListReleases', 'gitea_releases_list'],
     ];
-    for (const [operationId, name] of expected) assert.equal(catalogByOperationId().get(operationId)?.name, name, operationId);
+    for (const [operationId, name] of expected)
+      assert.equal(catalogByOperationId().get(operationId)?.name, name, operationId);
   });
 
   test('no $ref anywhere in the catalog', () => {
@@ -67,7 +68,7 @@ describe('committed catalog', () => {
   });
 
   test('annotations follow the method, with replacing writes marked destructive', () => {
-    const cases: Array<[string, Partial<typeof catalog.entries[0]['annotations']>]> = [
+    const cases: Array<[string, Partial<(typeof catalog.entries)[0]['annotations']>]> = [
       ['repoListPullRequests', { readOnly: true, destructive: false, idempotent: true, paginated: true }],
       ['repoDeleteBranch', { readOnly: false, destructive: true, idempotent: true }],
       ['repoMergePullRequest', { readOnly: false, destructive: false, idempotent: false }],
@@ -84,7 +85,9 @@ describe('committed catalog', () => {
 
   test('wildcard path parameters are keyed on the route, not the name', () => {
     const wildcard = (operationId: string, param: string) =>
-      catalogByOperationId().get(operationId)?.parameters.path.find((p) => p.name === param)?.wildcard;
+      catalogByOperationId()
+        .get(operationId)
+        ?.parameters.path.find((p) => p.name === param)?.wildcard;
     const cases: Array<[string, string, boolean]> = [
       ['repoGetBranch', 'branch', true],
       ['repoGetTag', 'tag', true],
@@ -99,7 +102,8 @@ describe('committed catalog', () => {
       ['repoGetPullRequestByBaseHead', 'head', true],
       ['repoGetWikiPage', 'pageName', false],
     ];
-    for (const [operationId, param, expected] of cases) assert.equal(wildcard(operationId, param), expected, `${operationId} ${param}`);
+    for (const [operationId, param, expected] of cases)
+      assert.equal(wildcard(operationId, param), expected, `${operationId} ${param}`);
   });
 });
 
@@ -132,7 +136,10 @@ describe('input validation', () => {
   };
 
   test('a merge is owner, repo, index and the JSON body as one `body` property', () => {
-    assert.equal(validate('gitea_pulls_merge', { owner: 'acme', repo: 'widgets', index: 3, body: { do: 'merge' } }).ok, true);
+    assert.equal(
+      validate('gitea_pulls_merge', { owner: 'acme', repo: 'widgets', index: 3, body: { do: 'merge' } }).ok,
+      true,
+    );
   });
 
   test('invalid arguments are rejected', () => {
@@ -142,7 +149,10 @@ describe('input validation', () => {
       ['unknown merge style', { owner: 'acme', repo: 'widgets', index: 3, body: { do: 'yolo' } }],
       ['extra top-level property', { owner: 'acme', repo: 'widgets', index: 3, body: { do: 'merge' }, force: true }],
       // Gitea reads JSON keys case-insensitively: a case variant of force_merge must not slip past the policy rules.
-      ['case variant of a body field', { owner: 'acme', repo: 'widgets', index: 3, body: { do: 'merge', FORCE_MERGE: true } }],
+      [
+        'case variant of a body field',
+        { owner: 'acme', repo: 'widgets', index: 3, body: { do: 'merge', FORCE_MERGE: true } },
+      ],
       ['owner with a slash', { owner: 'acme/x', repo: 'widgets', index: 3, body: { do: 'merge' } }],
       ['repo named ..', { owner: 'acme', repo: '..', index: 3, body: { do: 'merge' } }],
       ['index as text', { owner: 'acme', repo: 'widgets', index: 'three', body: { do: 'merge' } }],
@@ -157,7 +167,10 @@ describe('input validation', () => {
 
   test('multipart files are base64 strings', () => {
     const entry = catalogByOperationId().get('issueCreateIssueAttachment')!;
-    assert.deepEqual(entry.parameters.file.map((f) => f.name), ['attachment']);
+    assert.deepEqual(
+      entry.parameters.file.map((f) => f.name),
+      ['attachment'],
+    );
     const props = entry.inputSchema.properties as Record<string, Record<string, unknown>>;
     assert.equal(props.attachment?.type, 'string');
     assert.equal(props.attachment?.contentEncoding, 'base64');
@@ -194,6 +207,9 @@ describe('drift between the spec and the committed files', () => {
     const doc = committed.toolsDoc.replace('| Tool |', '| Tools |');
     const drift = catalogDrift(fresh, { catalogJson: `${JSON.stringify(edited, null, 2)}\n`, toolsDoc: doc });
     assert.ok(drift.includes(`src/catalog/tools.json: missing tool ${removed.name}`), drift.join('\n'));
-    assert.ok(drift.some((d) => d.startsWith('docs/tools.md:')), drift.join('\n'));
+    assert.ok(
+      drift.some((d) => d.startsWith('docs/tools.md:')),
+      drift.join('\n'),
+    );
   });
 });

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { packageRoot } from '../src/shared/paths.js';
 
 const main = join(packageRoot, 'src', 'cli', 'main.ts');
-const cli = (...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', main, ...args], { cwd: packageRoot, encoding: 'utf8' });
+const cli = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', main, ...args], { cwd: packageRoot, encoding: 'utf8' });
 
 test('no command prints the usage to stderr and exits 2; an unknown command names itself', () => {
   const bare = cli();
@@ -18,7 +19,11 @@ test('no command prints the usage to stderr and exits 2; an unknown command name
 });
 
 test('a reader that closes early (| head) ends the command quietly, without a stack trace', () => {
-  const piped = spawnSync('sh', ['-c', `"${process.execPath}" --import tsx "${main}" tools --json | head -c 100 > /dev/null`], { cwd: packageRoot, encoding: 'utf8' });
+  const piped = spawnSync(
+    'sh',
+    ['-c', `"${process.execPath}" --import tsx "${main}" tools --json | head -c 100 > /dev/null`],
+    { cwd: packageRoot, encoding: 'utf8' },
+  );
   assert.equal(piped.stderr, '');
   assert.equal(piped.status, 0);
 });

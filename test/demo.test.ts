@@ -11,7 +11,10 @@ import { createNamespace } from '../src/cli/demo-namespace.js';
 const root = resolve(import.meta.dirname, '..');
 
 function runDemo(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -43,23 +46,46 @@ describe('gitea-warden demo', () => {
   const expectedLines: Array<[string, string, string, string]> = [
     ['each namespace verifies its identity', 'author', 'gitea_whoami', 'ALLOW'],
     ['the author opens the pull request', 'author', 'gitea_pulls_create', 'ALLOW'],
-    ['the author may not approve its own pull request', 'author', 'gitea_api_request POST …/pulls/\\d+/reviews', 'DENY forbidden'],
+    [
+      'the author may not approve its own pull request',
+      'author',
+      'gitea_api_request POST …/pulls/\\d+/reviews',
+      'DENY forbidden',
+    ],
     ['the author may not merge', 'author', 'gitea_api_request POST …/pulls/\\d+/merge', 'DENY forbidden'],
     ['the reviewer approves', 'reviewer', 'gitea_pulls_create_review', 'ALLOW'],
     ['the reviewer may not merge', 'reviewer', 'gitea_api_request POST …/pulls/\\d+/merge', 'DENY forbidden'],
     ['a merge naming another head is refused', 'merger', 'gitea_pulls_merge', 'DENY head_sha_mismatch'],
     ['the merger merges the reviewed head', 'merger', 'gitea_pulls_merge', 'ALLOW'],
-    ['the reconciler deletes the merged branch through the guarded tool', 'reconciler', 'gitea_cleanup_merged_pr_branch', 'ALLOW'],
-    ['the reconciler may not delete a branch directly', 'reconciler', 'gitea_api_request DELETE …/branches/feature/old-docs', 'DENY'],
+    [
+      'the reconciler deletes the merged branch through the guarded tool',
+      'reconciler',
+      'gitea_cleanup_merged_pr_branch',
+      'ALLOW',
+    ],
+    [
+      'the reconciler may not delete a branch directly',
+      'reconciler',
+      'gitea_api_request DELETE …/branches/feature/old-docs',
+      'DENY',
+    ],
     ["the author reads the outsider's issue, its text withheld", 'author', 'gitea_issues_list', 'ALLOW'],
-    ['after the untrusted issue, the author may not write the private file out', 'author', 'gitea_contents_create_file', 'DENY untrusted_content_taint'],
+    [
+      'after the untrusted issue, the author may not write the private file out',
+      'author',
+      'gitea_contents_create_file',
+      'DENY untrusted_content_taint',
+    ],
   ];
   for (const [what, namespace, call, decision] of expectedLines) {
     test(what, () => assert.match(run.stdout, decisionLine(namespace, call, decision)));
   }
 
   test('a refusal names the determining profile entry and the namespace to use instead', () => {
-    assert.match(run.stdout, /determining entry: profiles\/gitea-author\.yaml:\d+ \(forbidden_operations: gitea\.pr\.approve\)/);
+    assert.match(
+      run.stdout,
+      /determining entry: profiles\/gitea-author\.yaml:\d+ \(forbidden_operations: gitea\.pr\.approve\)/,
+    );
     assert.match(run.stdout, /hint: .*use the gitea-reviewer namespace/);
   });
 
@@ -69,16 +95,28 @@ describe('gitea-warden demo', () => {
   });
 
   test('the audit log of each namespace is written and verifies', () => {
-    assert.deepEqual(readdirSync(dir).sort(), ['gitea-author', 'gitea-merger', 'gitea-reconciler', 'gitea-reviewer'].map((p) => `${p}.audit.jsonl`));
+    assert.deepEqual(
+      readdirSync(dir).sort(),
+      ['gitea-author', 'gitea-merger', 'gitea-reconciler', 'gitea-reviewer'].map((p) => `${p}.audit.jsonl`),
+    );
     assert.equal(run.stdout.match(/ok: \d+ events, chain intact/g)?.length, 4);
     assert.match(run.stdout, /gitea-warden audit verify <file>/);
   });
 });
 
-test('a namespace that cannot start says why (the server\'s own words), not just that the connection closed', async () => {
-  const namespace = createNamespace({ profile: 'gitea-no-such-profile', giteaUrl: 'http://127.0.0.1:9', tokenVariable: 'GITEA_TOKEN', token: 'unused', auditLog: join(tmpdir(), 'unused.audit.jsonl') });
+test("a namespace that cannot start says why (the server's own words), not just that the connection closed", async () => {
+  const namespace = createNamespace({
+    profile: 'gitea-no-such-profile',
+    giteaUrl: 'http://127.0.0.1:9',
+    tokenVariable: 'GITEA_TOKEN',
+    token: 'unused',
+    auditLog: join(tmpdir(), 'unused.audit.jsonl'),
+  });
   try {
-    await assert.rejects(namespace.connect(), /the gitea-no-such-profile namespace did not start: .*gitea-no-such-profile\.yaml.*ENOENT/);
+    await assert.rejects(
+      namespace.connect(),
+      /the gitea-no-such-profile namespace did not start: .*gitea-no-such-profile\.yaml.*ENOENT/,
+    );
   } finally {
     await namespace.close();
   }
@@ -99,7 +137,10 @@ describe('gitea-warden demo oauth', () => {
   test('exits 0 and tells the shared-service story: sign-in, acting as alice, a refusal, revocation', () => {
     assert.equal(run.code, 0, `demo output:\n${run.stdout}\n${run.stderr}`);
     assert.match(run.stdout, /✓ gitea_whoami names the person who signed in\n\s+login alice, via oauth/);
-    assert.match(run.stdout, /✓ creating a branch is allowed, and Gitea sees alice do it\n\s+Gitea request log: POST by alice/);
+    assert.match(
+      run.stdout,
+      /✓ creating a branch is allowed, and Gitea sees alice do it\n\s+Gitea request log: POST by alice/,
+    );
     assert.match(run.stdout, /✓ approving a pull request is refused by the profile/);
     assert.match(run.stdout, /admin is not among the people the profile gitea-author-oauth names/);
     assert.match(run.stdout, /next MCP request → 401/);

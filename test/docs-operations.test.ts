@@ -91,11 +91,15 @@ test('allowed-by and forbidden-by follow the reference profiles after pattern ex
 
 test('argument rules are listed in words, and guarded-only operations get their own section', () => {
   const rules = fresh.slice(fresh.indexOf('## Argument rules'), fresh.indexOf('## Guarded-only operations'));
-  assert.match(rules, /`gitea_pulls_edit` \(repoEditPullRequest, primary `gitea\.pr\.edit`\): `body\.state = closed` → `gitea\.pr\.close` instead of `gitea\.pr\.edit`/);
+  assert.match(
+    rules,
+    /`gitea_pulls_edit` \(repoEditPullRequest, primary `gitea\.pr\.edit`\): `body\.state = closed` → `gitea\.pr\.close` instead of `gitea\.pr\.edit`/,
+  );
   assert.match(rules, /`gitea_pulls_merge` .*`body\.force_merge = true` → also needs `gitea\.pr\.force_merge`/);
   const guarded = fresh.slice(fresh.indexOf('## Guarded-only operations'));
   const input = operationsDocInput();
-  for (const [operation, { tool }] of Object.entries(input.guardedOnly)) assert.ok(guarded.includes(`| \`${operation}\` | \`${tool}\` |`), operation);
+  for (const [operation, { tool }] of Object.entries(input.guardedOnly))
+    assert.ok(guarded.includes(`| \`${operation}\` | \`${tool}\` |`), operation);
   const none = renderOperationsDoc({ ...input, guardedOnly: {} });
   assert.match(none, /## Guarded-only operations\n\nNone: policies\/guards\.yaml lists no guarded_only operations\./);
 });
@@ -105,7 +109,8 @@ test('the repository reach section shows how a scope holds every filtered, opaqu
   const input = operationsDocInput();
   const row = (operationId: string) => reach.split('\n').find((line) => line.includes(` | ${operationId} | `)) ?? '';
   for (const id of input.scopeFiltered) assert.match(row(id), / \| filtered \| /, id);
-  for (const [id, spec] of input.targets.byOperationId) if (spec.repositories === 'opaque') assert.match(row(id), / \| opaque \| /, id);
+  for (const [id, spec] of input.targets.byOperationId)
+    if (spec.repositories === 'opaque') assert.match(row(id), / \| opaque \| /, id);
   assert.match(row('renderMarkdown'), /names it in arguments: URL path `\$\.body\.Context`/);
   assert.match(row('userGetStopWatches'), /filtered \| its result embeds StopWatch/);
 });

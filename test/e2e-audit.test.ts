@@ -22,11 +22,18 @@ after(async () => {
   dir.dispose();
 });
 
-const comment = (text: string) => ({ name: 'gitea_comments_create', arguments: { owner: 'acme', repo: 'widgets', index: 3, body: { body: text } } });
-const commentsReached = () => sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/issues/3/comments')).length;
+const comment = (text: string) => ({
+  name: 'gitea_comments_create',
+  arguments: { owner: 'acme', repo: 'widgets', index: 3, body: { body: text } },
+});
+const commentsReached = () =>
+  sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/issues/3/comments')).length;
 
 function cli(...args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: repoRoot, encoding: 'utf8' });
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  });
 }
 
 describe('a log taken away under a running server', () => {
@@ -64,13 +71,20 @@ describe('several processes, one profile', () => {
     const first = await connectStdio(envOf());
     const second = await connectStdio(envOf());
     try {
-      const results = await Promise.all([first, second].flatMap((ns, i) => [1, 2, 3].map((n) => ns.client.callTool(comment(`window ${i} call ${n}`)))));
-      assert.ok(results.every((r) => r.isError === false), JSON.stringify(results.find((r) => r.isError)));
+      const results = await Promise.all(
+        [first, second].flatMap((ns, i) => [1, 2, 3].map((n) => ns.client.callTool(comment(`window ${i} call ${n}`)))),
+      );
+      assert.ok(
+        results.every((r) => r.isError === false),
+        JSON.stringify(results.find((r) => r.isError)),
+      );
     } finally {
       await first.close();
       await second.close();
     }
-    const logs = readdirSync(join(state, 'gitea-warden')).filter((f) => f.endsWith('.jsonl')).sort();
+    const logs = readdirSync(join(state, 'gitea-warden'))
+      .filter((f) => f.endsWith('.jsonl'))
+      .sort();
     assert.deepEqual(logs, ['audit-gitea-author.2.jsonl', 'audit-gitea-author.jsonl']);
     for (const log of logs) {
       const verified = cli('audit', 'verify', join(state, 'gitea-warden', log));
@@ -102,7 +116,10 @@ describe('signed checkpoints from a running server', () => {
     const publicKey = join(dir.path, 'signing.pub.pem');
     assert.equal(cli('audit', 'keygen', '--private-key', privateKey, '--public-key', publicKey).status, 0);
     const auditLog = join(dir.path, 'signed.jsonl');
-    const env = namespaceEnv(sandbox, 'gitea-author', { auditLog, extra: { AUDIT_SIGNING_KEY_FILE: privateKey, AUDIT_CHECKPOINT_EVERY: '3' } });
+    const env = namespaceEnv(sandbox, 'gitea-author', {
+      auditLog,
+      extra: { AUDIT_SIGNING_KEY_FILE: privateKey, AUDIT_CHECKPOINT_EVERY: '3' },
+    });
     const author = await connectStdio(env);
     try {
       for (const n of [1, 2, 3]) assert.equal((await author.client.callTool(comment(`signed ${n}`))).isError, false);
@@ -118,7 +135,10 @@ describe('signed checkpoints from a running server', () => {
   });
 
   test('an unreadable signing key refuses every call, naming AUDIT_SIGNING_KEY_FILE', async () => {
-    const env = namespaceEnv(sandbox, 'gitea-author', { auditLog: join(dir.path, 'nokey.jsonl'), extra: { AUDIT_SIGNING_KEY_FILE: join(dir.path, 'missing.pem') } });
+    const env = namespaceEnv(sandbox, 'gitea-author', {
+      auditLog: join(dir.path, 'nokey.jsonl'),
+      extra: { AUDIT_SIGNING_KEY_FILE: join(dir.path, 'missing.pem') },
+    });
     const author = await connectStdio(env);
     try {
       const error = payloadOf(await author.client.callTool(comment('unsigned'))).error;

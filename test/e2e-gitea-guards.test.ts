@@ -46,14 +46,17 @@ before(async () => {
   for (let i = 0; i < WATCHERS; i++) seed.users.push({ login: `watcher${i}` });
   sandbox = await startContractSandbox({ seed });
   const outsiderProfile = join(dir.path, 'outsider-reviewer.yaml');
-  writeFileSync(outsiderProfile, stringify({
-    profile_name: 'outsider-reviewer',
-    role: 'reviewer',
-    authenticated_username: 'mallory',
-    token_source_name: 'MALLORY_TOKEN',
-    allowed_operations: ['gitea.read', 'gitea.pr.approve', 'gitea.pr.request_changes'],
-    forbidden_operations: ['gitea.pr.merge', 'gitea.pr.force_merge', 'gitea.branch.push', 'gitea.repo.commit'],
-  }));
+  writeFileSync(
+    outsiderProfile,
+    stringify({
+      profile_name: 'outsider-reviewer',
+      role: 'reviewer',
+      authenticated_username: 'mallory',
+      token_source_name: 'MALLORY_TOKEN',
+      allowed_operations: ['gitea.read', 'gitea.pr.approve', 'gitea.pr.request_changes'],
+      forbidden_operations: ['gitea.pr.merge', 'gitea.pr.force_merge', 'gitea.branch.push', 'gitea.repo.commit'],
+    }),
+  );
   author = await connect('gitea-author', { GITEA_AUTHOR_TOKEN: token('alice') });
   reviewer = await connect('gitea-reviewer', { GITEA_REVIEWER_TOKEN: token('bob') });
   outsider = await connect(outsiderProfile, { MALLORY_TOKEN: token('mallory') });
@@ -68,7 +71,11 @@ after(async () => {
   dir.dispose();
 });
 
-async function call(ns: InProcessConnection, name: string, args: Record<string, unknown>): Promise<Record<string, any>> {
+async function call(
+  ns: InProcessConnection,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<Record<string, any>> {
   return payloadOf(await ns.client.callTool({ name, arguments: args }));
 }
 
@@ -79,7 +86,8 @@ async function requestsDuring(method: string, path: RegExp, action: () => Promis
   return sandbox.requests.slice(start).filter((r) => r.method === method && path.test(r.path)).length;
 }
 
-const failedCodes = (payload: Record<string, any>): string[] => (payload.error?.failed ?? []).map((f: { code: string }) => f.code);
+const failedCodes = (payload: Record<string, any>): string[] =>
+  (payload.error?.failed ?? []).map((f: { code: string }) => f.code);
 const failedFact = (payload: Record<string, any>, code: string): string =>
   (payload.error?.failed ?? []).find((f: { code: string }) => f.code === code)?.fact ?? '';
 
@@ -89,23 +97,45 @@ async function openPull(base = 'main'): Promise<{ index: number; branch: string;
   const branch = `feature/issue12-${++branches}`;
   const content = Buffer.from(`change ${branches}\n`).toString('base64');
   const file = await call(author, 'gitea_contents_create_file', {
-    ...where, filepath: `src/change-${branches}.js`, body: { content, branch: base, new_branch: branch, message: `Change ${branches}` },
+    ...where,
+    filepath: `src/change-${branches}.js`,
+    body: { content, branch: base, new_branch: branch, message: `Change ${branches}` },
   });
   assert.equal(file.error, undefined, JSON.stringify(file.error));
-  const opened = await call(author, 'gitea_pulls_create', { ...where, body: { head: branch, base, title: `Change ${branches}` } });
+  const opened = await call(author, 'gitea_pulls_create', {
+    ...where,
+    body: { head: branch, base, title: `Change ${branches}` },
+  });
   assert.equal(typeof opened.data?.number, 'number', JSON.stringify(opened));
   return { index: opened.data.number, branch, head: opened.data.head.sha };
 }
 
-async function review(ns: InProcessConnection, index: number, event: 'APPROVED' | 'REQUEST_CHANGES', commit: string): Promise<void> {
-  const answer = await call(ns, 'gitea_pulls_create_review', { ...where, index, body: { event, body: `${event} by test`, commit_id: commit } });
+async function review(
+  ns: InProcessConnection,
+  index: number,
+  event: 'APPROVED' | 'REQUEST_CHANGES',
+  commit: string,
+): Promise<void> {
+  const answer = await call(ns, 'gitea_pulls_create_review', {
+    ...where,
+    index,
+    body: { event, body: `${event} by test`, commit_id: commit },
+  });
   assert.equal(answer.error, undefined, JSON.stringify(answer.error));
 }
 
-async function merge(index: number, head: string, extra: Record<string, unknown> = {}): Promise<{ payload: Record<string, any>; sent: number }> {
+async function merge(
+  index: number,
+  head: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ payload: Record<string, any>; sent: number }> {
   let payload: Record<string, any> = {};
   const sent = await requestsDuring('POST', new RegExp(`/pulls/${index}/merge$`), async () => {
-    payload = await call(merger, 'gitea_pulls_merge', { ...where, index, body: { do: 'merge', head_commit_id: head, ...extra } });
+    payload = await call(merger, 'gitea_pulls_merge', {
+      ...where,
+      index,
+      body: { do: 'merge', head_commit_id: head, ...extra },
+    });
   });
   return { payload, sent };
 }
@@ -141,7 +171,13 @@ describe('1. only official, current, latest approvals count', () => {
     assert.equal(sent, 0, 'no merge reached Gitea');
     // Gitea's own flags agree: SubmitReview left only the latest verdict official.
     const listed = await call(merger, 'gitea_pulls_list_reviews', { ...where, index: pr.index });
-    assert.deepEqual(listed.data.map((r: any) => [r.state, r.official, r.dismissed]), [['APPROVED', false, true], ['REQUEST_CHANGES', true, false]]);
+    assert.deepEqual(
+      listed.data.map((r: any) => [r.state, r.official, r.dismissed]),
+      [
+        ['APPROVED', false, true],
+        ['REQUEST_CHANGES', true, false],
+      ],
+    );
   });
 
   test("a read-only outsider's approval is not official and does not count; the reviewer's does", async () => {
@@ -183,7 +219,10 @@ describe('2. landed means proven ancestry, not "0 commits ahead"', () => {
     assert.deepEqual(failedCodes(payload), ['head_not_landed']);
     assert.match(failedFact(payload, 'head_not_landed'), /compare\/\{commit\}\.\.\.\{target\}/);
     assert.equal(deletes, 0);
-    assert.equal((await call(reconciler, 'gitea_branches_get', { ...where, branch: pr.branch })).data.commit.id, orphan);
+    assert.equal(
+      (await call(reconciler, 'gitea_branches_get', { ...where, branch: pr.branch })).data.commit.id,
+      orphan,
+    );
   });
 
   test('an open pull request force-pushed to an orphan commit is not closed as already landed', async () => {
@@ -216,7 +255,11 @@ describe('3. a merge that names no delete_branch_after_merge does what the repos
 
       const kept = await merge(pr.index, pr.head, { delete_branch_after_merge: false });
       assert.equal(kept.sent, 1, JSON.stringify(kept.payload));
-      assert.equal((await call(merger, 'gitea_branches_get', { ...where, branch: pr.branch })).data?.name, pr.branch, 'the branch survived the merge');
+      assert.equal(
+        (await call(merger, 'gitea_branches_get', { ...where, branch: pr.branch })).data?.name,
+        pr.branch,
+        'the branch survived the merge',
+      );
     } finally {
       repo.defaultDeleteBranchAfterMerge = false;
     }
@@ -260,11 +303,21 @@ describe('5. do: manually-merged is its own operation, held by no reference role
       const pr = await openPull();
       await review(reviewer, pr.index, 'APPROVED', pr.head);
       const mainTip = repo.branches.get('main') as string;
-      const body = { do: 'manually-merged', merge_commit_id: mainTip, head_commit_id: pr.head, delete_branch_after_merge: false };
+      const body = {
+        do: 'manually-merged',
+        merge_commit_id: mainTip,
+        head_commit_id: pr.head,
+        delete_branch_after_merge: false,
+      };
       // The owner lists no generated tool for it (gitea.* minus what it forbids): it would try the raw tool.
       const attempts = [
         [merger, 'gitea_pulls_merge', { ...where, index: pr.index, body }, 'not_allowed'],
-        [owner, 'gitea_api_request', { method: 'POST', path: `/repos/acme/widgets/pulls/${pr.index}/merge`, body }, 'forbidden'],
+        [
+          owner,
+          'gitea_api_request',
+          { method: 'POST', path: `/repos/acme/widgets/pulls/${pr.index}/merge`, body },
+          'forbidden',
+        ],
       ] as const;
       for (const [ns, tool, args, reason] of attempts) {
         let payload: Record<string, any> = {};
@@ -278,7 +331,10 @@ describe('5. do: manually-merged is its own operation, held by no reference role
       }
       // What the operation does in Gitea (MergedManually): merged, against a commit that does not contain the head.
       const gitea = sandboxClient(sandbox);
-      const marked = await gitea('POST', `/repos/acme/widgets/pulls/${pr.index}/merge`, { as: 'carol', body: { do: 'manually-merged', merge_commit_id: mainTip } });
+      const marked = await gitea('POST', `/repos/acme/widgets/pulls/${pr.index}/merge`, {
+        as: 'carol',
+        body: { do: 'manually-merged', merge_commit_id: mainTip },
+      });
       assert.equal(marked.status, 200);
       assert.equal((await gitea('GET', `/repos/acme/widgets/pulls/${pr.index}`)).body.merged, true);
       assert.equal(repo.branches.get('main'), mainTip, 'nothing landed');
@@ -289,7 +345,7 @@ describe('5. do: manually-merged is its own operation, held by no reference role
 });
 
 describe('13. the fact readers survive Gitea quirks', () => {
-  test('a review page that comes back empty (others\' pending reviews left out) does not end the list', async () => {
+  test("a review page that comes back empty (others' pending reviews left out) does not end the list", async () => {
     const pr = await openPull();
     const repo = sandbox.state.repo('acme', 'widgets');
     const pull = repo?.issues.find((i) => i.number === pr.index)?.pull;
@@ -297,8 +353,15 @@ describe('13. the fact readers survive Gitea quirks', () => {
     // Fifty users each started a review and left it pending: Gitea counts them, then shows nobody else's.
     for (let i = 0; i < WATCHERS; i++) {
       pull.reviews.push({
-        id: sandbox.state.nextId('review'), user: `watcher${i}`, state: 'PENDING', body: '', commitId: pr.head,
-        dismissed: false, official: false, stale: false, submitted: sandbox.state.timestamp(),
+        id: sandbox.state.nextId('review'),
+        user: `watcher${i}`,
+        state: 'PENDING',
+        body: '',
+        commitId: pr.head,
+        dismissed: false,
+        official: false,
+        stale: false,
+        submitted: sandbox.state.timestamp(),
       });
     }
     await review(reviewer, pr.index, 'APPROVED', pr.head);
@@ -317,9 +380,16 @@ describe('13. the fact readers survive Gitea quirks', () => {
     const first = await call(reconciler, 'gitea_cleanup_merged_pr_branch', cleanupArgs(pr.index, pr.branch));
     assert.equal(first.action, 'deleted', JSON.stringify(first));
     const pull = await call(reconciler, 'gitea_pulls_get', { ...where, index: pr.index });
-    assert.deepEqual([pull.data.head.ref, pull.data.head.label, pull.data.head.sha], [`refs/pull/${pr.index}/head`, pr.branch, pr.head]);
+    assert.deepEqual(
+      [pull.data.head.ref, pull.data.head.label, pull.data.head.sha],
+      [`refs/pull/${pr.index}/head`, pr.branch, pr.head],
+    );
     const again = await call(reconciler, 'gitea_cleanup_merged_pr_branch', cleanupArgs(pr.index, pr.branch));
-    assert.deepEqual(failedCodes(again), ['fact_unavailable'], 'only the branch itself is missing, it is still the PR head');
+    assert.deepEqual(
+      failedCodes(again),
+      ['fact_unavailable'],
+      'only the branch itself is missing, it is still the PR head',
+    );
     assert.match(failedFact(again, 'fact_unavailable'), /branches\/\{branch\}/);
   });
 
@@ -330,10 +400,19 @@ describe('13. the fact readers survive Gitea quirks', () => {
     assert.ok(repo);
     const head = repo.commits.get(pr.head);
     assert.ok(head);
-    const same = sandbox.state.addCommit(repo, { parents: [pr.head], message: 'Empty commit', author: head.author, date: sandbox.state.timestamp(), tree: head.tree });
+    const same = sandbox.state.addCommit(repo, {
+      parents: [pr.head],
+      message: 'Empty commit',
+      author: head.author,
+      date: sandbox.state.timestamp(),
+      tree: head.tree,
+    });
     sandbox.state.moveBranch(repo, pr.branch, same.sha);
     const listed = await call(merger, 'gitea_pulls_list_reviews', { ...where, index: pr.index });
-    assert.deepEqual(listed.data.map((r: any) => [r.commit_id, r.stale]), [[pr.head, false]]);
+    assert.deepEqual(
+      listed.data.map((r: any) => [r.commit_id, r.stale]),
+      [[pr.head, false]],
+    );
     const { payload, sent } = await merge(pr.index, same.sha, { delete_branch_after_merge: false });
     assert.deepEqual(failedCodes(payload), ['approval_stale']);
     assert.match(payload.error.failed[0].message, /on another commit than the head/);

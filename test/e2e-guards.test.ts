@@ -61,10 +61,15 @@ function failedCodes(payload: Record<string, any>): string[] {
 before(async () => {
   const seed = defaultSeed();
   // PR #3: from dev, whose head (main's first commit) is already on main: landed, still open.
-  seed.repos.find((r) => r.name === 'widgets')?.pulls?.push({ title: 'Sync dev', author: 'alice', head: 'dev', base: 'main' });
+  seed.repos
+    .find((r) => r.name === 'widgets')
+    ?.pulls?.push({ title: 'Sync dev', author: 'alice', head: 'dev', base: 'main' });
   sandbox = await startContractSandbox({ seed });
   // Every namespace of the file starts at once: a process start costs far more than any test here.
-  const switching = (allow: boolean) => ({ GITEA_MCP_CONFIG: writeSwitchingConfig(allow), GITEA_REVIEWER_TOKEN: sandbox.users.bob?.token ?? '' });
+  const switching = (allow: boolean) => ({
+    GITEA_MCP_CONFIG: writeSwitchingConfig(allow),
+    GITEA_REVIEWER_TOKEN: sandbox.users.bob?.token ?? '',
+  });
   [author, reviewer, merger, reconciler, selfReviewer, staticAuthor, switchingAuthor] = await Promise.all([
     namespace('gitea-author'),
     namespace('gitea-reviewer'),
@@ -79,14 +84,17 @@ before(async () => {
 /** A reviewer profile that holds alice's token: the lists allow approving, only the self-review guard refuses. */
 function writeSelfReviewerProfile(): string {
   const file = join(dir.path, 'alice-reviewer.yaml');
-  writeFileSync(file, stringify({
-    profile_name: 'alice-reviewer',
-    role: 'reviewer',
-    authenticated_username: 'alice',
-    token_source_name: 'ALICE_TOKEN',
-    allowed_operations: ['gitea.read', 'gitea.pr.approve'],
-    forbidden_operations: ['gitea.pr.merge', 'gitea.pr.force_merge', 'gitea.branch.push', 'gitea.repo.commit'],
-  }));
+  writeFileSync(
+    file,
+    stringify({
+      profile_name: 'alice-reviewer',
+      role: 'reviewer',
+      authenticated_username: 'alice',
+      token_source_name: 'ALICE_TOKEN',
+      allowed_operations: ['gitea.read', 'gitea.pr.approve'],
+      forbidden_operations: ['gitea.pr.merge', 'gitea.pr.force_merge', 'gitea.branch.push', 'gitea.repo.commit'],
+    }),
+  );
   return file;
 }
 
@@ -95,7 +103,13 @@ function writeSwitchingConfig(allow: boolean): string {
   const identity = (name: string) => parse(readFileSync(join(repoRoot, 'profiles', `${name}.yaml`), 'utf8'));
   const file = join(dir.path, `config-${allow}.yaml`);
   const identities = { author: identity('gitea-author'), reviewer: identity('gitea-reviewer') };
-  writeFileSync(file, stringify({ ...(allow ? { allow_runtime_switching: true } : {}), environments: { sandbox: { services: { gitea: { identities } } } } }));
+  writeFileSync(
+    file,
+    stringify({
+      ...(allow ? { allow_runtime_switching: true } : {}),
+      environments: { sandbox: { services: { gitea: { identities } } } },
+    }),
+  );
   return file;
 }
 
@@ -110,7 +124,11 @@ describe('self-review: the guard catches what the lists cannot', () => {
     const head = await pullHead(1);
     let payload: Record<string, any> = {};
     const posts = await requestsDuring('POST', /\/pulls\/1\/reviews$/, async () => {
-      payload = await call(selfReviewer, 'gitea_pulls_create_review', { ...where, index: 1, body: { event: 'APPROVED', commit_id: head } });
+      payload = await call(selfReviewer, 'gitea_pulls_create_review', {
+        ...where,
+        index: 1,
+        body: { event: 'APPROVED', commit_id: head },
+      });
     });
     assert.equal(payload.error.kind, 'policy_denied');
     assert.equal(payload.error.reason, 'self_review');
@@ -119,11 +137,20 @@ describe('self-review: the guard catches what the lists cannot', () => {
   });
 
   test('the author itself has no route to approve or merge: generated tool, raw tool, sudo', async () => {
-    await assert.rejects(author.client.callTool({ name: 'gitea_pulls_create_review', arguments: { ...where, index: 1, body: { event: 'APPROVED' } } }), /Unknown tool/);
+    await assert.rejects(
+      author.client.callTool({
+        name: 'gitea_pulls_create_review',
+        arguments: { ...where, index: 1, body: { event: 'APPROVED' } },
+      }),
+      /Unknown tool/,
+    );
     const routes: Array<[string, Record<string, unknown>]> = [
       ['raw approve', { method: 'POST', path: '/repos/acme/widgets/pulls/1/reviews', body: { event: 'APPROVED' } }],
       ['raw merge', { method: 'POST', path: '/repos/acme/widgets/pulls/1/merge', body: { do: 'merge' } }],
-      ['raw merge as sudo bob', { method: 'POST', path: '/repos/acme/widgets/pulls/1/merge', query: { sudo: 'carol' }, body: { do: 'merge' } }],
+      [
+        'raw merge as sudo bob',
+        { method: 'POST', path: '/repos/acme/widgets/pulls/1/merge', query: { sudo: 'carol' }, body: { do: 'merge' } },
+      ],
     ];
     for (const [name, args] of routes) {
       const payload = await call(author, 'gitea_api_request', args);
@@ -135,32 +162,54 @@ describe('self-review: the guard catches what the lists cannot', () => {
 describe('merge guard: stale approvals and moved heads', () => {
   test('stale approval and moved head are refused; a fresh approval of the current head merges', async () => {
     const first = await pullHead(1);
-    const approved = await call(reviewer, 'gitea_pulls_create_review', { ...where, index: 1, body: { event: 'APPROVED', commit_id: first } });
+    const approved = await call(reviewer, 'gitea_pulls_create_review', {
+      ...where,
+      index: 1,
+      body: { event: 'APPROVED', commit_id: first },
+    });
     assert.equal(approved.error, undefined, 'bob approves the first head');
 
     const pushed = await call(author, 'gitea_contents_create_file', {
-      ...where, filepath: 'src/late.js', body: { content: Buffer.from('late\n').toString('base64'), branch: 'feature/login', message: 'A push after review' },
+      ...where,
+      filepath: 'src/late.js',
+      body: {
+        content: Buffer.from('late\n').toString('base64'),
+        branch: 'feature/login',
+        message: 'A push after review',
+      },
     });
     assert.equal(pushed.error, undefined, 'alice pushes to the head branch');
     const second = await pullHead(1);
     assert.notEqual(second, first);
 
-    const merge = (head: string) => call(merger, 'gitea_pulls_merge', { ...where, index: 1, body: { do: 'merge', head_commit_id: head } });
+    const merge = (head: string) =>
+      call(merger, 'gitea_pulls_merge', { ...where, index: 1, body: { do: 'merge', head_commit_id: head } });
     let stale: Record<string, any> = {};
     const merges = await requestsDuring('POST', /\/pulls\/1\/merge$/, async () => {
       stale = await merge(second);
       const moved = await merge(first);
       assert.ok(failedCodes(moved).includes('head_sha_mismatch'), `moved head: ${failedCodes(moved)}`);
     });
-    assert.ok(failedCodes(stale).some((code) => code === 'no_independent_approval' || code === 'approval_stale'), `stale: ${failedCodes(stale)}`);
+    assert.ok(
+      failedCodes(stale).some((code) => code === 'no_independent_approval' || code === 'approval_stale'),
+      `stale: ${failedCodes(stale)}`,
+    );
     assert.equal(merges, 0, 'no refused merge reached Gitea');
 
-    const fresh = await call(reviewer, 'gitea_pulls_create_review', { ...where, index: 1, body: { event: 'APPROVED', commit_id: second } });
+    const fresh = await call(reviewer, 'gitea_pulls_create_review', {
+      ...where,
+      index: 1,
+      body: { event: 'APPROVED', commit_id: second },
+    });
     assert.equal(fresh.error, undefined);
     // Scheduling lets Gitea merge later whatever head passes its checks, a head no guard judged.
     let scheduled: Record<string, any> = {};
     const scheduledMerges = await requestsDuring('POST', /\/pulls\/1\/merge$/, async () => {
-      scheduled = await call(merger, 'gitea_pulls_merge', { ...where, index: 1, body: { do: 'merge', head_commit_id: second, merge_when_checks_succeed: true } });
+      scheduled = await call(merger, 'gitea_pulls_merge', {
+        ...where,
+        index: 1,
+        body: { do: 'merge', head_commit_id: second, merge_when_checks_succeed: true },
+      });
     });
     assert.deepEqual(failedCodes(scheduled), ['scheduled_merge_refused']);
     assert.equal(scheduledMerges, 0, 'the scheduled merge never reached Gitea');
@@ -171,7 +220,8 @@ describe('merge guard: stale approvals and moved heads', () => {
 });
 
 describe('reconciler: only guarded tools delete branches and close landed pull requests', () => {
-  const cleanup = (args: Record<string, unknown>) => call(reconciler, 'gitea_cleanup_merged_pr_branch', { ...where, ...args });
+  const cleanup = (args: Record<string, unknown>) =>
+    call(reconciler, 'gitea_cleanup_merged_pr_branch', { ...where, ...args });
   const confirm = (pr: number, branch: string) => `CLEANUP MERGED PR ${pr} BRANCH ${branch}`;
 
   test('tools/list: guarded tools for the reconciler only; the raw branch delete for nobody', async () => {
@@ -186,8 +236,16 @@ describe('reconciler: only guarded tools delete branches and close landed pull r
 
   test('cleanup refuses every unsafe case, with a report, and deletes nothing', async () => {
     const cases: Array<[string, Record<string, unknown>, string]> = [
-      ['wrong confirmation', { pr_number: 2, branch: 'feature/old-docs', confirmation: 'yes' }, 'confirmation_mismatch'],
-      ['branch is not the head', { pr_number: 2, branch: 'feature/login', confirmation: confirm(2, 'feature/login') }, 'branch_not_pr_head'],
+      [
+        'wrong confirmation',
+        { pr_number: 2, branch: 'feature/old-docs', confirmation: 'yes' },
+        'confirmation_mismatch',
+      ],
+      [
+        'branch is not the head',
+        { pr_number: 2, branch: 'feature/login', confirmation: confirm(2, 'feature/login') },
+        'branch_not_pr_head',
+      ],
       ['pull request not merged, branch in use', { pr_number: 3, branch: 'dev', confirmation: confirm(3, 'dev') }, ''],
     ];
     for (const [name, args, code] of cases) {
@@ -196,7 +254,10 @@ describe('reconciler: only guarded tools delete branches and close landed pull r
       assert.equal(payload.error?.kind, 'policy_denied', name);
       if (code) {
         assert.equal(payload.error.reason, code, name);
-        assert.ok(payload.error.report.checks.some((c: { code: string; passed: boolean }) => c.code === code && !c.passed), name);
+        assert.ok(
+          payload.error.report.checks.some((c: { code: string; passed: boolean }) => c.code === code && !c.passed),
+          name,
+        );
       }
       assert.equal(deletes, 0, `${name}: nothing deleted`);
     }
@@ -209,7 +270,10 @@ describe('reconciler: only guarded tools delete branches and close landed pull r
     const token = sandbox.users.dave?.token ?? 'no-token';
     const credential = `ghp_${'a1B2c3D4e5'.repeat(4)}`;
     for (const branch of [token, credential]) {
-      const result = await reconciler.client.callTool({ name: 'gitea_cleanup_merged_pr_branch', arguments: { ...where, pr_number: 2, branch, confirmation: confirm(2, branch) } });
+      const result = await reconciler.client.callTool({
+        name: 'gitea_cleanup_merged_pr_branch',
+        arguments: { ...where, pr_number: 2, branch, confirmation: confirm(2, branch) },
+      });
       assert.equal(payloadOf(result).error.reason, 'branch_not_pr_head');
       assert.ok(!JSON.stringify(result).includes(branch), 'the report does not quote the secret');
     }
@@ -218,24 +282,41 @@ describe('reconciler: only guarded tools delete branches and close landed pull r
   });
 
   test('cleanup deletes the head branch of a merged pull request with the exact confirmation, and audits the evidence', async () => {
-    const report = await cleanup({ pr_number: 2, branch: 'feature/old-docs', confirmation: confirm(2, 'feature/old-docs') });
+    const report = await cleanup({
+      pr_number: 2,
+      branch: 'feature/old-docs',
+      confirmation: confirm(2, 'feature/old-docs'),
+    });
     assert.equal(report.action, 'deleted', JSON.stringify(report.error ?? {}));
     assert.ok(report.checks.every((c: { passed: boolean }) => c.passed));
     assert.equal(report.evidence.branch, 'feature/old-docs');
     const branch = await call(reconciler, 'gitea_branches_get', { ...where, branch: 'feature/old-docs' });
     assert.equal(branch.error?.status, 404);
-    const audit = readFileSync(auditLogs.get(reconciler) ?? '', 'utf8').trim().split('\n').map((line) => JSON.parse(line));
-    const event = audit.filter((e: { tool: string; phase: string }) => e.tool === 'gitea_cleanup_merged_pr_branch' && e.phase === 'result').at(-1);
+    const audit = readFileSync(auditLogs.get(reconciler) ?? '', 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const event = audit
+      .filter(
+        (e: { tool: string; phase: string }) => e.tool === 'gitea_cleanup_merged_pr_branch' && e.phase === 'result',
+      )
+      .at(-1);
     assert.equal(event.reason, 'deleted');
     assert.equal(event.evidence.branch, 'feature/old-docs');
     assert.match(event.evidence.head_sha, /^[0-9a-f]{40}$/);
   });
 
   test("the reconciler's raw branch delete is a guarded_tool_only denial", async () => {
-    await assert.rejects(reconciler.client.callTool({ name: 'gitea_branches_delete', arguments: { ...where, branch: 'feature/login' } }), /Unknown tool/);
+    await assert.rejects(
+      reconciler.client.callTool({ name: 'gitea_branches_delete', arguments: { ...where, branch: 'feature/login' } }),
+      /Unknown tool/,
+    );
     let payload: Record<string, any> = {};
     const deletes = await requestsDuring('DELETE', /\/branches\//, async () => {
-      payload = await call(reconciler, 'gitea_api_request', { method: 'DELETE', path: '/repos/acme/widgets/branches/feature/login' });
+      payload = await call(reconciler, 'gitea_api_request', {
+        method: 'DELETE',
+        path: '/repos/acme/widgets/branches/feature/login',
+      });
     });
     assert.equal(payload.error.kind, 'policy_denied');
     assert.equal(payload.error.reason, 'guarded_tool_only');
@@ -245,15 +326,30 @@ describe('reconciler: only guarded tools delete branches and close landed pull r
 
   test('reconcile closes a pull request whose head landed and refuses one that has not', async () => {
     const content = Buffer.from('new\n').toString('base64');
-    await call(author, 'gitea_contents_create_file', { ...where, filepath: 'src/new.js', body: { content, branch: 'main', new_branch: 'feature/new', message: 'New work' } });
-    const opened = await call(author, 'gitea_pulls_create', { ...where, body: { head: 'feature/new', base: 'main', title: 'New work' } });
+    await call(author, 'gitea_contents_create_file', {
+      ...where,
+      filepath: 'src/new.js',
+      body: { content, branch: 'main', new_branch: 'feature/new', message: 'New work' },
+    });
+    const opened = await call(author, 'gitea_pulls_create', {
+      ...where,
+      body: { head: 'feature/new', base: 'main', title: 'New work' },
+    });
     const fresh = opened.data.number as number;
     let refused: Record<string, any> = {};
-    const writes = await requestsDuring('PATCH', /\/pulls\//, async () => (refused = await call(reconciler, 'gitea_reconcile_already_landed_pr', { ...where, pr_number: fresh })));
+    const writes = await requestsDuring(
+      'PATCH',
+      /\/pulls\//,
+      async () =>
+        (refused = await call(reconciler, 'gitea_reconcile_already_landed_pr', { ...where, pr_number: fresh })),
+    );
     assert.equal(refused.error.reason, 'head_not_landed');
     assert.ok(refused.error.report.checks.length > 0);
     assert.equal(writes, 0);
-    assert.equal((await call(reconciler, 'gitea_reconcile_already_landed_pr', { ...where, pr_number: 2 })).error.reason, 'pr_not_open');
+    assert.equal(
+      (await call(reconciler, 'gitea_reconcile_already_landed_pr', { ...where, pr_number: 2 })).error.reason,
+      'pr_not_open',
+    );
 
     const closed = await call(reconciler, 'gitea_reconcile_already_landed_pr', { ...where, pr_number: 3 });
     assert.equal(closed.action, 'closed', JSON.stringify(closed.error ?? {}));
@@ -279,7 +375,10 @@ describe('resolve_task_capability answers per namespace', () => {
   }
 
   test('an unknown task fails closed', async () => {
-    const result = await author.client.callTool({ name: 'gitea_resolve_task_capability', arguments: { task: 'launch_rockets' } });
+    const result = await author.client.callTool({
+      name: 'gitea_resolve_task_capability',
+      arguments: { task: 'launch_rockets' },
+    });
     assert.equal(result.isError, true);
     assert.equal(payloadOf(result).error.reason, 'unknown_task');
   });

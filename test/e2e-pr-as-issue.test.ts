@@ -15,7 +15,12 @@ let sandbox: ContractSandbox;
 const namespaces = new Map<string, Namespace>();
 
 async function open(profile: string, login: string, tokenVariable: string): Promise<Namespace> {
-  const env = { GITEA_URL: sandbox.url, GITEA_MCP_PROFILE: profile, [tokenVariable]: sandbox.users[login]?.token ?? '', AUDIT_LOG: join(dir.path, `${profile}.jsonl`) };
+  const env = {
+    GITEA_URL: sandbox.url,
+    GITEA_MCP_PROFILE: profile,
+    [tokenVariable]: sandbox.users[login]?.token ?? '',
+    AUDIT_LOG: join(dir.path, `${profile}.jsonl`),
+  };
   return openNamespace(env);
 }
 
@@ -43,12 +48,54 @@ async function edit(role: string, tool: string, args: Record<string, unknown>) {
 
 describe('issue endpoints on a pull request', () => {
   const cases: [string, string, string, Record<string, unknown>, 'allow' | 'deny', string[]][] = [
-    ['closing PR #1 through the issue endpoint', 'issue-manager', 'gitea_issues_edit', { owner: 'acme', repo: 'widgets', index: 1, body: { state: 'closed' } }, 'deny', ['gitea.issue.close', 'gitea.pr.close']],
-    ['retitling PR #1 through the issue endpoint', 'issue-manager', 'gitea_issues_edit', { owner: 'acme', repo: 'widgets', index: 1, body: { title: 'renamed' } }, 'deny', ['gitea.issue.edit', 'gitea.pr.edit']],
-    ['the same close through the raw tool', 'issue-manager', 'gitea_api_request', { method: 'PATCH', path: '/repos/acme/widgets/issues/1', body: { state: 'closed' } }, 'deny', ['gitea.issue.close', 'gitea.pr.close']],
-    ['retitling issue #4, which is no pull request', 'issue-manager', 'gitea_issues_edit', { owner: 'acme', repo: 'widgets', index: 4, body: { title: 'Document releases' } }, 'allow', []],
-    ['closing issue #3, which is no pull request', 'issue-manager', 'gitea_issues_edit', { owner: 'acme', repo: 'widgets', index: 3, body: { state: 'closed' } }, 'allow', []],
-    ['the reconciler, who may close pull requests, closing PR #1 there', 'reconciler', 'gitea_issues_edit', { owner: 'acme', repo: 'widgets', index: 1, body: { state: 'closed' } }, 'allow', []],
+    [
+      'closing PR #1 through the issue endpoint',
+      'issue-manager',
+      'gitea_issues_edit',
+      { owner: 'acme', repo: 'widgets', index: 1, body: { state: 'closed' } },
+      'deny',
+      ['gitea.issue.close', 'gitea.pr.close'],
+    ],
+    [
+      'retitling PR #1 through the issue endpoint',
+      'issue-manager',
+      'gitea_issues_edit',
+      { owner: 'acme', repo: 'widgets', index: 1, body: { title: 'renamed' } },
+      'deny',
+      ['gitea.issue.edit', 'gitea.pr.edit'],
+    ],
+    [
+      'the same close through the raw tool',
+      'issue-manager',
+      'gitea_api_request',
+      { method: 'PATCH', path: '/repos/acme/widgets/issues/1', body: { state: 'closed' } },
+      'deny',
+      ['gitea.issue.close', 'gitea.pr.close'],
+    ],
+    [
+      'retitling issue #4, which is no pull request',
+      'issue-manager',
+      'gitea_issues_edit',
+      { owner: 'acme', repo: 'widgets', index: 4, body: { title: 'Document releases' } },
+      'allow',
+      [],
+    ],
+    [
+      'closing issue #3, which is no pull request',
+      'issue-manager',
+      'gitea_issues_edit',
+      { owner: 'acme', repo: 'widgets', index: 3, body: { state: 'closed' } },
+      'allow',
+      [],
+    ],
+    [
+      'the reconciler, who may close pull requests, closing PR #1 there',
+      'reconciler',
+      'gitea_issues_edit',
+      { owner: 'acme', repo: 'widgets', index: 1, body: { state: 'closed' } },
+      'allow',
+      [],
+    ],
   ];
   for (const [name, role, tool, args, expected, operations] of cases) {
     test(`${name}: ${expected}`, async () => {

@@ -24,7 +24,13 @@ before(async () => {
     AUDIT_LOG: join(dir.path, 'author.jsonl'),
   });
   // The author may open this: its base is a feature branch; its head is main.
-  const created = payloadOf(await handleToolCall(author, 'gitea_pulls_create', { owner: 'acme', repo: 'widgets', body: { head: 'main', base: 'feature/login', title: 'Sync' } }));
+  const created = payloadOf(
+    await handleToolCall(author, 'gitea_pulls_create', {
+      owner: 'acme',
+      repo: 'widgets',
+      body: { head: 'main', base: 'feature/login', title: 'Sync' },
+    }),
+  );
   assert.equal(typeof created.data?.number, 'number', JSON.stringify(created));
   mainAsHead = created.data.number;
 });
@@ -45,13 +51,26 @@ async function update(tool: string, args: (index: number) => Record<string, unkn
 
 describe('updating a pull request branch', () => {
   const generated = (index: number) => ({ owner: 'acme', repo: 'widgets', index });
-  const cases: [string, string, (index: number) => Record<string, unknown>, () => number, 'reaches Gitea' | string][] = [
-    ['PR #1, head feature/login', 'gitea_pulls_update', generated, () => 1, 'reaches Gitea'],
-    ['a PR whose head is main', 'gitea_pulls_update', generated, () => mainAsHead, 'protected_branch'],
-    ['a PR whose head is main, rebased', 'gitea_pulls_update', (index) => ({ ...generated(index), style: 'rebase' }), () => mainAsHead, 'protected_branch'],
-    ['a PR whose head is main, through the raw tool', 'gitea_api_request', (index) => ({ method: 'POST', path: `/repos/acme/widgets/pulls/${index}/update` }), () => mainAsHead, 'protected_branch'],
-    ['a PR that cannot be read', 'gitea_pulls_update', generated, () => 999, 'target_unreadable'],
-  ];
+  const cases: [string, string, (index: number) => Record<string, unknown>, () => number, 'reaches Gitea' | string][] =
+    [
+      ['PR #1, head feature/login', 'gitea_pulls_update', generated, () => 1, 'reaches Gitea'],
+      ['a PR whose head is main', 'gitea_pulls_update', generated, () => mainAsHead, 'protected_branch'],
+      [
+        'a PR whose head is main, rebased',
+        'gitea_pulls_update',
+        (index) => ({ ...generated(index), style: 'rebase' }),
+        () => mainAsHead,
+        'protected_branch',
+      ],
+      [
+        'a PR whose head is main, through the raw tool',
+        'gitea_api_request',
+        (index) => ({ method: 'POST', path: `/repos/acme/widgets/pulls/${index}/update` }),
+        () => mainAsHead,
+        'protected_branch',
+      ],
+      ['a PR that cannot be read', 'gitea_pulls_update', generated, () => 999, 'target_unreadable'],
+    ];
   for (const [name, tool, args, index, expected] of cases) {
     test(`${name}: ${expected}`, async () => {
       const { payload, sent } = await update(tool, args, index);

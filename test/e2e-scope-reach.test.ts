@@ -48,9 +48,19 @@ before(async () => {
   writeFileSync(scopedAdminFile, SCOPED_ADMIN);
   const all = { TOOLSETS: 'all' };
   [widgets, author, scopedAdmin, owner] = await Promise.all([
-    connectStdio(namespaceEnv(sandbox, WIDGETS_PROFILE, { auditLog: join(dir.path, 'widgets.jsonl'), extra: { GITEA_AUTHOR_TOKEN: sandbox.users.alice?.token ?? '', ...all } })),
+    connectStdio(
+      namespaceEnv(sandbox, WIDGETS_PROFILE, {
+        auditLog: join(dir.path, 'widgets.jsonl'),
+        extra: { GITEA_AUTHOR_TOKEN: sandbox.users.alice?.token ?? '', ...all },
+      }),
+    ),
     connectStdio(namespaceEnv(sandbox, 'gitea-author', { auditLog: join(dir.path, 'author.jsonl'), extra: all })),
-    connectStdio(namespaceEnv(sandbox, scopedAdminFile, { auditLog: join(dir.path, 'admin.jsonl'), extra: { GITEA_OWNER_TOKEN: sandbox.users.admin?.token ?? '', ...all } })),
+    connectStdio(
+      namespaceEnv(sandbox, scopedAdminFile, {
+        auditLog: join(dir.path, 'admin.jsonl'),
+        extra: { GITEA_OWNER_TOKEN: sandbox.users.admin?.token ?? '', ...all },
+      }),
+    ),
     connectStdio(namespaceEnv(sandbox, 'gitea-owner', { auditLog: join(dir.path, 'owner.jsonl'), extra: all })),
   ]);
 });
@@ -94,14 +104,86 @@ interface Route {
 }
 
 const routes: Route[] = [
-  { what: "the user's stopwatches", operationId: 'userGetStopWatches', args: {}, scoped: () => widgets, unscoped: () => author, outside: /gadgets/, kept: 1, removed: 1 },
-  { what: "the user's tracked times", operationId: 'userCurrentTrackedTimes', args: {}, scoped: () => widgets, unscoped: () => author, outside: /gadgets/, kept: 1, removed: 1 },
-  { what: "the user's Actions runs", operationId: 'getUserWorkflowRuns', args: {}, scoped: () => widgets, unscoped: () => author, outside: /dotfiles/, kept: 0, removed: 1 },
-  { what: "the user's Actions jobs", operationId: 'getUserWorkflowJobs', args: {}, scoped: () => widgets, unscoped: () => author, outside: /dotfiles/, kept: 0, removed: 1 },
-  { what: "the organization's Actions runs (they embed repositories)", operationId: 'getOrgWorkflowRuns', args: { org: 'acme' }, scoped: () => scopedAdmin, unscoped: () => owner, outside: /gadgets/, kept: 1, removed: 1 },
-  { what: "the organization's Actions jobs", operationId: 'getOrgWorkflowJobs', args: { org: 'acme' }, scoped: () => scopedAdmin, unscoped: () => owner, outside: /gadgets/, kept: 1, removed: 1 },
-  { what: "the user's notifications (one names its repository only in its subject URL)", operationId: 'notifyGetList', args: {}, scoped: () => widgets, unscoped: () => author, outside: /gadgets|notes/, kept: 1, removed: 2 },
-  { what: "the organization's packages (one unlinked)", operationId: 'listPackages', args: { owner: 'acme' }, scoped: () => widgets, unscoped: () => author, outside: /gadgets|orphan/, kept: 1, removed: 2 },
+  {
+    what: "the user's stopwatches",
+    operationId: 'userGetStopWatches',
+    args: {},
+    scoped: () => widgets,
+    unscoped: () => author,
+    outside: /gadgets/,
+    kept: 1,
+    removed: 1,
+  },
+  {
+    what: "the user's tracked times",
+    operationId: 'userCurrentTrackedTimes',
+    args: {},
+    scoped: () => widgets,
+    unscoped: () => author,
+    outside: /gadgets/,
+    kept: 1,
+    removed: 1,
+  },
+  {
+    what: "the user's Actions runs",
+    operationId: 'getUserWorkflowRuns',
+    args: {},
+    scoped: () => widgets,
+    unscoped: () => author,
+    outside: /dotfiles/,
+    kept: 0,
+    removed: 1,
+  },
+  {
+    what: "the user's Actions jobs",
+    operationId: 'getUserWorkflowJobs',
+    args: {},
+    scoped: () => widgets,
+    unscoped: () => author,
+    outside: /dotfiles/,
+    kept: 0,
+    removed: 1,
+  },
+  {
+    what: "the organization's Actions runs (they embed repositories)",
+    operationId: 'getOrgWorkflowRuns',
+    args: { org: 'acme' },
+    scoped: () => scopedAdmin,
+    unscoped: () => owner,
+    outside: /gadgets/,
+    kept: 1,
+    removed: 1,
+  },
+  {
+    what: "the organization's Actions jobs",
+    operationId: 'getOrgWorkflowJobs',
+    args: { org: 'acme' },
+    scoped: () => scopedAdmin,
+    unscoped: () => owner,
+    outside: /gadgets/,
+    kept: 1,
+    removed: 1,
+  },
+  {
+    what: "the user's notifications (one names its repository only in its subject URL)",
+    operationId: 'notifyGetList',
+    args: {},
+    scoped: () => widgets,
+    unscoped: () => author,
+    outside: /gadgets|notes/,
+    kept: 1,
+    removed: 2,
+  },
+  {
+    what: "the organization's packages (one unlinked)",
+    operationId: 'listPackages',
+    args: { owner: 'acme' },
+    scoped: () => widgets,
+    unscoped: () => author,
+    outside: /gadgets|orphan/,
+    kept: 1,
+    removed: 2,
+  },
 ];
 
 describe('a profile scoped to acme/widgets sees nothing of another repository; an unscoped one sees everything', () => {
@@ -111,7 +193,11 @@ describe('a profile scoped to acme/widgets sees nothing of another repository; a
       assert.equal(scoped.isError, false, JSON.stringify(scoped.payload));
       assert.equal(itemsOf(scoped.payload.data).length, route.kept, JSON.stringify(scoped.payload.data));
       assert.doesNotMatch(JSON.stringify(scoped.payload.data), route.outside);
-      assert.equal(scoped.payload.pagination?.removed_by_scope, route.removed, JSON.stringify(scoped.payload.pagination));
+      assert.equal(
+        scoped.payload.pagination?.removed_by_scope,
+        route.removed,
+        JSON.stringify(scoped.payload.pagination),
+      );
       assert.match(scoped.payload.scope_filtered, new RegExp(`^${route.removed} items outside`));
 
       const unscoped = await call(route.unscoped(), route.operationId, route.args);
@@ -125,7 +211,10 @@ describe('a profile scoped to acme/widgets sees nothing of another repository; a
 
   test('the raw tool reaches the same operations and is filtered the same way', async () => {
     const before = sandbox.requests.length;
-    const result = await widgets.client.callTool({ name: 'gitea_api_request', arguments: { method: 'GET', path: '/user/times' } });
+    const result = await widgets.client.callTool({
+      name: 'gitea_api_request',
+      arguments: { method: 'GET', path: '/user/times' },
+    });
     const payload = payloadOf(result);
     assert.equal(result.isError === true, false, JSON.stringify(payload));
     assert.equal(sandbox.requests.length, before + 1);
@@ -146,12 +235,17 @@ describe('a profile scoped to acme/widgets sees nothing of another repository; a
       assert.equal(other.payload.error.reason, 'repository_out_of_scope');
       assert.doesNotMatch(JSON.stringify(other.payload), /gadgets-lib|orphan-lib"/);
     }
-    assert.equal((await call(author, 'getPackage', at('gadgets-lib'))).payload.data.repository.full_name, 'acme/gadgets');
+    assert.equal(
+      (await call(author, 'getPackage', at('gadgets-lib'))).payload.data.repository.full_name,
+      'acme/gadgets',
+    );
   });
 
   test('markdown in the context of another repository is refused before it is sent; its own and none are rendered', async () => {
     const text = 'See #1.';
-    const other = await call(widgets, 'renderMarkdown', { body: { Text: text, Mode: 'gfm', Context: '/acme/gadgets/src/branch/main' } });
+    const other = await call(widgets, 'renderMarkdown', {
+      body: { Text: text, Mode: 'gfm', Context: '/acme/gadgets/src/branch/main' },
+    });
     assert.equal(other.isError, true);
     assert.equal(other.payload.error.kind, 'policy_denied');
     assert.equal(other.payload.error.reason, 'repository_out_of_scope');
@@ -163,7 +257,9 @@ describe('a profile scoped to acme/widgets sees nothing of another repository; a
     const none = await call(widgets, 'renderMarkdown', { body: { Text: text } });
     assert.equal(none.isError, false, JSON.stringify(none.payload));
 
-    const unscoped = await call(author, 'renderMarkdown', { body: { Text: text, Mode: 'gfm', Context: '/acme/gadgets' } });
+    const unscoped = await call(author, 'renderMarkdown', {
+      body: { Text: text, Mode: 'gfm', Context: '/acme/gadgets' },
+    });
     assert.equal(unscoped.isError, false, JSON.stringify(unscoped.payload));
     assert.match(String(unscoped.payload.data), /acme\/gadgets\/issues\/1/);
   });

@@ -7,15 +7,29 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { type Sandbox } from '../src/sandbox/index.js';
-import { connectStdio, namespaceEnv, payloadOf, repoRoot, tempDir, toolNames, type Connected } from './support/namespace.js';
+import {
+  connectStdio,
+  namespaceEnv,
+  payloadOf,
+  repoRoot,
+  tempDir,
+  toolNames,
+  type Connected,
+} from './support/namespace.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
 let sandbox: ContractSandbox;
 const dir = tempDir('warden-e2e-stdio-');
 const open: Connected[] = [];
 
-async function namespace(profile: string, options: { tokenOf?: string; auditLog?: string; extra?: Record<string, string> } = {}): Promise<Connected> {
-  const env = namespaceEnv(sandbox, profile, { auditLog: options.auditLog ?? join(dir.path, `${profile}.jsonl`), ...options });
+async function namespace(
+  profile: string,
+  options: { tokenOf?: string; auditLog?: string; extra?: Record<string, string> } = {},
+): Promise<Connected> {
+  const env = namespaceEnv(sandbox, profile, {
+    auditLog: options.auditLog ?? join(dir.path, `${profile}.jsonl`),
+    ...options,
+  });
   const connected = await connectStdio(env);
   open.push(connected);
   return connected;
@@ -78,10 +92,12 @@ describe('tools/list per profile', () => {
       ['reconciler', 'gitea_branches_delete', false],
       ['reconciler', 'gitea_cleanup_merged_pr_branch', true],
     ];
-    for (const [who, tool, listed] of table) assert.equal(lists[who].includes(tool), listed, `${who} lists ${tool}: expected ${listed}`);
+    for (const [who, tool, listed] of table)
+      assert.equal(lists[who].includes(tool), listed, `${who} lists ${tool}: expected ${listed}`);
     for (const [who, names] of Object.entries(lists)) {
       assert.ok(names.length <= 128, `${who} lists ${names.length} tools`);
-      for (const builtin of ['gitea_whoami', 'gitea_server_status', 'gitea_api_request']) assert.ok(names.includes(builtin), `${who} lists ${builtin}`);
+      for (const builtin of ['gitea_whoami', 'gitea_server_status', 'gitea_api_request'])
+        assert.ok(names.includes(builtin), `${who} lists ${builtin}`);
     }
   });
 
@@ -89,7 +105,10 @@ describe('tools/list per profile', () => {
     const names = await toolNames(listingDenied.client);
     assert.ok(names.includes('gitea_pulls_merge'));
     assert.ok(names.length > (await toolNames(author.client)).length);
-    const denied = await listingDenied.client.callTool({ name: 'gitea_pulls_merge', arguments: { owner: 'acme', repo: 'widgets', index: 1, body: { do: 'merge' } } });
+    const denied = await listingDenied.client.callTool({
+      name: 'gitea_pulls_merge',
+      arguments: { owner: 'acme', repo: 'widgets', index: 1, body: { do: 'merge' } },
+    });
     assert.equal(payloadOf(denied).error.kind, 'policy_denied');
   });
 
@@ -100,7 +119,11 @@ describe('tools/list per profile', () => {
     const hints = (name: string) => {
       const annotations = tools.find((t) => t.name === name)?.annotations;
       const readOnly = annotations?.readOnlyHint ?? false;
-      return { readOnly, destructive: readOnly ? null : (annotations?.destructiveHint ?? true), openWorld: annotations?.openWorldHint ?? true };
+      return {
+        readOnly,
+        destructive: readOnly ? null : (annotations?.destructiveHint ?? true),
+        openWorld: annotations?.openWorldHint ?? true,
+      };
     };
     assert.deepEqual(hints('gitea_repos_get'), { readOnly: true, destructive: null, openWorld: true });
     assert.deepEqual(hints('gitea_pulls_create'), { readOnly: false, destructive: false, openWorld: true });
@@ -114,18 +137,31 @@ describe('the author cannot approve or merge its own pull request', () => {
   const merge = { owner: 'acme', repo: 'widgets', index: 1, body: { do: 'merge', head_commit_id: 'abc' } };
   test('the generated merge and review tools are unknown to the author', async () => {
     for (const name of ['gitea_pulls_merge', 'gitea_pulls_create_review']) {
-      await assert.rejects(author.client.callTool({ name, arguments: merge }), (error: unknown) => error instanceof McpError && /Unknown tool/.test(error.message));
+      await assert.rejects(
+        author.client.callTool({ name, arguments: merge }),
+        (error: unknown) => error instanceof McpError && /Unknown tool/.test(error.message),
+      );
     }
   });
 
   const rawCases: Array<[string, Record<string, unknown>, string]> = [
-    ['raw merge', { method: 'POST', path: '/repos/acme/widgets/pulls/1/merge', body: { do: 'merge' } }, 'gitea.pr.merge'],
-    ['raw approve', { method: 'POST', path: '/api/v1/repos/acme/widgets/pulls/1/reviews', body: { event: 'APPROVED', body: 'lgtm' } }, 'gitea.pr.approve'],
+    [
+      'raw merge',
+      { method: 'POST', path: '/repos/acme/widgets/pulls/1/merge', body: { do: 'merge' } },
+      'gitea.pr.merge',
+    ],
+    [
+      'raw approve',
+      { method: 'POST', path: '/api/v1/repos/acme/widgets/pulls/1/reviews', body: { event: 'APPROVED', body: 'lgtm' } },
+      'gitea.pr.approve',
+    ],
   ];
   for (const [label, args, operation] of rawCases) {
     test(`${label} through gitea_api_request is denied before any Gitea request`, async () => {
       let result: unknown;
-      const made = await requestsDuring(async () => (result = await author.client.callTool({ name: 'gitea_api_request', arguments: args })));
+      const made = await requestsDuring(
+        async () => (result = await author.client.callTool({ name: 'gitea_api_request', arguments: args })),
+      );
       assert.equal(made, 0);
       const error = payloadOf(result).error;
       assert.equal(error.kind, 'policy_denied');
@@ -139,7 +175,10 @@ describe('the author cannot approve or merge its own pull request', () => {
   test('sudo without gitea.admin.sudo is denied, also for an allowed operation', async () => {
     let result: unknown;
     const made = await requestsDuring(async () => {
-      result = await author.client.callTool({ name: 'gitea_comments_create', arguments: { owner: 'acme', repo: 'widgets', index: 1, sudo: 'bob', body: { body: 'as bob' } } });
+      result = await author.client.callTool({
+        name: 'gitea_comments_create',
+        arguments: { owner: 'acme', repo: 'widgets', index: 1, sudo: 'bob', body: { body: 'as bob' } },
+      });
     });
     assert.equal(made, 0);
     const error = payloadOf(result).error;
@@ -159,7 +198,10 @@ describe('the author cannot approve or merge its own pull request', () => {
 describe('arguments', () => {
   test('validation errors name the path and never echo the value', async () => {
     const secret = 'ghp_S3cretTokenValue0123456789abcdef';
-    const result = await author.client.callTool({ name: 'gitea_comments_create', arguments: { owner: 'acme', repo: 'widgets', index: secret, body: { body: 'x', extra: secret } } });
+    const result = await author.client.callTool({
+      name: 'gitea_comments_create',
+      arguments: { owner: 'acme', repo: 'widgets', index: secret, body: { body: 'x', extra: secret } },
+    });
     assert.equal(result.isError, true);
     const error = payloadOf(result).error;
     assert.equal(error.kind, 'invalid_arguments');
@@ -171,7 +213,10 @@ describe('arguments', () => {
 
 describe('a write through the author', () => {
   test('commenting on an issue returns the envelope', async () => {
-    const result = await author.client.callTool({ name: 'gitea_comments_create', arguments: { owner: 'acme', repo: 'widgets', index: 3, body: { body: 'I can reproduce this.' } } });
+    const result = await author.client.callTool({
+      name: 'gitea_comments_create',
+      arguments: { owner: 'acme', repo: 'widgets', index: 3, body: { body: 'I can reproduce this.' } },
+    });
     assert.equal(result.isError, false, JSON.stringify(result));
     const payload = payloadOf(result);
     assert.deepEqual(payload.identity, { login: 'alice', mode: 'token', sudo: null });
@@ -184,8 +229,14 @@ describe('a write through the author', () => {
   });
 
   test('the same read through gitea_api_request and the generated tool', async () => {
-    const raw = await author.client.callTool({ name: 'gitea_api_request', arguments: { method: 'GET', path: '/repos/acme/widgets/issues/3/comments' } });
-    const generated = await author.client.callTool({ name: 'gitea_comments_list', arguments: { owner: 'acme', repo: 'widgets', index: 3 } });
+    const raw = await author.client.callTool({
+      name: 'gitea_api_request',
+      arguments: { method: 'GET', path: '/repos/acme/widgets/issues/3/comments' },
+    });
+    const generated = await author.client.callTool({
+      name: 'gitea_comments_list',
+      arguments: { owner: 'acme', repo: 'widgets', index: 3 },
+    });
     assert.equal(raw.isError, false, JSON.stringify(raw));
     assert.deepEqual(payloadOf(raw).data, payloadOf(generated).data);
   });
@@ -195,7 +246,10 @@ describe('built-in tools', () => {
   test('whoami names the verified login, profile and role, never the token', async () => {
     const result = await author.client.callTool({ name: 'gitea_whoami', arguments: {} });
     const payload = payloadOf(result);
-    assert.deepEqual({ login: payload.login, verified: payload.verified, profile: payload.profile, role: payload.role }, { login: 'alice', verified: true, profile: 'gitea-author', role: 'author' });
+    assert.deepEqual(
+      { login: payload.login, verified: payload.verified, profile: payload.profile, role: payload.role },
+      { login: 'alice', verified: true, profile: 'gitea-author', role: 'author' },
+    );
     assert.ok(!JSON.stringify(result).includes(sandbox.users.alice?.token ?? 'none'));
   });
 
@@ -208,17 +262,26 @@ describe('built-in tools', () => {
 });
 
 describe('identity', () => {
-  test("a token of another user: mutations fail identity_mismatch, reads proceed", async () => {
+  test('a token of another user: mutations fail identity_mismatch, reads proceed', async () => {
     const wrong = wrongToken;
     const whoami = payloadOf(await wrong.client.callTool({ name: 'gitea_whoami', arguments: {} }));
-    assert.deepEqual({ login: whoami.login, verification: whoami.verification }, { login: 'bob', verification: 'mismatch' });
+    assert.deepEqual(
+      { login: whoami.login, verification: whoami.verification },
+      { login: 'bob', verification: 'mismatch' },
+    );
     let write: unknown;
     const made = await requestsDuring(async () => {
-      write = await wrong.client.callTool({ name: 'gitea_comments_create', arguments: { owner: 'acme', repo: 'widgets', index: 3, body: { body: 'hi' } } });
+      write = await wrong.client.callTool({
+        name: 'gitea_comments_create',
+        arguments: { owner: 'acme', repo: 'widgets', index: 3, body: { body: 'hi' } },
+      });
     });
     assert.equal(made, 0);
     assert.equal(payloadOf(write).error.kind, 'identity_mismatch');
-    const read = await wrong.client.callTool({ name: 'gitea_repos_get', arguments: { owner: 'acme', repo: 'widgets' } });
+    const read = await wrong.client.callTool({
+      name: 'gitea_repos_get',
+      arguments: { owner: 'acme', repo: 'widgets' },
+    });
     assert.equal(read.isError, false);
   });
 });
@@ -227,7 +290,10 @@ describe('audit', () => {
   test('an unwritable audit log refuses calls and makes no Gitea request', async () => {
     let result: unknown;
     const made = await requestsDuring(async () => {
-      result = await blind.client.callTool({ name: 'gitea_comments_create', arguments: { owner: 'acme', repo: 'widgets', index: 3, body: { body: 'unaudited' } } });
+      result = await blind.client.callTool({
+        name: 'gitea_comments_create',
+        arguments: { owner: 'acme', repo: 'widgets', index: 3, body: { body: 'unaudited' } },
+      });
     });
     assert.equal(made, 0);
     assert.equal(payloadOf(result).error.kind, 'audit_unavailable');
@@ -235,12 +301,19 @@ describe('audit', () => {
 
   test('every call writes a write-ahead and a result event; a tampered log fails audit verify', async () => {
     const log = join(dir.path, 'gitea-author.jsonl');
-    const events = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { call_id: string; phase: string; tool: string; argument_names: string[] });
+    const events = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { call_id: string; phase: string; tool: string; argument_names: string[] });
     const byCall = new Map<string, string[]>();
     for (const e of events) byCall.set(e.call_id, [...(byCall.get(e.call_id) ?? []), e.phase]);
     for (const phases of byCall.values()) assert.deepEqual(phases, ['write_ahead', 'result']);
     assert.ok(!readFileSync(log, 'utf8').includes('I can reproduce this.'), 'argument values stay out of the log');
-    const verify = (file: string) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'audit', 'verify', file], { cwd: repoRoot, encoding: 'utf8' });
+    const verify = (file: string) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'audit', 'verify', file], {
+        cwd: repoRoot,
+        encoding: 'utf8',
+      });
     assert.equal(verify(log).status, 0);
     const tampered = join(dir.path, 'tampered.jsonl');
     writeFileSync(tampered, readFileSync(log, 'utf8').replace('"decision":"deny"', '"decision":"allow"'));

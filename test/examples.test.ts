@@ -19,7 +19,9 @@ function filesUnder(dir: string): string[] {
   });
 }
 
-const exampleFiles = filesUnder(examplesDir).map((file) => relative(examplesDir, file)).sort();
+const exampleFiles = filesUnder(examplesDir)
+  .map((file) => relative(examplesDir, file))
+  .sort();
 const clientConfigs = exampleFiles.filter((file) => file.endsWith('.json'));
 
 interface ServerEntry {
@@ -30,7 +32,10 @@ interface ServerEntry {
 
 /** The MCP server entries of a client config: Claude Code and Cursor say mcpServers, VS Code servers. */
 function serverEntries(file: string): Array<[string, ServerEntry]> {
-  const config = JSON.parse(readFileSync(join(examplesDir, file), 'utf8')) as { mcpServers?: Record<string, ServerEntry>; servers?: Record<string, ServerEntry> };
+  const config = JSON.parse(readFileSync(join(examplesDir, file), 'utf8')) as {
+    mcpServers?: Record<string, ServerEntry>;
+    servers?: Record<string, ServerEntry>;
+  };
   return Object.entries(config.mcpServers ?? config.servers ?? {});
 }
 
@@ -74,7 +79,12 @@ describe('example client configs', () => {
       });
 
       test('parses as JSON and declares the four role namespaces', () => {
-        assert.deepEqual(serverEntries(file).map(([name]) => name).sort(), ['gitea-author', 'gitea-merger', 'gitea-reconciler', 'gitea-reviewer']);
+        assert.deepEqual(
+          serverEntries(file)
+            .map(([name]) => name)
+            .sort(),
+          ['gitea-author', 'gitea-merger', 'gitea-reconciler', 'gitea-reviewer'],
+        );
       });
 
       for (const [name, entry] of serverEntries(file)) {
@@ -83,12 +93,21 @@ describe('example client configs', () => {
           assert.equal(entry.command, 'gitea-warden');
           assert.deepEqual(entry.args, ['serve']);
           const profile = entry.env?.GITEA_MCP_PROFILE;
-          assert.match(String(profile), new RegExp(`^(\\$\\{workspaceFolder\\}/)?profiles/${name}\\.yaml$`), 'the namespace is named after its profile file');
+          assert.match(
+            String(profile),
+            new RegExp(`^(\\$\\{workspaceFolder\\}/)?profiles/${name}\\.yaml$`),
+            'the namespace is named after its profile file',
+          );
           assert.ok(profileExists(name), `${name} is a reference profile`);
           const tokenVariables = Object.keys(entry.env ?? {}).filter((key) => key.endsWith('_TOKEN'));
           assert.deepEqual(tokenVariables, [profileIdentity(name).tokenVariable]);
           for (const [key, value] of Object.entries(entry.env ?? {})) {
-            if (key !== 'GITEA_MCP_PROFILE') assert.match(value, /^\$\{[^}]+\}$/, `${key} must be a reference to the environment or an input, never a literal`);
+            if (key !== 'GITEA_MCP_PROFILE')
+              assert.match(
+                value,
+                /^\$\{[^}]+\}$/,
+                `${key} must be a reference to the environment or an input, never a literal`,
+              );
           }
         });
       }
@@ -105,20 +124,37 @@ describe('systemd unit', () => {
     const profile = basename(profileFile, '.yaml');
     assert.ok(profileExists(profile), `${profile} is no file in profiles/`);
     assert.match(unit, /^EnvironmentFile=/m);
-    assert.ok(unit.includes(profileIdentity(profile).tokenVariable), 'the unit names the token variable its profile reads');
+    assert.ok(
+      unit.includes(profileIdentity(profile).tokenVariable),
+      'the unit names the token variable its profile reads',
+    );
     assert.doesNotMatch(unit, /^Environment=\w*TOKEN=/m);
   });
 });
 
 /** What `gitea-warden serve` reads from the environment: its settings, and the secrets it names. */
-const serveVariables = new Set([...SETTINGS.map((setting) => setting.env), 'MCP_BEARER_TOKEN', 'OAUTH_CLIENT_SECRET', 'EXTRA_SECRETS', 'GITEA_TOKEN']);
+const serveVariables = new Set([
+  ...SETTINGS.map((setting) => setting.env),
+  'MCP_BEARER_TOKEN',
+  'OAUTH_CLIENT_SECRET',
+  'EXTRA_SECRETS',
+  'GITEA_TOKEN',
+]);
 
-test('every variable an example sets is one serve reads (a setting, a secret or the profile\'s token variable)', () => {
+test("every variable an example sets is one serve reads (a setting, a secret or the profile's token variable)", () => {
   const unit = readFileSync(join(examplesDir, 'systemd', 'gitea-warden-reviewer.service'), 'utf8');
   const unitVariables = [...unit.matchAll(/^Environment=(\w+)=/gm)].map((match) => match[1] as string);
-  const clientVariables = clientConfigs.flatMap((file) => serverEntries(file).flatMap(([, entry]) => Object.keys(entry.env ?? {})));
-  const tokenVariables = new Set(readdirSync(profilesDir).filter((f) => f.endsWith('.yaml')).map((f) => profileIdentity(basename(f, '.yaml')).tokenVariable));
-  const unknown = [...unitVariables, ...clientVariables].filter((name) => !serveVariables.has(name) && !tokenVariables.has(name));
+  const clientVariables = clientConfigs.flatMap((file) =>
+    serverEntries(file).flatMap(([, entry]) => Object.keys(entry.env ?? {})),
+  );
+  const tokenVariables = new Set(
+    readdirSync(profilesDir)
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => profileIdentity(basename(f, '.yaml')).tokenVariable),
+  );
+  const unknown = [...unitVariables, ...clientVariables].filter(
+    (name) => !serveVariables.has(name) && !tokenVariables.has(name),
+  );
   assert.deepEqual([...new Set(unknown)], []);
   assert.ok(unitVariables.length > 3 && clientVariables.length > 3, 'the variables were found');
 });
@@ -135,13 +171,25 @@ describe('CI workflows', () => {
 
 test('examples/README.md explains every example file', () => {
   const readme = readFileSync(join(examplesDir, 'README.md'), 'utf8');
-  for (const file of exampleFiles.filter((f) => f !== 'README.md')) assert.ok(readme.includes(file), `README.md does not mention ${file}`);
+  for (const file of exampleFiles.filter((f) => f !== 'README.md'))
+    assert.ok(readme.includes(file), `README.md does not mention ${file}`);
 });
 
 test('no example or README fetches the name gitea-warden from the npm registry (it is not ours there)', () => {
-  const registryFetch = /\bnpx\b[^\n]*\bgitea-warden\b|\bnpm (install|i|add)( +-{1,2}[\w-]+)* +gitea-warden(@\S*)?(?![\w./-])/;
+  const registryFetch =
+    /\bnpx\b[^\n]*\bgitea-warden\b|\bnpm (install|i|add)( +-{1,2}[\w-]+)* +gitea-warden(@\S*)?(?![\w./-])/;
   const files = [...exampleFiles.map((file) => join(examplesDir, file)), join(packageRoot, 'README.md')];
-  const offenders = files.filter((file) => readFileSync(file, 'utf8').split('\n').some((line) => registryFetch.test(line))).map((file) => relative(packageRoot, file));
+  const offenders = files
+    .filter((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .some((line) => registryFetch.test(line)),
+    )
+    .map((file) => relative(packageRoot, file));
   assert.deepEqual(offenders, []);
-  assert.ok(registryFetch.test('command: ["npx", "--yes", "gitea-warden", "serve"]') && registryFetch.test('npm install --global gitea-warden'), 'the pattern catches both forms');
+  assert.ok(
+    registryFetch.test('command: ["npx", "--yes", "gitea-warden", "serve"]') &&
+      registryFetch.test('npm install --global gitea-warden'),
+    'the pattern catches both forms',
+  );
 });

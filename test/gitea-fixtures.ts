@@ -47,7 +47,12 @@ export function entry(spec: EntrySpec): CatalogEntry {
     },
     consumes: spec.consumes ?? ['application/json'],
     produces: spec.produces ?? ['application/json'],
-    annotations: { readOnly: spec.method === undefined || spec.method === 'GET', destructive: false, idempotent: true, paginated: spec.paginated ?? false },
+    annotations: {
+      readOnly: spec.method === undefined || spec.method === 'GET',
+      destructive: false,
+      idempotent: true,
+      paginated: spec.paginated ?? false,
+    },
     reach: { inPath: false, fields: [], unnamed: null },
     inputSchema: { type: 'object' },
   };
@@ -76,7 +81,12 @@ export async function startServer(): Promise<TestServer> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const recorded = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks) };
+      const recorded = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
       requests.push(recorded);
       handler(recorded, res);
     });
@@ -98,7 +108,12 @@ export async function startServer(): Promise<TestServer> {
   };
 }
 
-export function json(response: ServerResponse, status: number, data: unknown, headers: Record<string, string> = {}): void {
+export function json(
+  response: ServerResponse,
+  status: number,
+  data: unknown,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, { 'content-type': 'application/json;charset=utf-8', ...headers });
   response.end(JSON.stringify(data));
 }

@@ -18,7 +18,8 @@ after(() => server.close());
 
 const context = () => ({ identity: server.identity, login: 'alice' });
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJlLXZhbHVl';
-const PRIVATE_KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----';
+const PRIVATE_KEY =
+  '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----';
 const COMMIT_SHA = 'a94a8fe5ccb19ba61c4c0873d391e987982fbbd3';
 
 const getIssue = entry({ path: '/repos/{owner}/{repo}/issues/{index}', pathParams: ['owner', 'repo', 'index'] });
@@ -31,18 +32,45 @@ function answer(status: number, data: unknown): void {
 describe('exact redaction', () => {
   test('a webhook authorization_header echoed back is redacted with its fingerprint', async () => {
     const secretHeader = 'Bearer s3cr3t-hook-value';
-    answer(201, { id: 4, type: 'gitea', authorization_header: secretHeader, config: { url: 'https://ci.example/hook' } });
-    const createHook = entry({ method: 'POST', operationId: 'repoCreateHook', path: '/repos/{owner}/{repo}/hooks', pathParams: ['owner', 'repo'], body: true });
-    const result = await execute(createHook, { owner: 'o', repo: 'r', body: { type: 'gitea', authorization_header: secretHeader, config: { url: 'https://ci.example/hook' } } }, context());
+    answer(201, {
+      id: 4,
+      type: 'gitea',
+      authorization_header: secretHeader,
+      config: { url: 'https://ci.example/hook' },
+    });
+    const createHook = entry({
+      method: 'POST',
+      operationId: 'repoCreateHook',
+      path: '/repos/{owner}/{repo}/hooks',
+      pathParams: ['owner', 'repo'],
+      body: true,
+    });
+    const result = await execute(
+      createHook,
+      {
+        owner: 'o',
+        repo: 'r',
+        body: { type: 'gitea', authorization_header: secretHeader, config: { url: 'https://ci.example/hook' } },
+      },
+      context(),
+    );
     const payload = result.payload as SuccessPayload;
-    assert.equal((payload.data as { authorization_header: string }).authorization_header, `[REDACTED ${fingerprint(secretHeader)}]`);
+    assert.equal(
+      (payload.data as { authorization_header: string }).authorization_header,
+      `[REDACTED ${fingerprint(secretHeader)}]`,
+    );
     assert.equal(JSON.stringify(payload).includes('s3cr3t-hook-value'), false);
   });
 
   const cases = [
     { what: "the identity's token in a value", data: { note: `token was ${TOKEN}` }, secret: TOKEN, options: {} },
     { what: "the identity's token as a key", data: { [TOKEN]: 1 }, secret: TOKEN, options: {} },
-    { what: 'a server secret (mode off)', data: { x: 'value my-oauth-client-secret here' }, secret: 'my-oauth-client-secret', options: { serverSecrets: ['my-oauth-client-secret'], secretDetectionMode: 'off' as const } },
+    {
+      what: 'a server secret (mode off)',
+      data: { x: 'value my-oauth-client-secret here' },
+      secret: 'my-oauth-client-secret',
+      options: { serverSecrets: ['my-oauth-client-secret'], secretDetectionMode: 'off' as const },
+    },
   ];
   for (const c of cases) {
     test(`redacts ${c.what}`, async () => {
@@ -56,9 +84,18 @@ describe('exact redaction', () => {
 
   test('secrets nested in the request body are redacted from the result, short ones are not', async () => {
     const migrate = entry({ method: 'POST', path: '/repos/migrate', body: true });
-    answer(201, { clone_url: 'https://u:mirror-pass-123@example/x.git', note: 'abc stays', other: 'deep-secret-value' });
-    const body = { auth_password: 'mirror-pass-123', nested: [{ options: { token: 'deep-secret-value' } }], password: 'abc' };
-    const payload = (await execute(migrate, { body }, context(), { secretDetectionMode: 'off' })).payload as SuccessPayload;
+    answer(201, {
+      clone_url: 'https://u:mirror-pass-123@example/x.git',
+      note: 'abc stays',
+      other: 'deep-secret-value',
+    });
+    const body = {
+      auth_password: 'mirror-pass-123',
+      nested: [{ options: { token: 'deep-secret-value' } }],
+      password: 'abc',
+    };
+    const payload = (await execute(migrate, { body }, context(), { secretDetectionMode: 'off' }))
+      .payload as SuccessPayload;
     const data = payload.data as Record<string, string>;
     assert.equal(data.clone_url, `https://u:[REDACTED ${fingerprint('mirror-pass-123')}]@example/x.git`);
     assert.equal(data.other, `[REDACTED ${fingerprint('deep-secret-value')}]`);
@@ -66,13 +103,38 @@ describe('exact redaction', () => {
   });
 
   /** `text` with the character at `at` written as a JSON escape, as Gitea or a stored JSON text may quote it. */
-  const escapedAt = (text: string, at: number, escape: string): string => `${text.slice(0, at)}${escape}${text.slice(at + 1)}`;
+  const escapedAt = (text: string, at: number, escape: string): string =>
+    `${text.slice(0, at)}${escape}${text.slice(at + 1)}`;
   const deepJson = (inner: string): string => `${'['.repeat(120)}${inner}${']'.repeat(120)}`;
   const escapedBodies = [
-    { what: 'JSON nested too deep to parse, a \\u escape inside the token', status: 200, body: deepJson(`"x ${escapedAt(TOKEN, 5, '\\u0035')}"`), secret: TOKEN, options: {} },
-    { what: 'invalid JSON, a \\u escape with upper-case hex inside a server secret', status: 200, body: `{"a":"${escapedAt('Zebra-key-9', 0, '\\u005A')}",}`, secret: 'Zebra-key-9', options: { serverSecrets: ['Zebra-key-9'] } },
-    { what: 'an error quoting invalid JSON, a \\" inside a server secret', status: 500, body: `{"message":"bad ${escapedAt('pa"ss-word-42', 2, '\\"')}"`, secret: 'pa"ss-word-42', options: { serverSecrets: ['pa"ss-word-42'] } },
-    { what: 'JSON nested too deep, a \\/ inside a server secret', status: 200, body: deepJson(`"https:\\/\\/u:${'s3cret/path'.replace('/', '\\/')}@h"`), secret: 's3cret/path', options: { serverSecrets: ['s3cret/path'], secretDetectionMode: 'off' as const } },
+    {
+      what: 'JSON nested too deep to parse, a \\u escape inside the token',
+      status: 200,
+      body: deepJson(`"x ${escapedAt(TOKEN, 5, '\\u0035')}"`),
+      secret: TOKEN,
+      options: {},
+    },
+    {
+      what: 'invalid JSON, a \\u escape with upper-case hex inside a server secret',
+      status: 200,
+      body: `{"a":"${escapedAt('Zebra-key-9', 0, '\\u005A')}",}`,
+      secret: 'Zebra-key-9',
+      options: { serverSecrets: ['Zebra-key-9'] },
+    },
+    {
+      what: 'an error quoting invalid JSON, a \\" inside a server secret',
+      status: 500,
+      body: `{"message":"bad ${escapedAt('pa"ss-word-42', 2, '\\"')}"`,
+      secret: 'pa"ss-word-42',
+      options: { serverSecrets: ['pa"ss-word-42'] },
+    },
+    {
+      what: 'JSON nested too deep, a \\/ inside a server secret',
+      status: 200,
+      body: deepJson(`"https:\\/\\/u:${'s3cret/path'.replace('/', '\\/')}@h"`),
+      secret: 's3cret/path',
+      options: { serverSecrets: ['s3cret/path'], secretDetectionMode: 'off' as const },
+    },
   ];
   for (const c of escapedBodies) {
     test(`redacts a secret written with JSON escapes in ${c.what}`, async () => {
@@ -93,15 +155,25 @@ describe('exact redaction', () => {
       res.end(Buffer.concat([Buffer.from([0, 1, 2]), Buffer.from(`token=${TOKEN}`), Buffer.from([0xff])]));
     });
     const payload = (await execute(getIssue, issueArgs, context())).payload as SuccessPayload;
-    const content = Buffer.from((payload.data as { content_base64: string }).content_base64, 'base64').toString('latin1');
+    const content = Buffer.from((payload.data as { content_base64: string }).content_base64, 'base64').toString(
+      'latin1',
+    );
     assert.equal(content.includes(TOKEN), false);
     assert.ok(content.includes(`[REDACTED ${fingerprint(TOKEN)}]`));
   });
 
   test("an Actions secret's data is redacted at any length", async () => {
-    const putSecret = entry({ method: 'PUT', operationId: 'updateRepoSecret', path: '/repos/{owner}/{repo}/actions/secrets/{secretname}', pathParams: ['owner', 'repo', 'secretname'], body: true });
+    const putSecret = entry({
+      method: 'PUT',
+      operationId: 'updateRepoSecret',
+      path: '/repos/{owner}/{repo}/actions/secrets/{secretname}',
+      pathParams: ['owner', 'repo', 'secretname'],
+      body: true,
+    });
     answer(400, { message: 'cannot store value xy9 for secret' });
-    const payload = (await execute(putSecret, { owner: 'o', repo: 'r', secretname: 'S', body: { data: 'xy9' } }, context())).payload as ErrorPayload;
+    const payload = (
+      await execute(putSecret, { owner: 'o', repo: 'r', secretname: 'S', body: { data: 'xy9' } }, context())
+    ).payload as ErrorPayload;
     assert.equal(payload.error.message, `cannot store value [REDACTED ${fingerprint('xy9')}] for secret`);
   });
 });
@@ -123,8 +195,15 @@ describe('pattern masking', () => {
 
   test('block mode withholds the whole result and names only the kinds found', async () => {
     answer(201, { number: 1, body: issueBody });
-    const createIssue = entry({ method: 'POST', path: '/repos/{owner}/{repo}/issues', pathParams: ['owner', 'repo'], body: true });
-    const result = await execute(createIssue, { owner: 'o', repo: 'r', body: { title: 't' } }, context(), { secretDetectionMode: 'block' });
+    const createIssue = entry({
+      method: 'POST',
+      path: '/repos/{owner}/{repo}/issues',
+      pathParams: ['owner', 'repo'],
+      body: true,
+    });
+    const result = await execute(createIssue, { owner: 'o', repo: 'r', body: { title: 't' } }, context(), {
+      secretDetectionMode: 'block',
+    });
     const payload = result.payload as ErrorPayload;
     assert.equal(result.isError, true);
     assert.equal(payload.error.kind, 'secret_blocked');
@@ -159,7 +238,12 @@ describe('pattern masking', () => {
     assert.equal(masked.includes(fingerprint('Summer2024').slice('sha256:'.length)), false);
   });
 
-  const harmless = ['commit a94a8fe5ccb19ba61c4c0873d391e987982fbbd3 landed', 'password: required', 'token: ${{ secrets.GITEA_TOKEN }}', 'the sha1 is deadbeef'];
+  const harmless = [
+    'commit a94a8fe5ccb19ba61c4c0873d391e987982fbbd3 landed',
+    'password: required',
+    'token: ${{ secrets.GITEA_TOKEN }}',
+    'the sha1 is deadbeef',
+  ];
   for (const text of harmless) {
     test(`leaves "${text}" alone`, () => {
       assert.equal(redactText(text, []), text);
@@ -184,7 +268,8 @@ describe('pattern masking', () => {
 
   test('an Authorization header in a Go header map quoted by an error is removed, whatever its value', async () => {
     answer(500, { message: 'proxy failed: map[Accept:["json"]] {"Authorization":["token other-users-secret-value"]}' });
-    const payload = (await execute(getIssue, issueArgs, context(), { secretDetectionMode: 'off' })).payload as ErrorPayload;
+    const payload = (await execute(getIssue, issueArgs, context(), { secretDetectionMode: 'off' }))
+      .payload as ErrorPayload;
     assert.equal(payload.error.message.includes('other-users-secret-value'), false, payload.error.message);
     assert.match(payload.error.message, /"Authorization":\["\[REDACTED\]"\]/);
   });
@@ -200,35 +285,68 @@ describe('credential-issuing operations', () => {
   test('userCreateToken delivers the fresh token whole, even in block mode', async () => {
     const fresh = 'f'.repeat(8) + COMMIT_SHA.slice(8);
     answer(201, { id: 5, name: 'ci', sha1: fresh, token_last_eight: fresh.slice(-8), scopes: ['read:repository'] });
-    const createToken = entry({ method: 'POST', operationId: 'userCreateToken', path: '/users/{username}/tokens', pathParams: ['username'], body: true });
-    const result = await execute(createToken, { username: 'alice', body: { name: 'ci', scopes: ['read:repository'] } }, context(), { secretDetectionMode: 'block' });
+    const createToken = entry({
+      method: 'POST',
+      operationId: 'userCreateToken',
+      path: '/users/{username}/tokens',
+      pathParams: ['username'],
+      body: true,
+    });
+    const result = await execute(
+      createToken,
+      { username: 'alice', body: { name: 'ci', scopes: ['read:repository'] } },
+      context(),
+      { secretDetectionMode: 'block' },
+    );
     assert.equal(result.isError, false);
     assert.equal(((result.payload as SuccessPayload).data as { sha1: string }).sha1, fresh);
   });
 
   test("a runner registration token is delivered, but the caller's own token is still redacted", async () => {
     answer(201, { token: 'AAbbCCddEEffGG1122334455', note: TOKEN });
-    const createRunnerToken = entry({ method: 'POST', operationId: 'repoCreateRunnerRegistrationToken', path: '/repos/{owner}/{repo}/actions/runners/registration-token', pathParams: ['owner', 'repo'] });
+    const createRunnerToken = entry({
+      method: 'POST',
+      operationId: 'repoCreateRunnerRegistrationToken',
+      path: '/repos/{owner}/{repo}/actions/runners/registration-token',
+      pathParams: ['owner', 'repo'],
+    });
     const payload = (await execute(createRunnerToken, { owner: 'o', repo: 'r' }, context())).payload as SuccessPayload;
     assert.deepEqual(payload.data, { token: 'AAbbCCddEEffGG1122334455', note: `[REDACTED ${fingerprint(TOKEN)}]` });
   });
 
   test('every listed operation exists in the pinned Gitea spec', () => {
-    const spec = JSON.parse(readFileSync(defaultSpecPath(), 'utf8')) as { paths: Record<string, Record<string, { operationId?: string }>> };
+    const spec = JSON.parse(readFileSync(defaultSpecPath(), 'utf8')) as {
+      paths: Record<string, Record<string, { operationId?: string }>>;
+    };
     const ids = new Set(Object.values(spec.paths).flatMap((ops) => Object.values(ops).map((op) => op.operationId)));
     for (const id of CREDENTIAL_ISSUING_OPERATIONS) assert.ok(ids.has(id), id);
   });
 });
 
 describe('file contents: base64 text decoded, redacted and re-encoded; binary kept', () => {
-  const getContents = entry({ path: '/repos/{owner}/{repo}/contents/{filepath}', pathParams: ['owner', 'repo', 'filepath'] });
+  const getContents = entry({
+    path: '/repos/{owner}/{repo}/contents/{filepath}',
+    pathParams: ['owner', 'repo', 'filepath'],
+  });
   const args = { owner: 'o', repo: 'r', filepath: 'config/.env' };
   const AWS = 'AKIAIOSFODNN7EXAMPLE';
-  const secretsFile = [`GITEA_TOKEN=${TOKEN}`, `AWS_ACCESS_KEY_ID=${AWS}`, 'password: Hunter2Summer2024', PRIVATE_KEY, ''].join('\n');
+  const secretsFile = [
+    `GITEA_TOKEN=${TOKEN}`,
+    `AWS_ACCESS_KEY_ID=${AWS}`,
+    'password: Hunter2Summer2024',
+    PRIVATE_KEY,
+    '',
+  ].join('\n');
   const contentsAnswer = (bytes: Buffer, path = 'config/.env') => ({
-    name: path.split('/').at(-1), path, type: 'file', encoding: 'base64', size: bytes.length, content: bytes.toString('base64'),
+    name: path.split('/').at(-1),
+    path,
+    type: 'file',
+    encoding: 'base64',
+    size: bytes.length,
+    content: bytes.toString('base64'),
   });
-  const decodedContent = (payload: SuccessPayload) => Buffer.from((payload.data as { content: string }).content, 'base64');
+  const decodedContent = (payload: SuccessPayload) =>
+    Buffer.from((payload.data as { content: string }).content, 'base64');
 
   test('secrets in a base64 text file do not come back, in any form; the envelope says it was decoded and changed', async () => {
     answer(200, contentsAnswer(Buffer.from(secretsFile)));
@@ -251,9 +369,12 @@ describe('file contents: base64 text decoded, redacted and re-encoded; binary ke
   });
 
   test('a binary file comes back byte for byte, and the envelope says it was kept as binary', async () => {
-    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0xff, 0xfe]);
+    const png = Buffer.from([
+      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0xff, 0xfe,
+    ]);
     answer(200, contentsAnswer(png, 'logo.png'));
-    const payload = (await execute(getContents, { ...args, filepath: 'logo.png' }, context())).payload as SuccessPayload;
+    const payload = (await execute(getContents, { ...args, filepath: 'logo.png' }, context()))
+      .payload as SuccessPayload;
     assert.deepEqual(decodedContent(payload), png);
     assert.equal((payload.data as { content: string }).content, png.toString('base64'));
     assert.deepEqual(payload.file_contents, [{ path: 'logo.png', decoded_as: 'binary', changed: false }]);
@@ -262,13 +383,18 @@ describe('file contents: base64 text decoded, redacted and re-encoded; binary ke
   test('a text file without secrets comes back as it was sent', async () => {
     const readme = Buffer.from('# widgets\n\nNothing secret here.\n');
     answer(200, contentsAnswer(readme, 'README.md'));
-    const payload = (await execute(getContents, { ...args, filepath: 'README.md' }, context())).payload as SuccessPayload;
+    const payload = (await execute(getContents, { ...args, filepath: 'README.md' }, context()))
+      .payload as SuccessPayload;
     assert.equal((payload.data as { content: string }).content, readme.toString('base64'));
     assert.deepEqual(payload.file_contents, [{ path: 'README.md', decoded_as: 'text', changed: false }]);
   });
 
   test('a raw file served as bytes that is text is redacted as text and said so', async () => {
-    const raw = entry({ path: '/repos/{owner}/{repo}/raw/{filepath}', pathParams: ['owner', 'repo', 'filepath'], produces: ['application/octet-stream'] });
+    const raw = entry({
+      path: '/repos/{owner}/{repo}/raw/{filepath}',
+      pathParams: ['owner', 'repo', 'filepath'],
+      produces: ['application/octet-stream'],
+    });
     server.handle((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/octet-stream' });
       res.end(secretsFile);
@@ -283,19 +409,26 @@ describe('file contents: base64 text decoded, redacted and re-encoded; binary ke
 
 describe("the caller's token in every encoding a result can carry", () => {
   const forms: { name: string; make: (token: string) => string }[] = [
-    { name: 'base64 (Basic credentials)', make: (t) => `Authorization: Basic ${Buffer.from(`alice:${t}`).toString('base64')}` },
+    {
+      name: 'base64 (Basic credentials)',
+      make: (t) => `Authorization: Basic ${Buffer.from(`alice:${t}`).toString('base64')}`,
+    },
     { name: 'base64 at offset 0', make: (t) => Buffer.from(t).toString('base64') },
     { name: 'base64 at offset 1', make: (t) => Buffer.from(`x${t}`).toString('base64') },
     { name: 'base64 at offset 2', make: (t) => Buffer.from(`xy${t}!`).toString('base64') },
     { name: 'URL-safe base64', make: (t) => Buffer.from(`??${t}??`).toString('base64url') },
     { name: 'percent-encoded', make: (t) => `https://example/?q=${encodeURIComponent(`tok ${t}`)}` },
-    { name: 'JSON-escaped', make: (t) => `{"t":"${[...t].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"}` },
+    {
+      name: 'JSON-escaped',
+      make: (t) => `{"t":"${[...t].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"}`,
+    },
   ];
   for (const { name, make } of forms) {
     test(`${name}: no part of the token's encoding is left`, async () => {
       const carried = make(TOKEN);
       answer(200, { note: carried });
-      const payload = (await execute(getIssue, issueArgs, context(), { secretDetectionMode: 'off' })).payload as SuccessPayload;
+      const payload = (await execute(getIssue, issueArgs, context(), { secretDetectionMode: 'off' }))
+        .payload as SuccessPayload;
       const note = (payload.data as { note: string }).note;
       assert.notEqual(note, carried, 'the result came back unchanged');
       assert.ok(note.includes(`[REDACTED ${fingerprint(TOKEN)}]`), note);
@@ -307,10 +440,26 @@ describe("the caller's token in every encoding a result can carry", () => {
 
 describe('incoming-webhook URLs are masked', () => {
   const urls: { provider: string; url: string; secret: string }[] = [
-    { provider: 'Slack', url: 'https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX', secret: 'XXXXXXXXXXXXXXXXXXXXXXXX' },
-    { provider: 'Slack workflow', url: 'https://hooks.slack.com/workflows/T0123ABC/A0123ABC/123456789/abcDEF123ghi', secret: 'abcDEF123ghi' },
-    { provider: 'Discord', url: 'https://discord.com/api/webhooks/123456789012345678/AbCdEf-GhIjKlMnOpQrStUvWxYz_0123456789', secret: 'AbCdEf-GhIjKlMnOpQrStUvWxYz_0123456789' },
-    { provider: 'Discord (legacy host)', url: 'https://discordapp.com/api/webhooks/1234567890/tokenpart-abcdefghij', secret: 'tokenpart-abcdefghij' },
+    {
+      provider: 'Slack',
+      url: 'https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX',
+      secret: 'XXXXXXXXXXXXXXXXXXXXXXXX',
+    },
+    {
+      provider: 'Slack workflow',
+      url: 'https://hooks.slack.com/workflows/T0123ABC/A0123ABC/123456789/abcDEF123ghi',
+      secret: 'abcDEF123ghi',
+    },
+    {
+      provider: 'Discord',
+      url: 'https://discord.com/api/webhooks/123456789012345678/AbCdEf-GhIjKlMnOpQrStUvWxYz_0123456789',
+      secret: 'AbCdEf-GhIjKlMnOpQrStUvWxYz_0123456789',
+    },
+    {
+      provider: 'Discord (legacy host)',
+      url: 'https://discordapp.com/api/webhooks/1234567890/tokenpart-abcdefghij',
+      secret: 'tokenpart-abcdefghij',
+    },
     {
       provider: 'Microsoft Teams',
       url: 'https://contoso.webhook.office.com/webhookb2/1111-2222@3333-4444/IncomingWebhook/5555aaaa6666/7777-8888',
@@ -321,12 +470,36 @@ describe('incoming-webhook URLs are masked', () => {
       url: 'https://prod-01.westus.logic.azure.com:443/workflows/abc/triggers/manual/paths/invoke?api-version=2016-06-01&sig=Zx81hd72kq0pWabcdef',
       secret: 'Zx81hd72kq0pWabcdef',
     },
-    { provider: 'Google Chat', url: 'https://chat.googleapis.com/v1/spaces/AAAA1234/messages?key=AIzaSyDdI0hCZtE6vySjMm&token=tok3nValue123', secret: 'tok3nValue123' },
-    { provider: 'Feishu', url: 'https://open.feishu.cn/open-apis/bot/v2/hook/0f8e7d6c-5b4a-3928-1716-abcdef012345', secret: 'abcdef012345' },
-    { provider: 'DingTalk', url: 'https://oapi.dingtalk.com/robot/send?access_token=abcdef0123456789abcdef', secret: 'abcdef0123456789abcdef' },
-    { provider: 'WeCom', url: 'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=693a91f6-7xxx-4bc4-97a0-0ec2sifa5aaa', secret: '0ec2sifa5aaa' },
-    { provider: 'Telegram', url: 'https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage', secret: 'AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw' },
-    { provider: 'Mattermost', url: 'https://chat.example.org/hooks/xfjeu3bxo7bmbpgrzh7ihk3mpa', secret: 'xfjeu3bxo7bmbpgrzh7ihk3mpa' },
+    {
+      provider: 'Google Chat',
+      url: 'https://chat.googleapis.com/v1/spaces/AAAA1234/messages?key=AIzaSyDdI0hCZtE6vySjMm&token=tok3nValue123',
+      secret: 'tok3nValue123',
+    },
+    {
+      provider: 'Feishu',
+      url: 'https://open.feishu.cn/open-apis/bot/v2/hook/0f8e7d6c-5b4a-3928-1716-abcdef012345',
+      secret: 'abcdef012345',
+    },
+    {
+      provider: 'DingTalk',
+      url: 'https://oapi.dingtalk.com/robot/send?access_token=abcdef0123456789abcdef',
+      secret: 'abcdef0123456789abcdef',
+    },
+    {
+      provider: 'WeCom',
+      url: 'https://qyapi.weixin.qq.com/cgi-bin/webhook/send?key=693a91f6-7xxx-4bc4-97a0-0ec2sifa5aaa',
+      secret: '0ec2sifa5aaa',
+    },
+    {
+      provider: 'Telegram',
+      url: 'https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage',
+      secret: 'AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw',
+    },
+    {
+      provider: 'Mattermost',
+      url: 'https://chat.example.org/hooks/xfjeu3bxo7bmbpgrzh7ihk3mpa',
+      secret: 'xfjeu3bxo7bmbpgrzh7ihk3mpa',
+    },
   ];
   const listHooks = entry({ path: '/repos/{owner}/{repo}/hooks', pathParams: ['owner', 'repo'] });
   for (const { provider, url, secret } of urls) {

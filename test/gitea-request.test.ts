@@ -15,17 +15,48 @@ after(() => server.close());
 
 const context = () => ({ identity: server.identity, login: 'alice' });
 
-const branchEntry = entry({ path: '/repos/{owner}/{repo}/branches/{branch}', pathParams: ['owner', 'repo', ['branch', true]] });
+const branchEntry = entry({
+  path: '/repos/{owner}/{repo}/branches/{branch}',
+  pathParams: ['owner', 'repo', ['branch', true]],
+});
 const releaseByTag = entry({ path: '/repos/{owner}/{repo}/releases/tags/{tag}', pathParams: ['owner', 'repo', 'tag'] });
-const rawFile = entry({ path: '/repos/{owner}/{repo}/raw/{filepath}', pathParams: ['owner', 'repo', ['filepath', true]] });
+const rawFile = entry({
+  path: '/repos/{owner}/{repo}/raw/{filepath}',
+  pathParams: ['owner', 'repo', ['filepath', true]],
+});
 
 describe('path encoding', () => {
   const cases = [
-    { what: 'a branch with / on a wildcard route keeps the slash', entry: branchEntry, args: { owner: 'o', repo: 'r', branch: 'feature/x' }, url: '/api/v1/repos/o/r/branches/feature/x' },
-    { what: 'a tag with / on a single-segment route is escaped', entry: releaseByTag, args: { owner: 'o', repo: 'r', tag: 'rel/1.0' }, url: '/api/v1/repos/o/r/releases/tags/rel%2F1.0' },
-    { what: 'a file path with spaces and unicode is encoded per segment', entry: rawFile, args: { owner: 'o', repo: 'r', filepath: 'docs/my file ü.md' }, url: '/api/v1/repos/o/r/raw/docs/my%20file%20%C3%BC.md' },
-    { what: 'reserved characters in an owner are escaped', entry: branchEntry, args: { owner: 'a?b#c', repo: 'r', branch: 'main' }, url: '/api/v1/repos/a%3Fb%23c/r/branches/main' },
-    { what: 'numbers are accepted as path values', entry: entry({ path: '/repos/{owner}/{repo}/issues/{index}', pathParams: ['owner', 'repo', 'index'] }), args: { owner: 'o', repo: 'r', index: 7 }, url: '/api/v1/repos/o/r/issues/7' },
+    {
+      what: 'a branch with / on a wildcard route keeps the slash',
+      entry: branchEntry,
+      args: { owner: 'o', repo: 'r', branch: 'feature/x' },
+      url: '/api/v1/repos/o/r/branches/feature/x',
+    },
+    {
+      what: 'a tag with / on a single-segment route is escaped',
+      entry: releaseByTag,
+      args: { owner: 'o', repo: 'r', tag: 'rel/1.0' },
+      url: '/api/v1/repos/o/r/releases/tags/rel%2F1.0',
+    },
+    {
+      what: 'a file path with spaces and unicode is encoded per segment',
+      entry: rawFile,
+      args: { owner: 'o', repo: 'r', filepath: 'docs/my file ü.md' },
+      url: '/api/v1/repos/o/r/raw/docs/my%20file%20%C3%BC.md',
+    },
+    {
+      what: 'reserved characters in an owner are escaped',
+      entry: branchEntry,
+      args: { owner: 'a?b#c', repo: 'r', branch: 'main' },
+      url: '/api/v1/repos/a%3Fb%23c/r/branches/main',
+    },
+    {
+      what: 'numbers are accepted as path values',
+      entry: entry({ path: '/repos/{owner}/{repo}/issues/{index}', pathParams: ['owner', 'repo', 'index'] }),
+      args: { owner: 'o', repo: 'r', index: 7 },
+      url: '/api/v1/repos/o/r/issues/7',
+    },
   ];
   for (const c of cases) {
     test(c.what, async () => {
@@ -37,11 +68,27 @@ describe('path encoding', () => {
   }
 
   const refused = [
-    { what: '`..` in a wildcard value', entry: rawFile, args: { owner: 'o', repo: 'r', filepath: 'docs/../../etc/passwd' } },
+    {
+      what: '`..` in a wildcard value',
+      entry: rawFile,
+      args: { owner: 'o', repo: 'r', filepath: 'docs/../../etc/passwd' },
+    },
     { what: '`..` as a whole single-segment value', entry: releaseByTag, args: { owner: 'o', repo: '..', tag: 'v1' } },
-    { what: '`..` hidden behind a slash in a single-segment value', entry: releaseByTag, args: { owner: 'o', repo: 'r', tag: 'x/..' } },
-    { what: 'an empty segment in a wildcard value', entry: branchEntry, args: { owner: 'o', repo: 'r', branch: 'feature//x' } },
-    { what: 'a trailing slash in a wildcard value', entry: branchEntry, args: { owner: 'o', repo: 'r', branch: 'feature/' } },
+    {
+      what: '`..` hidden behind a slash in a single-segment value',
+      entry: releaseByTag,
+      args: { owner: 'o', repo: 'r', tag: 'x/..' },
+    },
+    {
+      what: 'an empty segment in a wildcard value',
+      entry: branchEntry,
+      args: { owner: 'o', repo: 'r', branch: 'feature//x' },
+    },
+    {
+      what: 'a trailing slash in a wildcard value',
+      entry: branchEntry,
+      args: { owner: 'o', repo: 'r', branch: 'feature/' },
+    },
     { what: 'a control character', entry: branchEntry, args: { owner: 'o', repo: 'r', branch: 'main\nX-Injected: 1' } },
     { what: 'a missing path value', entry: branchEntry, args: { owner: 'o', repo: 'r' } },
   ];
@@ -54,7 +101,8 @@ describe('path encoding', () => {
       assert.equal(payload.error.kind, 'bad_request');
       assert.equal(payload.error.status, null);
       assert.equal(server.requests.length, 0);
-      for (const value of Object.values(c.args)) if (String(value).length > 2) assert.equal(payload.error.message.includes(String(value)), false);
+      for (const value of Object.values(c.args))
+        if (String(value).length > 2) assert.equal(payload.error.message.includes(String(value)), false);
     });
   }
 });
@@ -62,10 +110,26 @@ describe('path encoding', () => {
 describe('path encoding with the generated catalog', () => {
   const catalog = catalogByOperationId();
   const cases = [
-    { operationId: 'repoGetBranch', args: { owner: 'o', repo: 'r', branch: 'feature/x' }, url: '/api/v1/repos/o/r/branches/feature/x' },
-    { operationId: 'repoGetReleaseByTag', args: { owner: 'o', repo: 'r', tag: 'rel/1.0' }, url: '/api/v1/repos/o/r/releases/tags/rel%2F1.0' },
-    { operationId: 'repoGetTag', args: { owner: 'o', repo: 'r', tag: 'rel/1.0' }, url: '/api/v1/repos/o/r/tags/rel/1.0' },
-    { operationId: 'repoGetRawFile', args: { owner: 'o', repo: 'r', filepath: 'a dir/naïve 文件.txt', ref: 'main' }, url: '/api/v1/repos/o/r/raw/a%20dir/na%C3%AFve%20%E6%96%87%E4%BB%B6.txt?ref=main' },
+    {
+      operationId: 'repoGetBranch',
+      args: { owner: 'o', repo: 'r', branch: 'feature/x' },
+      url: '/api/v1/repos/o/r/branches/feature/x',
+    },
+    {
+      operationId: 'repoGetReleaseByTag',
+      args: { owner: 'o', repo: 'r', tag: 'rel/1.0' },
+      url: '/api/v1/repos/o/r/releases/tags/rel%2F1.0',
+    },
+    {
+      operationId: 'repoGetTag',
+      args: { owner: 'o', repo: 'r', tag: 'rel/1.0' },
+      url: '/api/v1/repos/o/r/tags/rel/1.0',
+    },
+    {
+      operationId: 'repoGetRawFile',
+      args: { owner: 'o', repo: 'r', filepath: 'a dir/naïve 文件.txt', ref: 'main' },
+      url: '/api/v1/repos/o/r/raw/a%20dir/na%C3%AFve%20%E6%96%87%E4%BB%B6.txt?ref=main',
+    },
   ];
   for (const c of cases) {
     test(`${c.operationId} requests ${c.url}`, async () => {
@@ -92,7 +156,11 @@ describe('headers and query', () => {
 
   test('the envelope names the verified login, token mode and sudo user', async () => {
     server.handle((_req, res) => json(res, 200, { id: 1 }));
-    const result = await execute(branchEntry, { owner: 'o', repo: 'r', branch: 'main' }, { ...context(), sudo: 'carol' });
+    const result = await execute(
+      branchEntry,
+      { owner: 'o', repo: 'r', branch: 'main' },
+      { ...context(), sudo: 'carol' },
+    );
     const payload = result.payload as SuccessPayload;
     assert.deepEqual(payload.identity, { login: 'alice', mode: 'token', sudo: 'carol' });
     assert.deepEqual(payload.request, { method: 'GET', path: '/repos/o/r/branches/main' });
@@ -105,7 +173,12 @@ describe('headers and query', () => {
 describe('request bodies', () => {
   test('a JSON body is sent as application/json', async () => {
     server.handle((_req, res) => json(res, 201, { number: 1 }));
-    const create = entry({ method: 'POST', path: '/repos/{owner}/{repo}/issues', pathParams: ['owner', 'repo'], body: true });
+    const create = entry({
+      method: 'POST',
+      path: '/repos/{owner}/{repo}/issues',
+      pathParams: ['owner', 'repo'],
+      body: true,
+    });
     await execute(create, { owner: 'o', repo: 'r', body: { title: 'Bug', labels: [1, 2] } }, context());
     const request = server.requests[0]!;
     assert.equal(request.method, 'POST');
@@ -118,19 +191,36 @@ describe('request bodies', () => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<h1>hi</h1>');
     });
-    const render = entry({ method: 'POST', path: '/markdown/raw', body: true, consumes: ['text/plain'], produces: ['text/html'] });
+    const render = entry({
+      method: 'POST',
+      path: '/markdown/raw',
+      body: true,
+      consumes: ['text/plain'],
+      produces: ['text/html'],
+    });
     const result = await execute(render, { body: '# hi' }, context());
     assert.equal(server.requests[0]?.body.toString(), '# hi');
     assert.match(String(server.requests[0]?.headers['content-type']), /^text\/plain/);
     assert.equal((result.payload as SuccessPayload).data, '<h1>hi</h1>');
   });
 
-  const upload = entry({ method: 'POST', path: '/repos/{owner}/{repo}/releases/{id}/assets', pathParams: ['owner', 'repo', 'id'], query: ['name'], file: ['attachment'], consumes: ['multipart/form-data'] });
+  const upload = entry({
+    method: 'POST',
+    path: '/repos/{owner}/{repo}/releases/{id}/assets',
+    pathParams: ['owner', 'repo', 'id'],
+    query: ['name'],
+    file: ['attachment'],
+    consumes: ['multipart/form-data'],
+  });
 
   test('a base64 file field is uploaded as multipart/form-data', async () => {
     server.handle((_req, res) => json(res, 201, { id: 9, name: 'notes.txt' }));
     const content = 'release notes\n\u00e9';
-    const result = await execute(upload, { owner: 'o', repo: 'r', id: 3, name: 'notes.txt', attachment: Buffer.from(content).toString('base64') }, context());
+    const result = await execute(
+      upload,
+      { owner: 'o', repo: 'r', id: 3, name: 'notes.txt', attachment: Buffer.from(content).toString('base64') },
+      context(),
+    );
     assert.equal(result.isError, false);
     const request = server.requests[0]!;
     assert.match(String(request.headers['content-type']), /^multipart\/form-data; boundary=/);
@@ -143,14 +233,21 @@ describe('request bodies', () => {
   test('a base64 file above MAX_BINARY_BYTES is refused before sending', async () => {
     server.handle((_req, res) => json(res, 201, {}));
     const tooBig = Buffer.alloc(2048, 1).toString('base64');
-    const result = await execute(upload, { owner: 'o', repo: 'r', id: 3, attachment: tooBig }, context(), { maxBinaryBytes: 1024 });
+    const result = await execute(upload, { owner: 'o', repo: 'r', id: 3, attachment: tooBig }, context(), {
+      maxBinaryBytes: 1024,
+    });
     assert.equal((result.payload as ErrorPayload).error.kind, 'payload_too_large');
     assert.equal(server.requests.length, 0);
   });
 
   test('form fields of an urlencoded operation are sent urlencoded', async () => {
     server.handle((_req, res) => json(res, 200, {}));
-    const formEntry = entry({ method: 'POST', path: '/x', form: ['title', 'draft'], consumes: ['application/x-www-form-urlencoded'] });
+    const formEntry = entry({
+      method: 'POST',
+      path: '/x',
+      form: ['title', 'draft'],
+      consumes: ['application/x-www-form-urlencoded'],
+    });
     await execute(formEntry, { title: 'a b&c', draft: true }, context());
     assert.match(String(server.requests[0]?.headers['content-type']), /^application\/x-www-form-urlencoded/);
     assert.equal(server.requests[0]?.body.toString(), 'title=a+b%26c&draft=true');

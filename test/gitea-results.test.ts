@@ -12,9 +12,15 @@ before(async () => {
 after(() => server.close());
 
 const context = () => ({ identity: server.identity, login: 'alice' });
-const issues = entry({ path: '/repos/{owner}/{repo}/issues', pathParams: ['owner', 'repo'], query: ['page', 'limit'], paginated: true });
+const issues = entry({
+  path: '/repos/{owner}/{repo}/issues',
+  pathParams: ['owner', 'repo'],
+  query: ['page', 'limit'],
+  paginated: true,
+});
 const getOne = entry({ path: '/repos/o/r/issues/1' });
-const issueList = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ number: from + i, title: `Issue ${from + i}` }));
+const issueList = (from: number, count: number) =>
+  Array.from({ length: count }, (_, i) => ({ number: from + i, title: `Issue ${from + i}` }));
 
 function success(result: Awaited<ReturnType<typeof execute>>): SuccessPayload {
   assert.equal(result.isError, false, JSON.stringify(result.payload));
@@ -31,13 +37,29 @@ describe('pagination', () => {
     pairs.map(([page, rel]) => `<${port}/api/v1/repos/o/r/issues?limit=100&page=${page}>; rel="${rel}"`).join(',');
 
   test('reports the page size Gitea applied when it capped limit, with next and last page', async () => {
-    server.handle((_req, res) => json(res, 200, issueList(1, 50), { 'x-total-count': '120', link: link('http://g', [[2, 'next'], [3, 'last']]) }));
+    server.handle((_req, res) =>
+      json(res, 200, issueList(1, 50), {
+        'x-total-count': '120',
+        link: link('http://g', [
+          [2, 'next'],
+          [3, 'last'],
+        ]),
+      }),
+    );
     const payload = success(await execute(issues, { owner: 'o', repo: 'r', limit: 100 }, context()));
     assert.deepEqual(payload.pagination, { page: 1, limit: 50, total_count: 120, next_page: 2, last_page: 3 });
   });
 
   test('on the last page the page size follows from the total', async () => {
-    server.handle((_req, res) => json(res, 200, issueList(101, 20), { 'x-total-count': '120', link: link('http://g', [[1, 'first'], [2, 'prev']]) }));
+    server.handle((_req, res) =>
+      json(res, 200, issueList(101, 20), {
+        'x-total-count': '120',
+        link: link('http://g', [
+          [1, 'first'],
+          [2, 'prev'],
+        ]),
+      }),
+    );
     const payload = success(await execute(issues, { owner: 'o', repo: 'r', page: 3, limit: 100 }, context()));
     assert.deepEqual(payload.pagination, { page: 3, limit: 50, total_count: 120, next_page: null, last_page: 3 });
   });
@@ -50,22 +72,37 @@ describe('pagination', () => {
 });
 
 describe('data decoding', () => {
-  const raw = entry({ path: '/repos/{owner}/{repo}/raw/{filepath}', pathParams: ['owner', 'repo', ['filepath', true]], produces: ['application/octet-stream'] });
-  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(60, 7)]);
-  const sendPng = () => server.handle((_req, res) => {
-    res.writeHead(200, { 'content-type': 'image/png' });
-    res.end(png);
+  const raw = entry({
+    path: '/repos/{owner}/{repo}/raw/{filepath}',
+    pathParams: ['owner', 'repo', ['filepath', true]],
+    produces: ['application/octet-stream'],
   });
+  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.alloc(60, 7)]);
+  const sendPng = () =>
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+      res.end(png);
+    });
 
   test('a binary body under the limit comes back as base64 with type and size', async () => {
     sendPng();
-    const payload = success(await execute(raw, { owner: 'o', repo: 'r', filepath: 'logo.png' }, context(), { maxBinaryBytes: 1024 }));
-    assert.deepEqual(payload.data, { content_base64: png.toString('base64'), content_type: 'image/png', size: png.length, decoded_as: 'binary', changed: false });
+    const payload = success(
+      await execute(raw, { owner: 'o', repo: 'r', filepath: 'logo.png' }, context(), { maxBinaryBytes: 1024 }),
+    );
+    assert.deepEqual(payload.data, {
+      content_base64: png.toString('base64'),
+      content_type: 'image/png',
+      size: png.length,
+      decoded_as: 'binary',
+      changed: false,
+    });
   });
 
   test('a binary body over the limit is a payload_too_large error', async () => {
     sendPng();
-    const payload = failure(await execute(raw, { owner: 'o', repo: 'r', filepath: 'logo.png' }, context(), { maxBinaryBytes: 16 }));
+    const payload = failure(
+      await execute(raw, { owner: 'o', repo: 'r', filepath: 'logo.png' }, context(), { maxBinaryBytes: 16 }),
+    );
     assert.equal(payload.error.kind, 'payload_too_large');
     assert.match(payload.error.message, /64 bytes/);
   });
@@ -120,20 +157,33 @@ describe('data decoding', () => {
 
 describe('errors', () => {
   const cases: [number, string][] = [
-    [400, 'bad_request'], [401, 'unauthorized'], [403, 'forbidden'], [404, 'not_found'], [409, 'conflict'],
-    [422, 'validation'], [429, 'rate_limited'], [500, 'upstream_error'], [502, 'upstream_error'], [418, 'upstream_error'],
+    [400, 'bad_request'],
+    [401, 'unauthorized'],
+    [403, 'forbidden'],
+    [404, 'not_found'],
+    [409, 'conflict'],
+    [422, 'validation'],
+    [429, 'rate_limited'],
+    [500, 'upstream_error'],
+    [502, 'upstream_error'],
+    [418, 'upstream_error'],
   ];
   for (const [status, kind] of cases) {
     test(`HTTP ${status} is kind ${kind} with Gitea's message`, async () => {
       server.handle((_req, res) => json(res, status, { message: `gitea says ${status}`, url: 'http://g/api/swagger' }));
       const payload = failure(await execute(entry({ path: '/x' }), {}, context()));
-      assert.deepEqual({ status: payload.error.status, kind: payload.error.kind, message: payload.error.message }, { status, kind, message: `gitea says ${status}` });
+      assert.deepEqual(
+        { status: payload.error.status, kind: payload.error.kind, message: payload.error.message },
+        { status, kind, message: `gitea says ${status}` },
+      );
       assert.deepEqual(payload.request, { method: 'GET', path: '/x' });
     });
   }
 
   test('a token and an Authorization header echoed in an error are removed', async () => {
-    server.handle((_req, res) => json(res, 500, { message: `bad token ${TOKEN}; request had Authorization: token ${TOKEN.slice(0, 20)}` }));
+    server.handle((_req, res) =>
+      json(res, 500, { message: `bad token ${TOKEN}; request had Authorization: token ${TOKEN.slice(0, 20)}` }),
+    );
     const payload = failure(await execute(entry({ path: '/x' }), {}, context()));
     const text = JSON.stringify(payload);
     assert.equal(text.includes(TOKEN), false);
@@ -160,7 +210,12 @@ describe('errors', () => {
 
 describe('output bounds', () => {
   test('a list longer than maxItems is cut, and the note says how to page on', async () => {
-    server.handle((_req, res) => json(res, 200, issueList(1, 50), { 'x-total-count': '500', link: '<http://g/api/v1/x?page=2&limit=50>; rel="next"' }));
+    server.handle((_req, res) =>
+      json(res, 200, issueList(1, 50), {
+        'x-total-count': '500',
+        link: '<http://g/api/v1/x?page=2&limit=50>; rel="next"',
+      }),
+    );
     const payload = success(await execute(issues, { owner: 'o', repo: 'r', limit: 50 }, context(), { maxItems: 10 }));
     assert.equal((payload.data as unknown[]).length, 10);
     assert.match(payload.truncated ?? '', /first 10 of 50 items/);
@@ -183,7 +238,9 @@ describe('output bounds', () => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       res.end('diff line\n'.repeat(20000));
     });
-    const payload = success(await execute(entry({ path: '/x.diff', produces: ['text/plain'] }), {}, context(), { maxChars: 5000 }));
+    const payload = success(
+      await execute(entry({ path: '/x.diff', produces: ['text/plain'] }), {}, context(), { maxChars: 5000 }),
+    );
     assert.ok(JSON.stringify(payload).length <= 5000);
     assert.match(payload.truncated ?? '', /text was cut after \d+ of 200000 characters/);
   });

@@ -48,41 +48,81 @@ describe('guards.yaml loader', () => {
     const { dir } = policiesWithGuards(t, GOOD);
     const policy = loadPolicySet(dir);
     assert.deepEqual(policy.guards.cleanup.preserved_refs, ['evidence/**']);
-    assert.deepEqual(policy.callGuards.entries.map((e) => `${e.guard} ${e.operation} ${e.line}`), [
-      'self_review gitea.pr.approve 7', 'self_review gitea.pr.request_changes 7', 'merge gitea.pr.merge 7', 'merge gitea.pr.force_merge 7',
-    ]);
+    assert.deepEqual(
+      policy.callGuards.entries.map((e) => `${e.guard} ${e.operation} ${e.line}`),
+      [
+        'self_review gitea.pr.approve 7',
+        'self_review gitea.pr.request_changes 7',
+        'merge gitea.pr.merge 7',
+        'merge gitea.pr.force_merge 7',
+      ],
+    );
   });
 
   const bad: Array<[string, string, RegExp]> = [
-    ['a setting turned into a string', GOOD.replace('require_head_sha: true', "require_head_sha: 'no'"), /:1: schema: \/merge\/require_head_sha: must be boolean/],
+    [
+      'a setting turned into a string',
+      GOOD.replace('require_head_sha: true', "require_head_sha: 'no'"),
+      /:1: schema: \/merge\/require_head_sha: must be boolean/,
+    ],
     ['an unknown field', `${GOOD}self_review: off\n`, /\/self_review: unknown field/],
     ['a missing section', GOOD.replace(/^cleanup:.*\n/m, ''), /missing required field 'cleanup'/],
-    ['a call guard with no operations', GOOD.replace('merge: [gitea.pr.merge, gitea.pr.force_merge]', 'merge: []'), /\/call_guards\/merge/],
-    ['protected branches left in guards.yaml', GOOD.replace("cleanup: { preserved_refs", "cleanup: { protected_branches: [main], preserved_refs"), /\/cleanup\/protected_branches: unknown field/],
-    ['an unknown override', GOOD.replace('require_independent_approval: false', 'skip_self_merge: true'), /:5: schema: \/profiles\/gitea-merger\/merge\/skip_self_merge: unknown field/],
+    [
+      'a call guard with no operations',
+      GOOD.replace('merge: [gitea.pr.merge, gitea.pr.force_merge]', 'merge: []'),
+      /\/call_guards\/merge/,
+    ],
+    [
+      'protected branches left in guards.yaml',
+      GOOD.replace('cleanup: { preserved_refs', 'cleanup: { protected_branches: [main], preserved_refs'),
+      /\/cleanup\/protected_branches: unknown field/,
+    ],
+    [
+      'an unknown override',
+      GOOD.replace('require_independent_approval: false', 'skip_self_merge: true'),
+      /:5: schema: \/profiles\/gitea-merger\/merge\/skip_self_merge: unknown field/,
+    ],
     ['a page bound of zero', GOOD.replace('max_pages: 20', 'max_pages: 0'), /\/facts\/max_pages/],
     ['YAML that does not parse', 'merge: [unclosed\n', /not valid YAML/],
   ];
   for (const [name, text, message] of bad) {
     test(`fails closed on ${name}`, (t) => {
       const { dir } = policiesWithGuards(t, text);
-      assert.throws(() => loadPolicySet(dir), (error: unknown) => error instanceof DocumentError && /guards\.yaml/.test(error.message) && message.test(error.message));
+      assert.throws(
+        () => loadPolicySet(dir),
+        (error: unknown) =>
+          error instanceof DocumentError && /guards\.yaml/.test(error.message) && message.test(error.message),
+      );
     });
   }
 
   test('a bad value is named by its path, never echoed', (t) => {
     const { dir } = policiesWithGuards(t, GOOD.replace('max_pages: 20', 'max_pages: s3cr3t-value'));
-    assert.throws(() => loadPolicySet(dir), (error: unknown) => error instanceof Error && /\/facts\/max_pages/.test(error.message) && !error.message.includes('s3cr3t'));
+    assert.throws(
+      () => loadPolicySet(dir),
+      (error: unknown) =>
+        error instanceof Error && /\/facts\/max_pages/.test(error.message) && !error.message.includes('s3cr3t'),
+    );
   });
 
   test('a guarded_only entry outside the vocabulary fails the load at its line: it would guard nothing', (t) => {
     const { dir } = policiesWithGuards(t, GOOD.replace('gitea.branch.delete:', 'gitea.branch.delet:'));
-    assert.throws(() => loadPolicySet(dir), (error: unknown) => error instanceof DocumentError && /guards\.yaml:6: unknown_operation: guarded_only names gitea\.branch\.delet\b/.test(error.message));
+    assert.throws(
+      () => loadPolicySet(dir),
+      (error: unknown) =>
+        error instanceof DocumentError &&
+        /guards\.yaml:6: unknown_operation: guarded_only names gitea\.branch\.delet\b/.test(error.message),
+    );
   });
 
   test('a call_guards operation outside the vocabulary fails the load at its line: the guard would never judge it', (t) => {
     const { dir } = policiesWithGuards(t, GOOD.replace('merge: [gitea.pr.merge,', 'merge: [gitea.pr.merg,'));
-    assert.throws(() => loadPolicySet(dir), (error: unknown) => error instanceof DocumentError && /guards\.yaml:7: unknown_operation: call_guards\.merge names gitea\.pr\.merg\b/.test(error.message));
+    assert.throws(
+      () => loadPolicySet(dir),
+      (error: unknown) =>
+        error instanceof DocumentError &&
+        /guards\.yaml:7: unknown_operation: call_guards\.merge names gitea\.pr\.merg\b/.test(error.message),
+    );
   });
 
   test('an unreadable file fails closed', (t) => {

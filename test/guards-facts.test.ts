@@ -2,7 +2,16 @@
 // unreadable, missing or malformed facts deny, and a write happens only after every check passed.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { gatherCallFacts, readBranch, readLandingEvidence, readOpenPulls, readProtectionRules, readPull, readRepository, readReviews } from '../src/gitea/facts.js';
+import {
+  gatherCallFacts,
+  readBranch,
+  readLandingEvidence,
+  readOpenPulls,
+  readProtectionRules,
+  readPull,
+  readRepository,
+  readReviews,
+} from '../src/gitea/facts.js';
 import { cleanupMergedPrBranch, reconcileAlreadyLandedPr } from '../src/gitea/reconcile.js';
 import type { FactReader, GiteaWriter, ReadResult, WriteResult } from '../src/gitea/types.js';
 import { callGuardsFor, judgeCall } from '../src/policy/guards/call-guards.js';
@@ -26,7 +35,8 @@ class FakeGitea implements FactReader, GiteaWriter {
   async get(path: string, query?: Record<string, string | number | boolean>): Promise<ReadResult> {
     this.reads.push({ path, query });
     const route = this.routes[path];
-    const answer = typeof route === 'function' ? route(query) : (route ?? { status: 404, data: { message: 'not found' } });
+    const answer =
+      typeof route === 'function' ? route(query) : (route ?? { status: 404, data: { message: 'not found' } });
     if (answer === 'throw') throw new Error('connect ECONNREFUSED');
     return answer;
   }
@@ -74,16 +84,25 @@ function pages(items: unknown[], hidden: (item: unknown) => boolean = () => fals
     const page = Number(query?.page ?? 1);
     const limit = Number(query?.limit ?? 50);
     // Gitea cuts the page first, then leaves out what the caller may not see (a short page).
-    return { ...ok(items.slice((page - 1) * limit, page * limit).filter((item) => !hidden(item))), totalCount: items.length };
+    return {
+      ...ok(items.slice((page - 1) * limit, page * limit).filter((item) => !hidden(item))),
+      totalCount: items.length,
+    };
   };
 }
 
 /** The compare body of commit...target: the commits listed, each with its parents. */
 const compareBody = (commits: Array<[string, string[]]>) =>
-  ok({ total_commits: commits.length, commits: commits.map(([id, parents]) => ({ sha: id, parents: parents.map((p) => ({ sha: p })) })) });
+  ok({
+    total_commits: commits.length,
+    commits: commits.map(([id, parents]) => ({ sha: id, parents: parents.map((p) => ({ sha: p })) })),
+  });
 
-const openPullItem = (number: number, head: string, base = 'main', headRepo: string | null = 'acme/app') =>
-  ({ number, head: { label: head, ref: head, sha: H1, repo: headRepo ? { full_name: headRepo } : null }, base: { label: base, ref: base } });
+const openPullItem = (number: number, head: string, base = 'main', headRepo: string | null = 'acme/app') => ({
+  number,
+  head: { label: head, ref: head, sha: H1, repo: headRepo ? { full_name: headRepo } : null },
+  base: { label: base, ref: base },
+});
 
 /** A repository where PR #7 (feature/x at H2) is merged into main (M5, a merge commit of M4 and H2) and cleanup should pass. */
 function mergedRepo(overrides: Record<string, Answer | ((query: Query) => Answer)> = {}): FakeGitea {
@@ -108,21 +127,33 @@ describe('fact gatherers', () => {
     assert.deepEqual(fact, {
       ok: true,
       value: {
-        number: 7, author: 'alice', state: 'closed', merged: true, headSha: H2, headRef: 'feature/x', headBranchExists: true,
-        headRepo: 'acme/app', baseRef: 'main', baseRepo: 'acme/app',
+        number: 7,
+        author: 'alice',
+        state: 'closed',
+        merged: true,
+        headSha: H2,
+        headRef: 'feature/x',
+        headBranchExists: true,
+        headRepo: 'acme/app',
+        baseRef: 'main',
+        baseRepo: 'acme/app',
       },
     });
   });
 
   test('after the head branch is deleted, head.ref reads refs/pull/N/head: the branch name comes from head.label', async () => {
-    const deleted = giteaPull({ head: { label: 'feature/x', ref: 'refs/pull/7/head', sha: H2, repo: { full_name: 'acme/app' } } });
+    const deleted = giteaPull({
+      head: { label: 'feature/x', ref: 'refs/pull/7/head', sha: H2, repo: { full_name: 'acme/app' } },
+    });
     const fact = await readPull(mergedRepo({ [`${R}/pulls/7`]: ok(deleted) }), ref);
     assert.equal(fact.ok && fact.value.headRef, 'feature/x');
     assert.equal(fact.ok && fact.value.headBranchExists, false);
   });
 
   test('a head.sha that is not a commit id (refs/pull/7/head) is a missing fact, never compared or matched', async () => {
-    const quirk = giteaPull({ head: { label: 'feature/x', ref: 'feature/x', sha: 'refs/pull/7/head', repo: { full_name: 'acme/app' } } });
+    const quirk = giteaPull({
+      head: { label: 'feature/x', ref: 'feature/x', sha: 'refs/pull/7/head', repo: { full_name: 'acme/app' } },
+    });
     const fact = await readPull(mergedRepo({ [`${R}/pulls/7`]: ok(quirk) }), ref);
     assert.equal(fact.ok, false);
     assert.match(fact.ok ? '' : fact.detail, /head commit SHA/);
@@ -148,22 +179,37 @@ describe('fact gatherers', () => {
     assert.equal(fact.ok && fact.value.author, null);
   });
 
-  const approval = (i: number, extra: Record<string, unknown> = {}) =>
-    ({ id: i, user: { login: `r${i}` }, state: 'APPROVED', commit_id: H2, stale: false, dismissed: false, official: true, ...extra });
+  const approval = (i: number, extra: Record<string, unknown> = {}) => ({
+    id: i,
+    user: { login: `r${i}` },
+    state: 'APPROVED',
+    commit_id: H2,
+    stale: false,
+    dismissed: false,
+    official: true,
+    ...extra,
+  });
 
   test('reviews are read page by page, as many pages as X-Total-Count implies, then one empty page', async () => {
     const reviews = [1, 2, 3, 4, 5].map((i) => approval(i));
     const gitea = mergedRepo({ [`${R}/pulls/7/reviews`]: pages(reviews) });
     const fact = await readReviews(gitea, ref, { page_size: 2, max_pages: 5 });
     assert.equal(fact.ok && fact.value.length, 5);
-    assert.deepEqual(gitea.reads.map((r) => r.query?.page), [1, 2, 3, 4]);
+    assert.deepEqual(
+      gitea.reads.map((r) => r.query?.page),
+      [1, 2, 3, 4],
+    );
     assert.ok(gitea.reads.every((r) => r.query?.limit === 2));
   });
 
-  test('a short or empty page before the end (another user\'s pending reviews left out) does not end the list', async () => {
+  test("a short or empty page before the end (another user's pending reviews left out) does not end the list", async () => {
     // Reviews 1-4 are someone else's pending ones: pages 1 and 2 come back empty; X-Total-Count says 6.
-    const reviews = [1, 2, 3, 4, 5, 6].map((i) => approval(i, i <= 4 ? { state: 'PENDING' } : { state: 'REQUEST_CHANGES' }));
-    const gitea = mergedRepo({ [`${R}/pulls/7/reviews`]: pages(reviews, (r) => (r as { state: string }).state === 'PENDING') });
+    const reviews = [1, 2, 3, 4, 5, 6].map((i) =>
+      approval(i, i <= 4 ? { state: 'PENDING' } : { state: 'REQUEST_CHANGES' }),
+    );
+    const gitea = mergedRepo({
+      [`${R}/pulls/7/reviews`]: pages(reviews, (r) => (r as { state: string }).state === 'PENDING'),
+    });
     const fact = await readReviews(gitea, ref, { page_size: 2, max_pages: 5 });
     assert.deepEqual(fact.ok && fact.value.map((r) => r.id), [5, 6]);
   });
@@ -182,10 +228,22 @@ describe('fact gatherers', () => {
   });
 
   const badReviews: Array<[string, Answer | ((q: Query) => Answer)]> = [
-    ['a failing second page', (q) => (q?.page === 2 ? { status: 500, data: null } : ok([{ id: 1, state: 'APPROVED' }, { id: 2, state: 'COMMENT' }]))],
+    [
+      'a failing second page',
+      (q) =>
+        q?.page === 2
+          ? { status: 500, data: null }
+          : ok([
+              { id: 1, state: 'APPROVED' },
+              { id: 2, state: 'COMMENT' },
+            ]),
+    ],
     ['a page that is not a list', ok({ message: 'oops' })],
     ['a review without state', pages([{ id: 1, user: { login: 'carol' }, commit_id: H2 }])],
-    ['a review without id (its order is unknown)', pages([{ user: { login: 'carol' }, state: 'APPROVED', commit_id: H2 }])],
+    [
+      'a review without id (its order is unknown)',
+      pages([{ user: { login: 'carol' }, state: 'APPROVED', commit_id: H2 }]),
+    ],
   ];
   for (const [name, answer] of badReviews) {
     test(`reviews with ${name} are a missing fact`, async () => {
@@ -195,60 +253,127 @@ describe('fact gatherers', () => {
   }
 
   test('a review that does not report stale, dismissed or official counts against the approval', async () => {
-    const fact = await readReviews(mergedRepo({ [`${R}/pulls/7/reviews`]: pages([{ id: 3, user: { login: 'carol' }, state: 'APPROVED', commit_id: H2 }]) }), ref, BOUNDS);
-    assert.deepEqual(fact.ok && fact.value[0], { id: 3, reviewer: 'carol', state: 'APPROVED', commitId: H2, stale: true, dismissed: true, official: false });
+    const fact = await readReviews(
+      mergedRepo({
+        [`${R}/pulls/7/reviews`]: pages([{ id: 3, user: { login: 'carol' }, state: 'APPROVED', commit_id: H2 }]),
+      }),
+      ref,
+      BOUNDS,
+    );
+    assert.deepEqual(fact.ok && fact.value[0], {
+      id: 3,
+      reviewer: 'carol',
+      state: 'APPROVED',
+      commitId: H2,
+      stale: true,
+      dismissed: true,
+      official: false,
+    });
   });
 
   test('the repository default for deleting a merged head branch is read from default_delete_branch_after_merge', async () => {
-    assert.deepEqual(await readRepository(mergedRepo(), 'acme', 'app'), { ok: true, value: { fullName: 'acme/app', defaultDeleteBranchAfterMerge: false, parent: null } });
+    assert.deepEqual(await readRepository(mergedRepo(), 'acme', 'app'), {
+      ok: true,
+      value: { fullName: 'acme/app', defaultDeleteBranchAfterMerge: false, parent: null },
+    });
     const silent = await readRepository(mergedRepo({ [R]: ok({ full_name: 'acme/app' }) }), 'acme', 'app');
     assert.equal(silent.ok, false);
   });
 
   test('a branch name keeps its slashes; a dot segment is never sent', async () => {
     const gitea = mergedRepo();
-    assert.deepEqual(await readBranch(gitea, 'acme', 'app', 'feature/x'), { ok: true, value: { name: 'feature/x', sha: H2, protected: false } });
+    assert.deepEqual(await readBranch(gitea, 'acme', 'app', 'feature/x'), {
+      ok: true,
+      value: { name: 'feature/x', sha: H2, protected: false },
+    });
     const dots = await readBranch(gitea, 'acme', 'app', '../../admin');
     assert.equal(dots.ok, false);
-    assert.deepEqual(gitea.reads.map((r) => r.path), [`${R}/branches/feature/x`]);
+    assert.deepEqual(
+      gitea.reads.map((r) => r.path),
+      [`${R}/branches/feature/x`],
+    );
   });
 
   test('a branch without its protected flag is a missing fact', async () => {
-    const fact = await readBranch(mergedRepo({ [`${R}/branches/main`]: ok({ name: 'main', commit: { id: M5 } }) }), 'acme', 'app', 'main');
+    const fact = await readBranch(
+      mergedRepo({ [`${R}/branches/main`]: ok({ name: 'main', commit: { id: M5 } }) }),
+      'acme',
+      'app',
+      'main',
+    );
     assert.equal(fact.ok, false);
   });
 
   test('protection rules are read by rule name, or the legacy branch name', async () => {
-    assert.deepEqual(await readProtectionRules(mergedRepo(), 'acme', 'app'), { ok: true, value: ['main', 'release/*'] });
-    const nameless = await readProtectionRules(mergedRepo({ [`${R}/branch_protections`]: ok([{ priority: 1 }]) }), 'acme', 'app');
+    assert.deepEqual(await readProtectionRules(mergedRepo(), 'acme', 'app'), {
+      ok: true,
+      value: ['main', 'release/*'],
+    });
+    const nameless = await readProtectionRules(
+      mergedRepo({ [`${R}/branch_protections`]: ok([{ priority: 1 }]) }),
+      'acme',
+      'app',
+    );
     assert.equal(nameless.ok, false);
   });
 
   test('protection rules hidden from a non-admin (403) leave the branch flag to judge; other failures deny', async () => {
-    assert.deepEqual(await readProtectionRules(mergedRepo({ [`${R}/branch_protections`]: { status: 403, data: null } }), 'acme', 'app'), { ok: true, value: null });
+    assert.deepEqual(
+      await readProtectionRules(
+        mergedRepo({ [`${R}/branch_protections`]: { status: 403, data: null } }),
+        'acme',
+        'app',
+      ),
+      { ok: true, value: null },
+    );
     for (const answer of [{ status: 404, data: null }, { status: 500, data: null }, 'throw'] as const) {
-      assert.equal((await readProtectionRules(mergedRepo({ [`${R}/branch_protections`]: answer }), 'acme', 'app')).ok, false);
+      assert.equal(
+        (await readProtectionRules(mergedRepo({ [`${R}/branch_protections`]: answer }), 'acme', 'app')).ok,
+        false,
+      );
     }
   });
 
-  test('the landing evidence is the compare commit...target with each listed commit\'s parents', async () => {
-    assert.deepEqual(await readLandingEvidence(mergedRepo(), 'acme', 'app', H2, M5), { ok: true, value: { commit: H2, target: M5, commits: [{ sha: M5, parents: [M4, H2] }] } });
-    for (const body of [{ total_commits: 0 }, { commits: [{ sha: M5 }] }, { commits: [{ sha: M5, parents: [{ sha: 'refs/heads/main' }] }] }]) {
-      const bad = await readLandingEvidence(mergedRepo({ [`${R}/compare/${H2}...${M5}`]: ok(body) }), 'acme', 'app', H2, M5);
+  test("the landing evidence is the compare commit...target with each listed commit's parents", async () => {
+    assert.deepEqual(await readLandingEvidence(mergedRepo(), 'acme', 'app', H2, M5), {
+      ok: true,
+      value: { commit: H2, target: M5, commits: [{ sha: M5, parents: [M4, H2] }] },
+    });
+    for (const body of [
+      { total_commits: 0 },
+      { commits: [{ sha: M5 }] },
+      { commits: [{ sha: M5, parents: [{ sha: 'refs/heads/main' }] }] },
+    ]) {
+      const bad = await readLandingEvidence(
+        mergedRepo({ [`${R}/compare/${H2}...${M5}`]: ok(body) }),
+        'acme',
+        'app',
+        H2,
+        M5,
+      );
       assert.equal(bad.ok, false, JSON.stringify(body));
     }
   });
 
   test('open pull requests are read from the repository, its parent and its forks (CloseBranchPulls reaches them all)', async () => {
     const gitea = mergedRepo({
-      [R]: ok({ full_name: 'acme/app', default_delete_branch_after_merge: false, parent: { full_name: 'upstream/app' } }),
+      [R]: ok({
+        full_name: 'acme/app',
+        default_delete_branch_after_merge: false,
+        parent: { full_name: 'upstream/app' },
+      }),
       [`${R}/forks`]: pages([{ full_name: 'bob/app' }]),
       '/repos/upstream/app/pulls': pages([openPullItem(4, 'feature/x', 'main', 'acme/app')]),
       '/repos/bob/app/pulls': pages([]),
     });
     const fact = await readOpenPulls(gitea, 'acme', 'app', BOUNDS);
     assert.deepEqual(fact.ok && fact.value.map((p) => `${p.repo}#${p.number}`), ['acme/app#8', 'upstream/app#4']);
-    const unreadableFork = await readOpenPulls(mergedRepo({ [`${R}/forks`]: pages([{ full_name: 'bob/app' }]) }), 'acme', 'app', BOUNDS);
+    const unreadableFork = await readOpenPulls(
+      mergedRepo({ [`${R}/forks`]: pages([{ full_name: 'bob/app' }]) }),
+      'acme',
+      'app',
+      BOUNDS,
+    );
     assert.equal(unreadableFork.ok, false, 'a fork whose pull requests cannot be read is a missing fact');
   });
 });
@@ -264,71 +389,173 @@ describe('call guards end to end over a fake Gitea', () => {
   };
   const strict: MergeSettings = { require_head_sha: true, require_independent_approval: true };
   const openPull = ok(giteaPull({ state: 'open', merged: false }));
-  const carol = [{ id: 1, user: { login: 'carol' }, state: 'APPROVED', commit_id: H2, stale: false, dismissed: false, official: true }];
+  const carol = [
+    {
+      id: 1,
+      user: { login: 'carol' },
+      state: 'APPROVED',
+      commit_id: H2,
+      stale: false,
+      dismissed: false,
+      official: true,
+    },
+  ];
 
-  async function decide(gitea: FakeGitea, operations: string[], identity: string | null, index: number | null = 7, deleteBranch: boolean | null = false): Promise<Decision> {
+  async function decide(
+    gitea: FakeGitea,
+    operations: string[],
+    identity: string | null,
+    index: number | null = 7,
+    deleteBranch: boolean | null = false,
+  ): Promise<Decision> {
     const guards = callGuardsFor(operations, loadPolicySet().callGuards);
-    const facts = await gatherCallFacts(gitea, guards, { owner: 'acme', repo: 'app', index, identity, expectedHeadSha: H2, deleteBranch }, BOUNDS);
-    return applyGuardVerdict({ ...allowed, operations, operation: operations[0] ?? null }, judgeCall(guards, facts, strict));
+    const facts = await gatherCallFacts(
+      gitea,
+      guards,
+      { owner: 'acme', repo: 'app', index, identity, expectedHeadSha: H2, deleteBranch },
+      BOUNDS,
+    );
+    return applyGuardVerdict(
+      { ...allowed, operations, operation: operations[0] ?? null },
+      judgeCall(guards, facts, strict),
+    );
   }
 
   const table: Array<[string, () => FakeGitea, string[], string | null, string[]]> = [
-    ['merge by someone else, approved by carol', () => mergedRepo({ [`${R}/pulls/7`]: openPull, [`${R}/pulls/7/reviews`]: pages(carol) }), ['gitea.pr.merge'], 'bob', []],
-    ['merge by the author', () => mergedRepo({ [`${R}/pulls/7`]: openPull, [`${R}/pulls/7/reviews`]: pages(carol) }), ['gitea.pr.merge'], 'alice', ['self_merge']],
-    ['merge while reviews answer 500', () => mergedRepo({ [`${R}/pulls/7`]: openPull, [`${R}/pulls/7/reviews`]: { status: 500, data: null } }), ['gitea.pr.merge'], 'bob', ['fact_unavailable']],
-    ['merge of a pull request that answers 404', () => mergedRepo({ [`${R}/pulls/7`]: { status: 404, data: null } }), ['gitea.pr.merge'], 'bob', ['fact_unavailable']],
-    ['approval by the author', () => mergedRepo({ [`${R}/pulls/7`]: openPull }), ['gitea.pr.approve'], 'alice', ['self_review']],
+    [
+      'merge by someone else, approved by carol',
+      () => mergedRepo({ [`${R}/pulls/7`]: openPull, [`${R}/pulls/7/reviews`]: pages(carol) }),
+      ['gitea.pr.merge'],
+      'bob',
+      [],
+    ],
+    [
+      'merge by the author',
+      () => mergedRepo({ [`${R}/pulls/7`]: openPull, [`${R}/pulls/7/reviews`]: pages(carol) }),
+      ['gitea.pr.merge'],
+      'alice',
+      ['self_merge'],
+    ],
+    [
+      'merge while reviews answer 500',
+      () => mergedRepo({ [`${R}/pulls/7`]: openPull, [`${R}/pulls/7/reviews`]: { status: 500, data: null } }),
+      ['gitea.pr.merge'],
+      'bob',
+      ['fact_unavailable'],
+    ],
+    [
+      'merge of a pull request that answers 404',
+      () => mergedRepo({ [`${R}/pulls/7`]: { status: 404, data: null } }),
+      ['gitea.pr.merge'],
+      'bob',
+      ['fact_unavailable'],
+    ],
+    [
+      'approval by the author',
+      () => mergedRepo({ [`${R}/pulls/7`]: openPull }),
+      ['gitea.pr.approve'],
+      'alice',
+      ['self_review'],
+    ],
     ['approval by carol', () => mergedRepo({ [`${R}/pulls/7`]: openPull }), ['gitea.pr.approve'], 'carol', []],
-    ['approval with an unverified session', () => mergedRepo({ [`${R}/pulls/7`]: openPull }), ['gitea.pr.request_changes'], null, ['fact_unavailable']],
+    [
+      'approval with an unverified session',
+      () => mergedRepo({ [`${R}/pulls/7`]: openPull }),
+      ['gitea.pr.request_changes'],
+      null,
+      ['fact_unavailable'],
+    ],
     [
       'merge approved by carol, who then requested changes',
-      () => mergedRepo({ [`${R}/pulls/7`]: openPull, [`${R}/pulls/7/reviews`]: pages([...carol, { ...carol[0], id: 2, state: 'REQUEST_CHANGES' }]) }),
-      ['gitea.pr.merge'], 'bob', ['no_independent_approval', 'changes_requested'],
+      () =>
+        mergedRepo({
+          [`${R}/pulls/7`]: openPull,
+          [`${R}/pulls/7/reviews`]: pages([...carol, { ...carol[0], id: 2, state: 'REQUEST_CHANGES' }]),
+        }),
+      ['gitea.pr.merge'],
+      'bob',
+      ['no_independent_approval', 'changes_requested'],
     ],
     [
       'merge approved only by a read-only outsider (official: false)',
-      () => mergedRepo({ [`${R}/pulls/7`]: openPull, [`${R}/pulls/7/reviews`]: pages([{ ...carol[0], user: { login: 'mallory' }, official: false }]) }),
-      ['gitea.pr.merge'], 'bob', ['no_independent_approval'],
+      () =>
+        mergedRepo({
+          [`${R}/pulls/7`]: openPull,
+          [`${R}/pulls/7/reviews`]: pages([{ ...carol[0], user: { login: 'mallory' }, official: false }]),
+        }),
+      ['gitea.pr.merge'],
+      'bob',
+      ['no_independent_approval'],
     ],
   ];
   for (const [name, gitea, operations, identity, codes] of table) {
     test(name, async () => {
       const decision = await decide(gitea(), operations, identity);
       assert.equal(decision.effect, codes.length === 0 ? 'allow' : 'deny');
-      assert.deepEqual(decision.failed.map((f) => f.code), codes);
+      assert.deepEqual(
+        decision.failed.map((f) => f.code),
+        codes,
+      );
     });
   }
 
   test('an approval reads only the pull request, never the reviews', async () => {
     const gitea = mergedRepo({ [`${R}/pulls/7`]: openPull });
     await decide(gitea, ['gitea.pr.approve'], 'carol');
-    assert.deepEqual(gitea.reads.map((r) => r.path), [`${R}/pulls/7`]);
+    assert.deepEqual(
+      gitea.reads.map((r) => r.path),
+      [`${R}/pulls/7`],
+    );
   });
 
   test('a merge naming no delete_branch_after_merge reads the repository default and is refused when Gitea would delete', async () => {
     const deletes = mergedRepo({
-      [`${R}/pulls/7`]: openPull, [`${R}/pulls/7/reviews`]: pages(carol),
+      [`${R}/pulls/7`]: openPull,
+      [`${R}/pulls/7/reviews`]: pages(carol),
       [R]: ok({ full_name: 'acme/app', default_delete_branch_after_merge: true }),
     });
     const decision = await decide(deletes, ['gitea.pr.merge'], 'bob', 7, null);
-    assert.deepEqual(decision.failed.map((f) => f.code), ['branch_deleted_by_default']);
+    assert.deepEqual(
+      decision.failed.map((f) => f.code),
+      ['branch_deleted_by_default'],
+    );
     assert.match(decision.failed[0]?.fact ?? '', /default_delete_branch_after_merge/);
-    const named = mergedRepo({ [`${R}/pulls/7`]: openPull, [`${R}/pulls/7/reviews`]: pages(carol), [R]: { status: 500, data: null } });
-    assert.equal((await decide(named, ['gitea.pr.merge'], 'bob', 7, false)).effect, 'allow', 'an explicit false needs no repository read');
+    const named = mergedRepo({
+      [`${R}/pulls/7`]: openPull,
+      [`${R}/pulls/7/reviews`]: pages(carol),
+      [R]: { status: 500, data: null },
+    });
+    assert.equal(
+      (await decide(named, ['gitea.pr.merge'], 'bob', 7, false)).effect,
+      'allow',
+      'an explicit false needs no repository read',
+    );
     assert.ok(!named.reads.some((r) => r.path === R));
   });
 
   test('a call that names no pull request is denied without reading anything', async () => {
     const gitea = mergedRepo();
     const decision = await decide(gitea, ['gitea.pr.merge'], 'bob', null);
-    assert.deepEqual(decision.failed.map((f) => f.code), ['fact_unavailable']);
+    assert.deepEqual(
+      decision.failed.map((f) => f.code),
+      ['fact_unavailable'],
+    );
     assert.deepEqual(gitea.reads, []);
   });
 });
 
 describe('cleanup_merged_pr_branch', () => {
-  const patterns: BranchPatterns = { protected_branches: ['main', 'master', 'dev'], preserved_refs: ['preserve/**', 'evidence/**'] };
-  const request: CleanupRequest = { owner: 'acme', repo: 'app', prNumber: 7, branch: 'feature/x', confirmation: cleanupConfirmation(7, 'feature/x') };
+  const patterns: BranchPatterns = {
+    protected_branches: ['main', 'master', 'dev'],
+    preserved_refs: ['preserve/**', 'evidence/**'],
+  };
+  const request: CleanupRequest = {
+    owner: 'acme',
+    repo: 'app',
+    prNumber: 7,
+    branch: 'feature/x',
+    confirmation: cleanupConfirmation(7, 'feature/x'),
+  };
   const run = (gitea: FakeGitea, r: CleanupRequest = request) =>
     cleanupMergedPrBranch({ reader: gitea, writer: gitea }, r, (facts) => judgeCleanup(r, facts, patterns), BOUNDS);
 
@@ -339,41 +566,95 @@ describe('cleanup_merged_pr_branch', () => {
     assert.deepEqual(gitea.writes, ['delete acme/app feature/x']);
     assert.ok(report.checks.every((c) => c.passed));
     assert.deepEqual(report.evidence, {
-      pr_number: 7, pr_state: 'merged', head_ref: 'feature/x', head_sha: H2, target_branch: 'main', target_sha: M5,
-      compare: `${H2}...${M5}`, landed_via: M5, branch: 'feature/x', branch_sha: H2,
+      pr_number: 7,
+      pr_state: 'merged',
+      head_ref: 'feature/x',
+      head_sha: H2,
+      target_branch: 'main',
+      target_sha: M5,
+      compare: `${H2}...${M5}`,
+      landed_via: M5,
+      branch: 'feature/x',
+      branch_sha: H2,
     });
-    assert.ok(gitea.reads.some((r) => r.path === `${R}/compare/${H2}...${M5}`), 'compares the branch tip with the freshly fetched target SHA');
+    assert.ok(
+      gitea.reads.some((r) => r.path === `${R}/compare/${H2}...${M5}`),
+      'compares the branch tip with the freshly fetched target SHA',
+    );
   });
 
   test('a merged pull request whose head branch was force-pushed to an orphan commit is refused: nothing is deleted', async () => {
     // Gitea reports the live tip as head.sha of the merged PR; compare answers 0 commits for unrelated histories.
     const gitea = mergedRepo({
-      [`${R}/pulls/7`]: ok(giteaPull({ head: { label: 'feature/x', ref: 'feature/x', sha: O1, repo: { full_name: 'acme/app' } } })),
+      [`${R}/pulls/7`]: ok(
+        giteaPull({ head: { label: 'feature/x', ref: 'feature/x', sha: O1, repo: { full_name: 'acme/app' } } }),
+      ),
       [`${R}/branches/feature/x`]: ok({ name: 'feature/x', commit: { id: O1 }, protected: false }),
       [`${R}/compare/${O1}...${M5}`]: ok({ total_commits: 0, commits: [] }),
     });
     const report = await run(gitea);
     assert.equal(report.action, 'refused');
-    assert.deepEqual(report.checks.filter((c) => !c.passed).map((c) => c.code), ['head_not_landed']);
+    assert.deepEqual(
+      report.checks.filter((c) => !c.passed).map((c) => c.code),
+      ['head_not_landed'],
+    );
     assert.deepEqual(gitea.writes, []);
   });
 
   const refusals: Array<[string, () => FakeGitea, CleanupRequest, string[]]> = [
     ['a wrong confirmation', () => mergedRepo(), { ...request, confirmation: 'yes' }, ['confirmation_mismatch']],
-    ['an unmerged pull request', () => mergedRepo({ [`${R}/pulls/7`]: ok(giteaPull({ merged: false })) }), request, ['pr_not_merged']],
-    ['a head that has not landed', () => mergedRepo({ [`${R}/compare/${H2}...${M5}`]: compareBody([[M5, [M4]]]) }), request, ['head_not_landed']],
-    ['protections that answer 500', () => mergedRepo({ [`${R}/branch_protections`]: { status: 500, data: null } }), request, ['fact_unavailable']],
-    ['an open pull request list that does not answer', () => mergedRepo({ [`${R}/pulls`]: 'throw' }), request, ['fact_unavailable']],
-    ['a target branch that is gone', () => mergedRepo({ [`${R}/branches/main`]: { status: 404, data: null } }), request, ['fact_unavailable']],
-    ['another open pull request on the branch', () => mergedRepo({ [`${R}/pulls`]: pages([openPullItem(9, 'feature/x')]) }), request, ['branch_in_use']],
-    ['an open pull request based on the branch', () => mergedRepo({ [`${R}/pulls`]: pages([openPullItem(9, 'feature/y', 'feature/x')]) }), request, ['branch_in_use']],
+    [
+      'an unmerged pull request',
+      () => mergedRepo({ [`${R}/pulls/7`]: ok(giteaPull({ merged: false })) }),
+      request,
+      ['pr_not_merged'],
+    ],
+    [
+      'a head that has not landed',
+      () => mergedRepo({ [`${R}/compare/${H2}...${M5}`]: compareBody([[M5, [M4]]]) }),
+      request,
+      ['head_not_landed'],
+    ],
+    [
+      'protections that answer 500',
+      () => mergedRepo({ [`${R}/branch_protections`]: { status: 500, data: null } }),
+      request,
+      ['fact_unavailable'],
+    ],
+    [
+      'an open pull request list that does not answer',
+      () => mergedRepo({ [`${R}/pulls`]: 'throw' }),
+      request,
+      ['fact_unavailable'],
+    ],
+    [
+      'a target branch that is gone',
+      () => mergedRepo({ [`${R}/branches/main`]: { status: 404, data: null } }),
+      request,
+      ['fact_unavailable'],
+    ],
+    [
+      'another open pull request on the branch',
+      () => mergedRepo({ [`${R}/pulls`]: pages([openPullItem(9, 'feature/x')]) }),
+      request,
+      ['branch_in_use'],
+    ],
+    [
+      'an open pull request based on the branch',
+      () => mergedRepo({ [`${R}/pulls`]: pages([openPullItem(9, 'feature/y', 'feature/x')]) }),
+      request,
+      ['branch_in_use'],
+    ],
   ];
   for (const [name, gitea, r, codes] of refusals) {
     test(`refuses ${name} and deletes nothing`, async () => {
       const fake = gitea();
       const report = await run(fake, r);
       assert.equal(report.action, 'refused');
-      assert.deepEqual(report.checks.filter((c) => !c.passed).map((c) => c.code), codes);
+      assert.deepEqual(
+        report.checks.filter((c) => !c.passed).map((c) => c.code),
+        codes,
+      );
       assert.deepEqual(fake.writes, []);
     });
   }
@@ -389,8 +670,10 @@ describe('cleanup_merged_pr_branch', () => {
 
 describe('reconcile_already_landed_pr', () => {
   const ref = { owner: 'acme', repo: 'app', index: 7 };
-  const openRepo = (overrides: Record<string, Answer> = {}) => mergedRepo({ [`${R}/pulls/7`]: ok(giteaPull({ state: 'open', merged: false })), ...overrides });
-  const run = (gitea: FakeGitea) => reconcileAlreadyLandedPr({ reader: gitea, writer: gitea }, ref, judgeReconcileLanded);
+  const openRepo = (overrides: Record<string, Answer> = {}) =>
+    mergedRepo({ [`${R}/pulls/7`]: ok(giteaPull({ state: 'open', merged: false })), ...overrides });
+  const run = (gitea: FakeGitea) =>
+    reconcileAlreadyLandedPr({ reader: gitea, writer: gitea }, ref, judgeReconcileLanded);
 
   test('closes a landed open pull request after commenting the evidence', async () => {
     const gitea = openRepo();
@@ -398,25 +681,49 @@ describe('reconcile_already_landed_pr', () => {
     assert.equal(report.action, 'closed');
     assert.equal(gitea.writes.length, 2);
     assert.match(gitea.writes[0] ?? '', /^comment acme\/app #7 /);
-    for (const evidence of [`\`${H2}\``, `\`main\` at \`${M5}\``, `\`${H2}...${M5}\`: the head is a parent of \`${M5}\``]) {
+    for (const evidence of [
+      `\`${H2}\``,
+      `\`main\` at \`${M5}\``,
+      `\`${H2}...${M5}\`: the head is a parent of \`${M5}\``,
+    ]) {
       assert.ok(gitea.writes[0]?.includes(evidence), evidence);
     }
     assert.equal(gitea.writes[1], 'close acme/app #7');
   });
 
   const refusals: Array<[string, Record<string, Answer>, string[]]> = [
-    ['a head that has not landed', { [`${R}/compare/${H2}...${M5}`]: compareBody([[M5, [M4]], [M4, [H1]]]) }, ['head_not_landed']],
-    ['a head with no history in common with the target (0 commits listed)', { [`${R}/compare/${H2}...${M5}`]: ok({ total_commits: 0, commits: [] }) }, ['head_not_landed']],
+    [
+      'a head that has not landed',
+      {
+        [`${R}/compare/${H2}...${M5}`]: compareBody([
+          [M5, [M4]],
+          [M4, [H1]],
+        ]),
+      },
+      ['head_not_landed'],
+    ],
+    [
+      'a head with no history in common with the target (0 commits listed)',
+      { [`${R}/compare/${H2}...${M5}`]: ok({ total_commits: 0, commits: [] }) },
+      ['head_not_landed'],
+    ],
     ['a merged pull request', { [`${R}/pulls/7`]: ok(giteaPull()) }, ['pr_not_open']],
     ['a pull request that answers 500', { [`${R}/pulls/7`]: { status: 500, data: null } }, ['fact_unavailable']],
-    ['a compare that answers 404', { [`${R}/compare/${H2}...${M5}`]: { status: 404, data: null } }, ['fact_unavailable']],
+    [
+      'a compare that answers 404',
+      { [`${R}/compare/${H2}...${M5}`]: { status: 404, data: null } },
+      ['fact_unavailable'],
+    ],
   ];
   for (const [name, overrides, codes] of refusals) {
     test(`refuses ${name} and writes nothing`, async () => {
       const gitea = openRepo(overrides);
       const report = await run(gitea);
       assert.equal(report.action, 'refused');
-      assert.deepEqual(report.checks.filter((c) => !c.passed).map((c) => c.code), codes);
+      assert.deepEqual(
+        report.checks.filter((c) => !c.passed).map((c) => c.code),
+        codes,
+      );
       assert.deepEqual(gitea.writes, []);
     });
   }

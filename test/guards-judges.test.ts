@@ -3,10 +3,20 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { judgeSelfReview } from '../src/policy/guards/self-review-guard.js';
 import { judgeMerge, type MergeFacts } from '../src/policy/guards/merge-guard.js';
-import { cleanupConfirmation, judgeCleanup, type CleanupFacts, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
+import {
+  cleanupConfirmation,
+  judgeCleanup,
+  type CleanupFacts,
+  type CleanupRequest,
+} from '../src/policy/guards/cleanup-branch-guard.js';
 import { judgeReconcileLanded, type ReconcileFacts } from '../src/policy/guards/reconcile-landed-guard.js';
 import { callGuardsFor, judgeCall } from '../src/policy/guards/call-guards.js';
-import { mergeSettingsFor, type BranchPatterns, type GuardsConfig, type MergeSettings } from '../src/policy/guards/settings.js';
+import {
+  mergeSettingsFor,
+  type BranchPatterns,
+  type GuardsConfig,
+  type MergeSettings,
+} from '../src/policy/guards/settings.js';
 import { applyGuardVerdict, combineVerdicts, type Fact, type GuardVerdict } from '../src/policy/guards/verdict.js';
 import type { LandingFacts, OpenPull, PullFacts, RepositoryFacts, ReviewFact } from '../src/policy/guards/facts.js';
 import type { Decision } from '../src/policy/decision.js';
@@ -18,20 +28,44 @@ const failedCodes = (v: GuardVerdict): string[] => v.checks.filter((c) => !c.pas
 
 function pull(overrides: Partial<PullFacts> = {}): PullFacts {
   return {
-    number: 7, author: 'alice', state: 'open', merged: false, headSha: 'h2', headRef: 'feature/x', headBranchExists: true,
-    headRepo: 'acme/app', baseRef: 'main', baseRepo: 'acme/app', ...overrides,
+    number: 7,
+    author: 'alice',
+    state: 'open',
+    merged: false,
+    headSha: 'h2',
+    headRef: 'feature/x',
+    headBranchExists: true,
+    headRepo: 'acme/app',
+    baseRef: 'main',
+    baseRepo: 'acme/app',
+    ...overrides,
   };
 }
 
 let reviewIds = 0;
 function review(reviewer: string, overrides: Partial<ReviewFact> = {}): ReviewFact {
-  return { id: ++reviewIds, reviewer, state: 'APPROVED', commitId: 'h2', stale: false, dismissed: false, official: true, ...overrides };
+  return {
+    id: ++reviewIds,
+    reviewer,
+    state: 'APPROVED',
+    commitId: 'h2',
+    stale: false,
+    dismissed: false,
+    official: true,
+    ...overrides,
+  };
 }
 
-const repository = (defaultDelete: boolean): RepositoryFacts => ({ fullName: 'acme/app', defaultDeleteBranchAfterMerge: defaultDelete, parent: null });
+const repository = (defaultDelete: boolean): RepositoryFacts => ({
+  fullName: 'acme/app',
+  defaultDeleteBranchAfterMerge: defaultDelete,
+  parent: null,
+});
 
 /** Every combination of the given options, as objects. */
-function combinations<T extends Record<string, readonly unknown[]>>(options: T): Array<{ [K in keyof T]: T[K][number] }> {
+function combinations<T extends Record<string, readonly unknown[]>>(
+  options: T,
+): Array<{ [K in keyof T]: T[K][number] }> {
   return Object.entries(options).reduce<Array<Record<string, unknown>>>(
     (acc, [key, values]) => acc.flatMap((combo) => values.map((value) => ({ ...combo, [key]: value }))),
     [{}],
@@ -42,7 +76,15 @@ const STRICT: MergeSettings = { require_head_sha: true, require_independent_appr
 
 /** Merge facts that pass: bob merges alice's open PR at h2, carol approved h2, the merge keeps the branch. */
 function mergeFacts(overrides: Partial<MergeFacts> = {}): MergeFacts {
-  return { identity: ok('bob'), pull: ok(pull()), reviews: ok([review('carol')]), repository: ok(repository(false)), expectedHeadSha: 'h2', deleteBranch: null, ...overrides };
+  return {
+    identity: ok('bob'),
+    pull: ok(pull()),
+    reviews: ok([review('carol')]),
+    repository: ok(repository(false)),
+    expectedHeadSha: 'h2',
+    deleteBranch: null,
+    ...overrides,
+  };
 }
 
 describe('self-review guard', () => {
@@ -53,9 +95,24 @@ describe('self-review guard', () => {
     });
   }
   const missing: Array<[string, Parameters<typeof judgeSelfReview>[0], string[], RegExp]> = [
-    ['pull request unreadable', { identity: ok('carol'), pull: gone('Pull request #7 could not be read (HTTP 500).') }, ['fact_unavailable'], /HTTP 500/],
-    ['author not reported', { identity: ok('carol'), pull: ok(pull({ author: null })) }, ['pr_author_unknown'], /author/],
-    ['identity unverified', { identity: gone('identity not verified'), pull: ok(pull()) }, ['fact_unavailable'], /identity/],
+    [
+      'pull request unreadable',
+      { identity: ok('carol'), pull: gone('Pull request #7 could not be read (HTTP 500).') },
+      ['fact_unavailable'],
+      /HTTP 500/,
+    ],
+    [
+      'author not reported',
+      { identity: ok('carol'), pull: ok(pull({ author: null })) },
+      ['pr_author_unknown'],
+      /author/,
+    ],
+    [
+      'identity unverified',
+      { identity: gone('identity not verified'), pull: ok(pull()) },
+      ['fact_unavailable'],
+      /identity/,
+    ],
   ];
   for (const [name, facts, codes, detail] of missing) {
     test(`denies when ${name}`, () => {
@@ -123,14 +180,20 @@ describe('merge guard: every combination of its conditions', () => {
         STRICT,
       );
       const approvalFails: Record<string, string[]> = {
-        ok: [], reapproved: [], none: ['no_independent_approval'], unofficial: ['no_independent_approval'], withdrawn: ['no_independent_approval'],
-        dismissed: ['no_independent_approval'], stale: ['approval_stale'], other_commit: ['approval_stale'],
+        ok: [],
+        reapproved: [],
+        none: ['no_independent_approval'],
+        unofficial: ['no_independent_approval'],
+        withdrawn: ['no_independent_approval'],
+        dismissed: ['no_independent_approval'],
+        stale: ['approval_stale'],
+        other_commit: ['approval_stale'],
       };
       const blocked = row.changes === 'official' || row.changes === 'official_stale' || row.approval === 'withdrawn';
       const expected = [
         ...(row.self ? ['self_merge'] : []),
         ...(row.open ? [] : ['pr_not_open']),
-        ...({ ok: [], missing: ['head_sha_missing'], mismatch: ['head_sha_mismatch'] }[row.head]),
+        ...{ ok: [], missing: ['head_sha_missing'], mismatch: ['head_sha_mismatch'] }[row.head],
         ...(approvalFails[row.approval] ?? []),
         ...(blocked ? ['changes_requested'] : []),
         ...(row.delete === 'default_deletes' ? ['branch_deleted_by_default'] : []),
@@ -141,17 +204,30 @@ describe('merge guard: every combination of its conditions', () => {
 
   test('a pending review submitted as REQUEST_CHANGES after an approval blocks though its id is older', () => {
     // SubmitReview of a pending review keeps its id, clears official on the reviewer's other reviews and sets it on this one.
-    const reviews = [review('carol', { id: 101, state: 'REQUEST_CHANGES' }), review('carol', { id: 102, official: false })];
-    assert.deepEqual(failedCodes(judgeMerge(mergeFacts({ reviews: ok(reviews) }), STRICT)), ['no_independent_approval', 'changes_requested']);
+    const reviews = [
+      review('carol', { id: 101, state: 'REQUEST_CHANGES' }),
+      review('carol', { id: 102, official: false }),
+    ];
+    assert.deepEqual(failedCodes(judgeMerge(mergeFacts({ reviews: ok(reviews) }), STRICT)), [
+      'no_independent_approval',
+      'changes_requested',
+    ]);
   });
 
   test('every failed condition on a live fact names the endpoint it read', () => {
     const verdict = judgeMerge(
-      mergeFacts({ reviews: ok([review('frank', { official: false }), review('dan', { state: 'REQUEST_CHANGES' })]), repository: ok(repository(true)), expectedHeadSha: 'h1' }),
+      mergeFacts({
+        reviews: ok([review('frank', { official: false }), review('dan', { state: 'REQUEST_CHANGES' })]),
+        repository: ok(repository(true)),
+        expectedHeadSha: 'h1',
+      }),
       STRICT,
     );
     const failed = verdict.checks.filter((c) => !c.passed);
-    assert.deepEqual(failed.map((c) => c.code), ['head_sha_mismatch', 'no_independent_approval', 'changes_requested', 'branch_deleted_by_default']);
+    assert.deepEqual(
+      failed.map((c) => c.code),
+      ['head_sha_mismatch', 'no_independent_approval', 'changes_requested', 'branch_deleted_by_default'],
+    );
     for (const c of failed) assert.match(c.fact ?? '', /^GET \/repos\/\{owner\}\/\{repo\}/, c.code);
     assert.match(failed[1]?.fact ?? '', /reviews.*official/);
     assert.match(failed[1]?.detail ?? '', /not official.*frank/);
@@ -159,15 +235,45 @@ describe('merge guard: every combination of its conditions', () => {
   });
 
   const missing: Array<[string, Partial<MergeFacts>, string[], RegExp[], RegExp[]]> = [
-    ['identity unverified', { identity: gone('identity not verified') }, ['fact_unavailable'], [/identity/], [/^GET \/user/]],
-    ['pull request unreadable', { pull: gone('pull request: HTTP 404') }, ['fact_unavailable'], [/404/], [/pulls\/\{index\}:/]],
-    ['reviews unreadable', { reviews: gone('reviews: more than 20 pages') }, ['fact_unavailable'], [/pages/], [/reviews/]],
-    ['repository unreadable', { repository: gone('repository: HTTP 500') }, ['fact_unavailable'], [/repository/], [/default_delete_branch_after_merge/]],
+    [
+      'identity unverified',
+      { identity: gone('identity not verified') },
+      ['fact_unavailable'],
+      [/identity/],
+      [/^GET \/user/],
+    ],
+    [
+      'pull request unreadable',
+      { pull: gone('pull request: HTTP 404') },
+      ['fact_unavailable'],
+      [/404/],
+      [/pulls\/\{index\}:/],
+    ],
+    [
+      'reviews unreadable',
+      { reviews: gone('reviews: more than 20 pages') },
+      ['fact_unavailable'],
+      [/pages/],
+      [/reviews/],
+    ],
+    [
+      'repository unreadable',
+      { repository: gone('repository: HTTP 500') },
+      ['fact_unavailable'],
+      [/repository/],
+      [/default_delete_branch_after_merge/],
+    ],
     ['author not reported', { pull: ok(pull({ author: null })) }, ['pr_author_unknown'], [/author/], [/pulls/]],
     [
       'everything missing',
-      { identity: gone('identity not verified'), pull: gone('pull request: HTTP 500'), reviews: gone('reviews: HTTP 500') },
-      ['fact_unavailable', 'fact_unavailable'], [/identity/, /pull request/], [/user/, /pulls/],
+      {
+        identity: gone('identity not verified'),
+        pull: gone('pull request: HTTP 500'),
+        reviews: gone('reviews: HTTP 500'),
+      },
+      ['fact_unavailable', 'fact_unavailable'],
+      [/identity/, /pull request/],
+      [/user/, /pulls/],
     ],
   ];
   for (const [name, overrides, codes, details, facts] of missing) {
@@ -181,7 +287,10 @@ describe('merge guard: every combination of its conditions', () => {
   }
 
   test('a repository unread does not matter when the merge names delete_branch_after_merge', () => {
-    assert.deepEqual(failedCodes(judgeMerge(mergeFacts({ repository: gone('not read'), deleteBranch: false }), STRICT)), []);
+    assert.deepEqual(
+      failedCodes(judgeMerge(mergeFacts({ repository: gone('not read'), deleteBranch: false }), STRICT)),
+      [],
+    );
   });
 
   test('a profile may turn off the head SHA and approval requirements, never self-merge', () => {
@@ -214,32 +323,65 @@ describe('call guards: which guard runs for which operation (policies/guards.yam
     [['gitea.read'], []],
   ];
   for (const [operations, guards] of table) {
-    test(`${operations.join(',')} -> ${guards.join(',') || 'none'}`, () => assert.deepEqual(callGuardsFor(operations, callGuards), guards));
+    test(`${operations.join(',')} -> ${guards.join(',') || 'none'}`, () =>
+      assert.deepEqual(callGuardsFor(operations, callGuards), guards));
   }
 
   test('a merge whose reviews were not gathered is denied', () => {
-    const verdict = judgeCall(['merge'], { identity: ok('bob'), pull: ok(pull()), expectedHeadSha: 'h2', deleteBranch: false }, STRICT);
+    const verdict = judgeCall(
+      ['merge'],
+      { identity: ok('bob'), pull: ok(pull()), expectedHeadSha: 'h2', deleteBranch: false },
+      STRICT,
+    );
     assert.deepEqual(failedCodes(verdict), ['fact_unavailable']);
   });
 });
 
 /** The compare tip...m5 of a history where `tip` landed: m5 (a merge) has it as a parent. */
-const landedVia = (tip: string): LandingFacts => ({ commit: tip, target: 'm5', commits: [{ sha: 'm5', parents: ['m4', tip] }, { sha: 'm4', parents: ['m3'] }] });
-const openPull = (overrides: Partial<OpenPull>): OpenPull => ({ number: 8, repo: 'acme/app', headRef: 'feature/y', headRepo: 'acme/app', baseRef: 'main', ...overrides });
+const landedVia = (tip: string): LandingFacts => ({
+  commit: tip,
+  target: 'm5',
+  commits: [
+    { sha: 'm5', parents: ['m4', tip] },
+    { sha: 'm4', parents: ['m3'] },
+  ],
+});
+const openPull = (overrides: Partial<OpenPull>): OpenPull => ({
+  number: 8,
+  repo: 'acme/app',
+  headRef: 'feature/y',
+  headRepo: 'acme/app',
+  baseRef: 'main',
+  ...overrides,
+});
 
 describe('landing proof: ancestry, never "0 commits ahead"', () => {
   const target = { name: 'main', sha: 'm5', protected: true };
   const table: Array<[string, string, LandingFacts, boolean]> = [
     ['the commit is a parent of a commit the target contains', 'h2', landedVia('h2'), true],
     ['the commit is the target tip itself', 'm5', { commit: 'm5', target: 'm5', commits: [] }, true],
-    ['the histories are unrelated: Gitea lists no commits (total_commits 0)', 'o1', { commit: 'o1', target: 'm5', commits: [] }, false],
-    ['the commits listed never name the commit as a parent', 'h3', { commit: 'h3', target: 'm5', commits: [{ sha: 'm5', parents: ['m4'] }] }, false],
+    [
+      'the histories are unrelated: Gitea lists no commits (total_commits 0)',
+      'o1',
+      { commit: 'o1', target: 'm5', commits: [] },
+      false,
+    ],
+    [
+      'the commits listed never name the commit as a parent',
+      'h3',
+      { commit: 'h3', target: 'm5', commits: [{ sha: 'm5', parents: ['m4'] }] },
+      false,
+    ],
     ['the evidence is of another commit', 'h2', landedVia('h1'), false],
     ['the evidence is against another target tip', 'h2', { ...landedVia('h2'), target: 'm4' }, false],
   ];
   for (const [name, commit, landing, landed] of table) {
     test(`${landed ? 'landed' : 'not landed'} when ${name}`, () => {
-      const verdict = judgeReconcileLanded({ pull: ok(pull({ headSha: commit })), target: ok(target), landing: ok(landing) });
+      const verdict = judgeReconcileLanded({
+        pull: ok(pull({ headSha: commit })),
+        target: ok(target),
+        landing: ok(landing),
+      });
       assert.deepEqual(failedCodes(verdict), landed ? [] : ['head_not_landed']);
       assert.match(verdict.checks[1]?.fact ?? '', /compare/);
     });
@@ -247,8 +389,17 @@ describe('landing proof: ancestry, never "0 commits ahead"', () => {
 });
 
 describe('cleanup guard: every combination of its conditions', () => {
-  const request: CleanupRequest = { owner: 'acme', repo: 'app', prNumber: 7, branch: 'feature/x', confirmation: cleanupConfirmation(7, 'feature/x') };
-  const patterns: BranchPatterns = { protected_branches: ['main', 'master', 'dev'], preserved_refs: ['preserve/**', 'evidence/**', 'backup/**', 'release/**'] };
+  const request: CleanupRequest = {
+    owner: 'acme',
+    repo: 'app',
+    prNumber: 7,
+    branch: 'feature/x',
+    confirmation: cleanupConfirmation(7, 'feature/x'),
+  };
+  const patterns: BranchPatterns = {
+    protected_branches: ['main', 'master', 'dev'],
+    preserved_refs: ['preserve/**', 'evidence/**', 'backup/**', 'release/**'],
+  };
   const goodFacts = (): CleanupFacts => ({
     pull: ok(pull({ state: 'closed', merged: true })),
     target: ok({ name: 'main', sha: 'm5', protected: true }),
@@ -274,7 +425,11 @@ describe('cleanup guard: every combination of its conditions', () => {
     'branch_in_use',
   ] as const;
   type Condition = (typeof conditions)[number];
-  function scenario(failing: ReadonlySet<Condition>): { request: CleanupRequest; facts: CleanupFacts; patterns: BranchPatterns } {
+  function scenario(failing: ReadonlySet<Condition>): {
+    request: CleanupRequest;
+    facts: CleanupFacts;
+    patterns: BranchPatterns;
+  } {
     const facts = goodFacts();
     const p = pull({
       state: 'closed',
@@ -287,12 +442,18 @@ describe('cleanup guard: every combination of its conditions', () => {
     const tip = failing.has('head_not_landed') ? 'o1' : 'h2';
     facts.branch = ok({ name: 'feature/x', sha: tip, protected: failing.has('branch_protected') });
     facts.landing = ok(failing.has('head_not_landed') ? { commit: 'o1', target: 'm5', commits: [] } : landedVia('h2'));
-    if (failing.has('branch_in_use')) facts.openPulls = ok([openPull({ number: 10, headRef: 'feature/y', baseRef: 'feature/x' })]);
+    if (failing.has('branch_in_use'))
+      facts.openPulls = ok([openPull({ number: 10, headRef: 'feature/y', baseRef: 'feature/x' })]);
     return {
-      request: failing.has('confirmation_mismatch') ? { ...request, confirmation: 'cleanup merged pr 7 branch feature/x' } : request,
+      request: failing.has('confirmation_mismatch')
+        ? { ...request, confirmation: 'cleanup merged pr 7 branch feature/x' }
+        : request,
       facts,
       patterns: {
-        protected_branches: [...patterns.protected_branches, ...(failing.has('branch_protected_by_policy') ? ['feature/*'] : [])],
+        protected_branches: [
+          ...patterns.protected_branches,
+          ...(failing.has('branch_protected_by_policy') ? ['feature/*'] : []),
+        ],
         preserved_refs: [...patterns.preserved_refs, ...(failing.has('branch_preserved') ? ['feature/**'] : [])],
       },
     };
@@ -303,7 +464,11 @@ describe('cleanup guard: every combination of its conditions', () => {
       const failing = new Set(conditions.filter((_, i) => mask & (1 << i)));
       const { request: r, facts, patterns: p } = scenario(failing);
       const verdict = judgeCleanup(r, facts, p);
-      assert.deepEqual(failedCodes(verdict), conditions.filter((c) => failing.has(c)), `failing: ${[...failing].join(',') || 'none'}`);
+      assert.deepEqual(
+        failedCodes(verdict),
+        conditions.filter((c) => failing.has(c)),
+        `failing: ${[...failing].join(',') || 'none'}`,
+      );
       assert.equal(verdict.checks.length, conditions.length);
     }
   });
@@ -323,9 +488,18 @@ describe('cleanup guard: every combination of its conditions', () => {
   // CloseBranchPulls: every open pull request it would close keeps the branch.
   const users: Array<[string, OpenPull]> = [
     ['another open pull request with the branch as head', openPull({ number: 10, headRef: 'feature/x' })],
-    ['an open pull request stacked on the branch (its base)', openPull({ number: 11, headRef: 'feature/y', baseRef: 'feature/x' })],
-    ['a pull request of this branch into the parent repository', openPull({ number: 4, repo: 'upstream/app', headRef: 'feature/x', headRepo: 'acme/app' })],
-    ['an open pull request whose head repository is unknown', openPull({ number: 12, headRef: 'feature/x', headRepo: null })],
+    [
+      'an open pull request stacked on the branch (its base)',
+      openPull({ number: 11, headRef: 'feature/y', baseRef: 'feature/x' }),
+    ],
+    [
+      'a pull request of this branch into the parent repository',
+      openPull({ number: 4, repo: 'upstream/app', headRef: 'feature/x', headRepo: 'acme/app' }),
+    ],
+    [
+      'an open pull request whose head repository is unknown',
+      openPull({ number: 12, headRef: 'feature/x', headRepo: null }),
+    ],
   ];
   for (const [name, user] of users) {
     test(`${name} counts as using the branch`, () => {
@@ -336,7 +510,11 @@ describe('cleanup guard: every combination of its conditions', () => {
   }
 
   test('the tip of the branch is what must have landed, whatever head.sha the pull request reports', () => {
-    const facts = { ...goodFacts(), pull: ok(pull({ state: 'closed', merged: true, headSha: 'h2' })), branch: ok({ name: 'feature/x', sha: 'h3', protected: false }) };
+    const facts = {
+      ...goodFacts(),
+      pull: ok(pull({ state: 'closed', merged: true, headSha: 'h2' })),
+      branch: ok({ name: 'feature/x', sha: 'h3', protected: false }),
+    };
     assert.deepEqual(failedCodes(judgeCleanup(request, facts, patterns)), ['head_not_landed']);
   });
 
@@ -347,7 +525,9 @@ describe('cleanup guard: every combination of its conditions', () => {
         pull: ok(pull({ state: 'closed', merged: true, headRef: name })),
         branch: ok({ name, sha: 'h2', protected: false }),
       };
-      const codes = failedCodes(judgeCleanup({ ...request, branch: name, confirmation: cleanupConfirmation(7, name) }, facts, patterns));
+      const codes = failedCodes(
+        judgeCleanup({ ...request, branch: name, confirmation: cleanupConfirmation(7, name) }, facts, patterns),
+      );
       assert.ok(codes.includes('branch_protected_by_policy') || codes.includes('branch_preserved'), name);
     }
   });
@@ -355,17 +535,79 @@ describe('cleanup guard: every combination of its conditions', () => {
   const rest = ['branch_protected_by_policy', 'branch_preserved'];
   const missingTable: Array<[keyof CleanupFacts, string[]]> = [
     ['pull', ['confirmation_mismatch', 'fact_unavailable', 'branch_protected', ...rest, 'branch_in_use']],
-    ['target', ['confirmation_mismatch', 'branch_not_pr_head', 'head_repo_mismatch', 'pr_not_merged', 'fact_unavailable', 'branch_protected', ...rest, 'branch_in_use']],
-    ['landing', ['confirmation_mismatch', 'branch_not_pr_head', 'head_repo_mismatch', 'pr_not_merged', 'fact_unavailable', 'branch_protected', ...rest, 'branch_in_use']],
-    ['branch', ['confirmation_mismatch', 'branch_not_pr_head', 'head_repo_mismatch', 'pr_not_merged', 'fact_unavailable', ...rest, 'branch_in_use']],
-    ['protections', ['confirmation_mismatch', 'branch_not_pr_head', 'head_repo_mismatch', 'pr_not_merged', 'head_not_landed', 'fact_unavailable', ...rest, 'branch_in_use']],
-    ['openPulls', ['confirmation_mismatch', 'branch_not_pr_head', 'head_repo_mismatch', 'pr_not_merged', 'head_not_landed', 'branch_protected', ...rest, 'fact_unavailable']],
+    [
+      'target',
+      [
+        'confirmation_mismatch',
+        'branch_not_pr_head',
+        'head_repo_mismatch',
+        'pr_not_merged',
+        'fact_unavailable',
+        'branch_protected',
+        ...rest,
+        'branch_in_use',
+      ],
+    ],
+    [
+      'landing',
+      [
+        'confirmation_mismatch',
+        'branch_not_pr_head',
+        'head_repo_mismatch',
+        'pr_not_merged',
+        'fact_unavailable',
+        'branch_protected',
+        ...rest,
+        'branch_in_use',
+      ],
+    ],
+    [
+      'branch',
+      [
+        'confirmation_mismatch',
+        'branch_not_pr_head',
+        'head_repo_mismatch',
+        'pr_not_merged',
+        'fact_unavailable',
+        ...rest,
+        'branch_in_use',
+      ],
+    ],
+    [
+      'protections',
+      [
+        'confirmation_mismatch',
+        'branch_not_pr_head',
+        'head_repo_mismatch',
+        'pr_not_merged',
+        'head_not_landed',
+        'fact_unavailable',
+        ...rest,
+        'branch_in_use',
+      ],
+    ],
+    [
+      'openPulls',
+      [
+        'confirmation_mismatch',
+        'branch_not_pr_head',
+        'head_repo_mismatch',
+        'pr_not_merged',
+        'head_not_landed',
+        'branch_protected',
+        ...rest,
+        'fact_unavailable',
+      ],
+    ],
   ];
   for (const [fact, order] of missingTable) {
     test(`missing ${fact}: denied, reported in place naming the fact, the rest still judged`, () => {
       const facts = { ...goodFacts(), [fact]: gone(`${fact} could not be read (HTTP 500).`) };
       const verdict = judgeCleanup(request, facts, patterns);
-      assert.deepEqual(verdict.checks.map((c) => c.code), order);
+      assert.deepEqual(
+        verdict.checks.map((c) => c.code),
+        order,
+      );
       assert.deepEqual(failedCodes(verdict), ['fact_unavailable']);
       const failed = verdict.checks.find((c) => !c.passed);
       assert.match(failed?.detail ?? '', new RegExp(fact));
@@ -383,9 +625,16 @@ describe('cleanup guard: every combination of its conditions', () => {
       openPulls: gone('open pulls: HTTP 500'),
     };
     const verdict = judgeCleanup({ ...request, confirmation: '' }, facts, patterns);
-    assert.deepEqual(failedCodes(verdict), ['confirmation_mismatch', 'fact_unavailable', 'fact_unavailable', 'fact_unavailable']);
+    assert.deepEqual(failedCodes(verdict), [
+      'confirmation_mismatch',
+      'fact_unavailable',
+      'fact_unavailable',
+      'fact_unavailable',
+    ]);
     const details = verdict.checks.filter((c) => !c.passed).map((c) => c.detail);
-    [/exactly "CLEANUP MERGED PR 7 BRANCH feature\/x"/, /^pull/, /^branch/, /^open pulls/].forEach((pattern, i) => assert.match(details[i] ?? '', pattern));
+    [/exactly "CLEANUP MERGED PR 7 BRANCH feature\/x"/, /^pull/, /^branch/, /^open pulls/].forEach((pattern, i) =>
+      assert.match(details[i] ?? '', pattern),
+    );
   });
 });
 
@@ -399,13 +648,24 @@ describe('reconcile-landed guard', () => {
     test(JSON.stringify(row), () => {
       const p = pull({ state: row.state === 'open' ? 'open' : 'closed', merged: row.state === 'merged' });
       const verdict = judgeReconcileLanded({ pull: ok(p), ...landed(row.landed) });
-      assert.deepEqual(failedCodes(verdict), [...(row.state === 'open' ? [] : ['pr_not_open']), ...(row.landed ? [] : ['head_not_landed'])]);
+      assert.deepEqual(failedCodes(verdict), [
+        ...(row.state === 'open' ? [] : ['pr_not_open']),
+        ...(row.landed ? [] : ['head_not_landed']),
+      ]);
     });
   }
   const missing: Array<[string, ReconcileFacts, string[]]> = [
     ['pull request unreadable', { pull: gone('pull: HTTP 500'), ...landed(true) }, ['fact_unavailable']],
-    ['target unreadable', { pull: ok(pull()), target: gone('target: HTTP 404'), landing: gone('not compared') }, ['fact_unavailable']],
-    ['compare unreadable', { pull: ok(pull()), ...landed(true), landing: gone('compare: HTTP 500') }, ['fact_unavailable']],
+    [
+      'target unreadable',
+      { pull: ok(pull()), target: gone('target: HTTP 404'), landing: gone('not compared') },
+      ['fact_unavailable'],
+    ],
+    [
+      'compare unreadable',
+      { pull: ok(pull()), ...landed(true), landing: gone('compare: HTTP 500') },
+      ['fact_unavailable'],
+    ],
     ['target read is not the base', { pull: ok(pull({ baseRef: 'dev' })), ...landed(true) }, ['head_not_landed']],
   ];
   for (const [name, facts, codes] of missing) {
@@ -429,14 +689,28 @@ describe('applyGuardVerdict', () => {
   });
 
   test('a failing verdict denies, listing every failed condition with self-review and self-merge first', () => {
-    const merge = judgeMerge(mergeFacts({ identity: ok('alice'), pull: ok(pull({ state: 'closed' })), reviews: ok([]), expectedHeadSha: null }), STRICT);
+    const merge = judgeMerge(
+      mergeFacts({
+        identity: ok('alice'),
+        pull: ok(pull({ state: 'closed' })),
+        reviews: ok([]),
+        expectedHeadSha: null,
+      }),
+      STRICT,
+    );
     const selfReview = judgeSelfReview({ identity: ok('alice'), pull: ok(pull()) });
     const decision = applyGuardVerdict(allowed, combineVerdicts([merge, selfReview]));
     assert.equal(decision.effect, 'deny');
     assert.equal(decision.reason, 'self_review');
-    assert.deepEqual(decision.failed.map((f) => f.code), ['self_review', 'self_merge', 'pr_not_open', 'head_sha_missing', 'no_independent_approval']);
+    assert.deepEqual(
+      decision.failed.map((f) => f.code),
+      ['self_review', 'self_merge', 'pr_not_open', 'head_sha_missing', 'no_independent_approval'],
+    );
     // Each condition judged on a live fact names it; head_sha_missing is about the request.
-    assert.deepEqual(decision.failed.map((f) => f.fact !== undefined), [true, true, true, false, true]);
+    assert.deepEqual(
+      decision.failed.map((f) => f.fact !== undefined),
+      [true, true, true, false, true],
+    );
     assert.equal(decision.operation, 'gitea.pr.merge');
     assert.match(decision.determining.rule, /^guard merge\+self_review: self_review$/);
     assert.match(decision.hint ?? '', /gitea-merger/);

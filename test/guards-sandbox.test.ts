@@ -32,7 +32,10 @@ before(async () => {
 after(() => sandbox.close());
 
 async function pullNumber(head: string, state: 'open' | 'closed'): Promise<number> {
-  const pulls = (await clientFor('dave').get('/repos/acme/widgets/pulls', { state, limit: 50 })).data as Array<{ number: number; head: { ref: string } }>;
+  const pulls = (await clientFor('dave').get('/repos/acme/widgets/pulls', { state, limit: 50 })).data as Array<{
+    number: number;
+    head: { ref: string };
+  }>;
   const found = pulls.find((p) => p.head.ref === head);
   assert.ok(found, `a ${state} pull request from ${head}`);
   return found.number;
@@ -42,29 +45,67 @@ describe('guards against the sandbox', () => {
   test('merging an unreviewed pull request: self-merge for the author, no approval for anyone', async () => {
     const index = await pullNumber('feature/login', 'open');
     const guards = callGuardsFor(['gitea.pr.merge'], policy.callGuards);
-    for (const [identity, codes] of [['alice', ['self_merge', 'head_sha_missing', 'no_independent_approval']], ['carol', ['head_sha_missing', 'no_independent_approval']]] as const) {
-      const facts = await gatherCallFacts(clientFor('carol'), guards, { owner: 'acme', repo: 'widgets', index, identity, expectedHeadSha: null, deleteBranch: null }, config.facts);
+    for (const [identity, codes] of [
+      ['alice', ['self_merge', 'head_sha_missing', 'no_independent_approval']],
+      ['carol', ['head_sha_missing', 'no_independent_approval']],
+    ] as const) {
+      const facts = await gatherCallFacts(
+        clientFor('carol'),
+        guards,
+        { owner: 'acme', repo: 'widgets', index, identity, expectedHeadSha: null, deleteBranch: null },
+        config.facts,
+      );
       const verdict = judgeCall(guards, facts, config.merge);
-      assert.deepEqual(verdict.checks.filter((c) => !c.passed).map((c) => c.code), codes);
+      assert.deepEqual(
+        verdict.checks.filter((c) => !c.passed).map((c) => c.code),
+        codes,
+      );
     }
   });
 
   test('cleanup refuses the open pull request branch and deletes the merged one', async () => {
     const gitea = { reader: clientFor('dave'), writer: new HttpGiteaWriter(clientFor('dave')) };
     const run = (request: CleanupRequest) =>
-      cleanupMergedPrBranch(gitea, request, (facts) => judgeCleanup(request, facts, cleanupPatterns(policy)), config.facts);
+      cleanupMergedPrBranch(
+        gitea,
+        request,
+        (facts) => judgeCleanup(request, facts, cleanupPatterns(policy)),
+        config.facts,
+      );
 
     const open = await pullNumber('feature/login', 'open');
-    const refused = await run({ owner: 'acme', repo: 'widgets', prNumber: open, branch: 'feature/login', confirmation: cleanupConfirmation(open, 'feature/login') });
+    const refused = await run({
+      owner: 'acme',
+      repo: 'widgets',
+      prNumber: open,
+      branch: 'feature/login',
+      confirmation: cleanupConfirmation(open, 'feature/login'),
+    });
     assert.equal(refused.action, 'refused');
-    assert.deepEqual(refused.checks.filter((c) => !c.passed).map((c) => c.code), ['pr_not_merged', 'head_not_landed', 'branch_in_use']);
+    assert.deepEqual(
+      refused.checks.filter((c) => !c.passed).map((c) => c.code),
+      ['pr_not_merged', 'head_not_landed', 'branch_in_use'],
+    );
 
     const merged = await pullNumber('feature/old-docs', 'closed');
-    const request = { owner: 'acme', repo: 'widgets', prNumber: merged, branch: 'feature/old-docs', confirmation: cleanupConfirmation(merged, 'feature/old-docs') };
+    const request = {
+      owner: 'acme',
+      repo: 'widgets',
+      prNumber: merged,
+      branch: 'feature/old-docs',
+      confirmation: cleanupConfirmation(merged, 'feature/old-docs'),
+    };
     const report = await run(request);
-    assert.deepEqual(report.checks.filter((c) => !c.passed), []);
+    assert.deepEqual(
+      report.checks.filter((c) => !c.passed),
+      [],
+    );
     assert.equal(report.action, 'deleted');
-    assert.equal(typeof report.evidence.landed_via, 'string', 'the merge commit on main has the branch tip as a parent');
+    assert.equal(
+      typeof report.evidence.landed_via,
+      'string',
+      'the merge commit on main has the branch tip as a parent',
+    );
     assert.equal((await clientFor('dave').get('/repos/acme/widgets/branches/feature/old-docs')).status, 404);
     // Run again: the branch is gone now, a missing fact, so nothing is deleted.
     assert.equal((await run(request)).action, 'refused');
@@ -73,16 +114,30 @@ describe('guards against the sandbox', () => {
   test('reconcile closes the already-landed pull request with an evidence comment, and refuses the others', async () => {
     const gitea = { reader: clientFor('dave'), writer: new HttpGiteaWriter(clientFor('dave')) };
     const unlanded = await pullNumber('feature/login', 'open');
-    const refused = await reconcileAlreadyLandedPr(gitea, { owner: 'acme', repo: 'widgets', index: unlanded }, judgeReconcileLanded);
+    const refused = await reconcileAlreadyLandedPr(
+      gitea,
+      { owner: 'acme', repo: 'widgets', index: unlanded },
+      judgeReconcileLanded,
+    );
     assert.equal(refused.action, 'refused');
-    assert.deepEqual(refused.checks.filter((c) => !c.passed).map((c) => c.code), ['head_not_landed']);
+    assert.deepEqual(
+      refused.checks.filter((c) => !c.passed).map((c) => c.code),
+      ['head_not_landed'],
+    );
 
     const landed = await pullNumber('dev', 'open');
-    const report = await reconcileAlreadyLandedPr(gitea, { owner: 'acme', repo: 'widgets', index: landed }, judgeReconcileLanded);
+    const report = await reconcileAlreadyLandedPr(
+      gitea,
+      { owner: 'acme', repo: 'widgets', index: landed },
+      judgeReconcileLanded,
+    );
     assert.equal(report.action, 'closed', JSON.stringify(report));
     const heads = await readOpenPulls(clientFor('dave'), 'acme', 'widgets', config.facts);
     assert.ok(heads.ok && !heads.value.some((p) => p.headRef === 'dev'));
-    const comments = (await clientFor('dave').get(`/repos/acme/widgets/issues/${landed}/comments`)).data as Array<{ body: string; user: { login: string } }>;
+    const comments = (await clientFor('dave').get(`/repos/acme/widgets/issues/${landed}/comments`)).data as Array<{
+      body: string;
+      user: { login: string };
+    }>;
     const evidence = comments.at(-1);
     assert.equal(evidence?.user.login, 'dave');
     assert.match(evidence?.body ?? '', new RegExp(`\`${String(report.evidence.target_sha)}\``));

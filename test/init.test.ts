@@ -29,16 +29,26 @@ describe('a team of four', () => {
   test('writes four profiles and the client configuration, and prints the next step', async () => {
     const result = await capture(init, [...team, '--repo', 'acme/widgets', '--client', 'vscode', '--dir', target]);
     assert.equal(result.code, 0, result.stderr);
-    for (const role of ['author', 'reviewer', 'merger', 'reconciler']) assert.ok(existsSync(join(target, 'profiles', `gitea-${role}.yaml`)), role);
+    for (const role of ['author', 'reviewer', 'merger', 'reconciler'])
+      assert.ok(existsSync(join(target, 'profiles', `gitea-${role}.yaml`)), role);
     assert.match(result.stdout, /next:\n {2}gitea-warden check .*profiles\/\n/);
     assert.match(result.stdout, /export GITEA_REVIEWER_TOKEN=\.\.\./);
     const config = JSON.parse(readFileSync(join(target, '.vscode', 'mcp.json'), 'utf8'));
-    assert.deepEqual(Object.keys(config.servers), ['gitea-author', 'gitea-reviewer', 'gitea-merger', 'gitea-reconciler']);
+    assert.deepEqual(Object.keys(config.servers), [
+      'gitea-author',
+      'gitea-reviewer',
+      'gitea-merger',
+      'gitea-reconciler',
+    ]);
     assert.deepEqual(config.servers['gitea-merger'], {
       type: 'stdio',
       command: 'gitea-warden',
       args: ['serve'],
-      env: { GITEA_URL: '${env:GITEA_URL}', GITEA_MCP_PROFILE: '${workspaceFolder}/profiles/gitea-merger.yaml', GITEA_MERGER_TOKEN: '${env:GITEA_MERGER_TOKEN}' },
+      env: {
+        GITEA_URL: '${env:GITEA_URL}',
+        GITEA_MCP_PROFILE: '${workspaceFolder}/profiles/gitea-merger.yaml',
+        GITEA_MERGER_TOKEN: '${env:GITEA_MERGER_TOKEN}',
+      },
     });
   });
 
@@ -63,8 +73,13 @@ describe('a team of four', () => {
       AUDIT_LOG: join(dir.path, 'team-audit.jsonl'),
     });
     try {
-      assert.equal(payloadOf(await connection.client.callTool({ name: 'gitea_whoami', arguments: {} })).verification, 'verified');
-      const outside = payloadOf(await connection.client.callTool({ name: 'gitea_repos_get', arguments: { owner: 'acme', repo: 'gadgets' } }));
+      assert.equal(
+        payloadOf(await connection.client.callTool({ name: 'gitea_whoami', arguments: {} })).verification,
+        'verified',
+      );
+      const outside = payloadOf(
+        await connection.client.callTool({ name: 'gitea_repos_get', arguments: { owner: 'acme', repo: 'gadgets' } }),
+      );
       assert.equal(outside.error?.kind, 'policy_denied');
     } finally {
       await connection.close();
@@ -78,7 +93,10 @@ describe('a team of four', () => {
     assert.match(readFileSync(join(target, 'profiles', 'gitea-reviewer.yaml'), 'utf8'), /GITEA_REVIEWER_TOKEN/);
     const forced = await capture(init, [...team, '--reviewer-token-var', 'REVIEW_TOKEN', '--dir', target, '--force']);
     assert.equal(forced.code, 0, forced.stderr);
-    assert.match(readFileSync(join(target, 'profiles', 'gitea-reviewer.yaml'), 'utf8'), /^token_source_name: REVIEW_TOKEN$/m);
+    assert.match(
+      readFileSync(join(target, 'profiles', 'gitea-reviewer.yaml'), 'utf8'),
+      /^token_source_name: REVIEW_TOKEN$/m,
+    );
   });
 });
 
@@ -96,7 +114,10 @@ describe('one person: the login from the environment, stated in the profile', ()
   test('writes authenticated_username_from_env in place of a login, warns about self-review, and passes check', async () => {
     const result = await capture(init, ['--login-from-env', 'GITEA_LOGIN', '--client', 'claude-code', '--dir', target]);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /one login for several roles: the guards refuse approving or merging that login's own pull requests/);
+    assert.match(
+      result.stdout,
+      /one login for several roles: the guards refuse approving or merging that login's own pull requests/,
+    );
     const text = readFileSync(profile, 'utf8');
     assert.match(text, /^authenticated_username_from_env: GITEA_LOGIN$/m);
     assert.doesNotMatch(text, /^authenticated_username:/m);
@@ -118,16 +139,32 @@ describe('one person: the login from the environment, stated in the profile', ()
   });
 
   test('with the variable unset, serve does not start (exit 2), naming the variable', async () => {
-    await assert.rejects(openNamespace(env({})), (error: unknown) => error instanceof StartupError && error.exitCode === 2 && /takes its Gitea login from GITEA_LOGIN/.test(error.message));
+    await assert.rejects(
+      openNamespace(env({})),
+      (error: unknown) =>
+        error instanceof StartupError &&
+        error.exitCode === 2 &&
+        /takes its Gitea login from GITEA_LOGIN/.test(error.message),
+    );
   });
 
   test('a profile with both a login and the variable, or neither, is a finding naming both fields', async () => {
-    for (const [name, identity] of [['both', 'authenticated_username: a\nauthenticated_username_from_env: GITEA_LOGIN\n'], ['neither', '']]) {
+    for (const [name, identity] of [
+      ['both', 'authenticated_username: a\nauthenticated_username_from_env: GITEA_LOGIN\n'],
+      ['neither', ''],
+    ]) {
       const file = join(dir.path, `${name}.yaml`);
-      writeFileSync(file, `profile_name: p\nrole: author\n${identity}token_source_name: T\nallowed_operations: [gitea.read]\n`);
+      writeFileSync(
+        file,
+        `profile_name: p\nrole: author\n${identity}token_source_name: T\nallowed_operations: [gitea.read]\n`,
+      );
       const result = await capture(check, [file]);
       assert.equal(result.code, 1, name);
-      assert.match(result.stdout, /needs exactly one of the fields authenticated_username, authenticated_username_from_env/, name);
+      assert.match(
+        result.stdout,
+        /needs exactly one of the fields authenticated_username, authenticated_username_from_env/,
+        name,
+      );
     }
   });
 });

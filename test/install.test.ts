@@ -45,7 +45,12 @@ const userEnv = (extra: Record<string, string> = {}): Record<string, string> => 
 });
 
 function sh(script: string, cwd: string, env: Record<string, string>): SpawnSyncReturns<string> {
-  return spawnSync('bash', ['-c', `set -euo pipefail\n${script}`], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawnSync('bash', ['-c', `set -euo pipefail\n${script}`], {
+    cwd,
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 function ok(run: SpawnSyncReturns<string>, what: string): string {
@@ -57,9 +62,15 @@ before(async () => {
   // The README's own two lines: pack in the checkout, install the tarball (into the temporary prefix).
   const packDir = join(dir.path, 'pack');
   mkdirSync(packDir);
-  ok(spawnSync('npm', ['pack', '--pack-destination', packDir], { cwd: packageRoot, env: npmEnv(), encoding: 'utf8' }), 'npm pack');
+  ok(
+    spawnSync('npm', ['pack', '--pack-destination', packDir], { cwd: packageRoot, env: npmEnv(), encoding: 'utf8' }),
+    'npm pack',
+  );
   tarball = join(packDir, tarballName);
-  ok(spawnSync('npm', ['install', '--global', `./${tarballName}`], { cwd: packDir, env: npmEnv(), encoding: 'utf8' }), 'npm install --global');
+  ok(
+    spawnSync('npm', ['install', '--global', `./${tarballName}`], { cwd: packDir, env: npmEnv(), encoding: 'utf8' }),
+    'npm install --global',
+  );
   sandbox = await startSandbox();
 });
 
@@ -70,7 +81,12 @@ after(async () => {
 
 test('the tarball holds the built command, the policies, the reference profiles and the catalog, not the tests', () => {
   const listed = spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).stdout.split('\n');
-  for (const file of ['package/dist/cli/main.js', 'package/policies/guards.yaml', 'package/profiles/gitea-author.yaml', 'package/src/catalog/tools.json']) {
+  for (const file of [
+    'package/dist/cli/main.js',
+    'package/policies/guards.yaml',
+    'package/profiles/gitea-author.yaml',
+    'package/src/catalog/tools.json',
+  ]) {
     assert.ok(listed.includes(file), file);
   }
   assert.equal(listed.filter((file) => file.startsWith('package/test/')).length, 0);
@@ -85,7 +101,14 @@ describe('the installed command', () => {
 
   test('gitea-warden init, then check on the generated profiles', () => {
     mkdirSync(project);
-    const out = ok(sh('gitea-warden init --author alice --reviewer bob --merger carol --reconciler dave --client claude-code', project, userEnv()), 'init');
+    const out = ok(
+      sh(
+        'gitea-warden init --author alice --reviewer bob --merger carol --reconciler dave --client claude-code',
+        project,
+        userEnv(),
+      ),
+      'init',
+    );
     assert.match(out, /wrote profiles\/gitea-author\.yaml/);
     assert.match(ok(sh('gitea-warden check profiles/', project, userEnv()), 'check'), /check: no findings/);
   });
@@ -100,24 +123,46 @@ describe('the installed command', () => {
       AUDIT_LOG: join(dir.path, 'author-audit.jsonl'),
       LOG_LEVEL: 'warn',
     });
-    const transport = new StdioClientTransport({ command: entry.command, args: entry.args, env, cwd: project, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: entry.command,
+      args: entry.args,
+      env,
+      cwd: project,
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'install-test', version: '0.0.0' });
     await client.connect(transport);
     try {
       // The default TOOL_MODE=auto serves discovery for a listing this size: find leads to the operations.
       const { tools } = await client.listTools();
-      assert.ok(tools.some((tool) => tool.name === 'gitea_find_operations'), tools.map((tool) => tool.name).join(', '));
-      const found = payloadOf(await client.callTool({ name: 'gitea_find_operations', arguments: { query: 'open a pull request' } }));
-      assert.ok(found.operations.some((op: { tool: string }) => op.tool === 'gitea_pulls_create'), JSON.stringify(found));
+      assert.ok(
+        tools.some((tool) => tool.name === 'gitea_find_operations'),
+        tools.map((tool) => tool.name).join(', '),
+      );
+      const found = payloadOf(
+        await client.callTool({ name: 'gitea_find_operations', arguments: { query: 'open a pull request' } }),
+      );
+      assert.ok(
+        found.operations.some((op: { tool: string }) => op.tool === 'gitea_pulls_create'),
+        JSON.stringify(found),
+      );
       assert.equal(payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} })).login, 'alice');
       // Started from the user's project, the denial names the user's profile relative to it.
       const merge = { method: 'POST', path: '/repos/acme/widgets/pulls/1/merge', body: { do: 'merge' } };
       const denial = payloadOf(await client.callTool({ name: 'gitea_api_request', arguments: merge })).error;
       assert.match(denial.determining.entry, /^profiles\/gitea-author\.yaml:\d+$/);
       // A rule of the installed package's own policies is named as the package's file, never as a ../ path.
-      const push = { method: 'PUT', path: '/repos/acme/widgets/contents/README.md', body: { branch: 'main', content: 'eA==', message: 'x', sha: '0' } };
+      const push = {
+        method: 'PUT',
+        path: '/repos/acme/widgets/contents/README.md',
+        body: { branch: 'main', content: 'eA==', message: 'x', sha: '0' },
+      };
       const protectedBranch = payloadOf(await client.callTool({ name: 'gitea_api_request', arguments: push })).error;
-      assert.match(protectedBranch.failed[0].entry.file, /^gitea-warden:policies\/targets\.yaml$/, JSON.stringify(protectedBranch));
+      assert.match(
+        protectedBranch.failed[0].entry.file,
+        /^gitea-warden:policies\/targets\.yaml$/,
+        JSON.stringify(protectedBranch),
+      );
     } finally {
       await client.close();
     }
@@ -136,10 +181,16 @@ const notRun: Array<[RegExp, string]> = [
   [/^npm ci && npm (run demo|test)\b/, 'the suite and the demo are what .ci/run runs; this test is part of that run'],
   [/^git clone https:\/\/gitea\.example\.com/, 'a placeholder URL: the checkout is this one'],
   [/^npm ci\b/, 'installs this checkout; the packed tarball below is installed instead'],
-  [/^npm install --global \.\s/, 'the same install from the checkout; the tarball install in before() runs the next block as written'],
+  [
+    /^npm install --global \.\s/,
+    'the same install from the checkout; the tarball install in before() runs the next block as written',
+  ],
   [/^npm pack\b|^npm install --global \.\/gitea-warden-/, 'run as written in before()'],
   [/^MCP_TRANSPORT=http /, 'a long-running HTTP server; test/e2e-server-http.test.ts and the OAuth tests serve it'],
-  [/^export OAUTH_CLIENT_SECRET=/, 'the settings of the OAuth shared service started by the next command; the OAuth tests set them'],
+  [
+    /^export OAUTH_CLIENT_SECRET=/,
+    'the settings of the OAuth shared service started by the next command; the OAuth tests set them',
+  ],
 ];
 
 describe('the shell lines of the README and examples/README.md run as written', () => {
@@ -148,12 +199,23 @@ describe('the shell lines of the README and examples/README.md run as written', 
       const work = join(dir.path, `readme-${file.replace(/\W/g, '_')}`);
       mkdirSync(work);
       // A repository that keeps its profiles on main, as the examples assume; /tmp/old.yaml becomes a scratch path.
-      ok(sh('git init -q -b main && gitea-warden init --author alice --reviewer bob --merger carol --reconciler dave >/dev/null && git add -A && git -c user.name=t -c user.email=t@t commit -qm profiles', work, userEnv()), 'scratch repository');
+      ok(
+        sh(
+          'git init -q -b main && gitea-warden init --author alice --reviewer bob --merger carol --reconciler dave >/dev/null && git add -A && git -c user.name=t -c user.email=t@t commit -qm profiles',
+          work,
+          userEnv(),
+        ),
+        'scratch repository',
+      );
       const lines = shellLines(file);
       const run = lines.filter((line) => !notRun.some(([pattern]) => pattern.test(line)));
       assert.ok(run.length >= 3, `${file}: ${run.length} lines to run`);
       const script = run
-        .map((line) => line.replace('https://gitea.example.com', sandbox.url).replace('GITEA_AUTHOR_TOKEN=...', `GITEA_AUTHOR_TOKEN=${sandbox.users.alice?.token ?? ''}`))
+        .map((line) =>
+          line
+            .replace('https://gitea.example.com', sandbox.url)
+            .replace('GITEA_AUTHOR_TOKEN=...', `GITEA_AUTHOR_TOKEN=${sandbox.users.alice?.token ?? ''}`),
+        )
         .map((line) => line.replace(/\/tmp\/old\.yaml/g, join(work, 'old.yaml')))
         // init would refuse to overwrite the scratch repository's profiles; a fresh directory for it.
         .map((line) => (line.startsWith('gitea-warden init ') ? `mkdir -p fresh && cd fresh && ${line}` : line))
@@ -174,18 +236,39 @@ describe('the CI examples pass as written in a repository that keeps only profil
   function pullRequest(name: string, change: (profiles: string) => void): { repo: string; base: string } {
     const repo = join(dir.path, `ci-${name}`);
     mkdirSync(repo);
-    ok(sh('git init -q -b main && gitea-warden init --author alice --reviewer bob --merger carol --reconciler dave >/dev/null', repo, userEnv()), 'init');
-    const commit = (message: string) => ok(sh(`git add -A && git -c user.name=t -c user.email=t@t commit -qm '${message}' && git rev-parse HEAD`, repo, userEnv()), 'commit').trim();
+    ok(
+      sh(
+        'git init -q -b main && gitea-warden init --author alice --reviewer bob --merger carol --reconciler dave >/dev/null',
+        repo,
+        userEnv(),
+      ),
+      'init',
+    );
+    const commit = (message: string) =>
+      ok(
+        sh(
+          `git add -A && git -c user.name=t -c user.email=t@t commit -qm '${message}' && git rev-parse HEAD`,
+          repo,
+          userEnv(),
+        ),
+        'commit',
+      ).trim();
     const base = commit('base');
     change(join(repo, 'profiles'));
     commit('head');
-    assert.deepEqual(readdirSync(repo).filter((entry) => entry !== '.git'), ['profiles']);
+    assert.deepEqual(
+      readdirSync(repo).filter((entry) => entry !== '.git'),
+      ['profiles'],
+    );
     return { repo, base };
   }
 
   const widen = (profiles: string) => {
     const file = join(profiles, 'gitea-reviewer.yaml');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('  - gitea.pr.comment\n', '  - gitea.pr.comment\n  - gitea.pr.edit\n'));
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('  - gitea.pr.comment\n', '  - gitea.pr.comment\n  - gitea.pr.edit\n'),
+    );
   };
   const narrow = (profiles: string) => {
     const file = join(profiles, 'gitea-reviewer.yaml');
@@ -197,8 +280,16 @@ describe('the CI examples pass as written in a repository that keeps only profil
    * Runs the workflow's shell steps in order, with GitHub's expressions filled in; the exit status of
    * the first failing step. The install step runs once: later runs would install the same tarball again.
    */
-  function runWorkflow(workflow: string, repo: string, base: string, labels: string[]): { status: number; output: string } {
-    const doc = parse(readFileSync(join(packageRoot, 'examples', 'ci', workflow), 'utf8')) as { env?: Record<string, string>; jobs: Record<string, { steps: Step[] }> };
+  function runWorkflow(
+    workflow: string,
+    repo: string,
+    base: string,
+    labels: string[],
+  ): { status: number; output: string } {
+    const doc = parse(readFileSync(join(packageRoot, 'examples', 'ci', workflow), 'utf8')) as {
+      env?: Record<string, string>;
+      jobs: Record<string, { steps: Step[] }>;
+    };
     const steps = Object.values(doc.jobs).flatMap((job) => job.steps);
     let output = '';
     for (const step of steps.filter((candidate) => candidate.run !== undefined)) {
@@ -206,8 +297,13 @@ describe('the CI examples pass as written in a repository that keeps only profil
       const expression = (text: string) =>
         text
           .replace(/\$\{\{\s*(github|gitea)\.event\.pull_request\.base\.sha\s*\}\}/g, base)
-          .replace(/\$\{\{\s*contains\(github\.event\.pull_request\.labels\.\*\.name, '([^']+)'\)\s*\}\}/g, (_, label: string) => String(labels.includes(label)));
-      const stepEnv = Object.fromEntries(Object.entries(step.env ?? {}).map(([key, value]) => [key, expression(String(value))]));
+          .replace(
+            /\$\{\{\s*contains\(github\.event\.pull_request\.labels\.\*\.name, '([^']+)'\)\s*\}\}/g,
+            (_, label: string) => String(labels.includes(label)),
+          );
+      const stepEnv = Object.fromEntries(
+        Object.entries(step.env ?? {}).map(([key, value]) => [key, expression(String(value))]),
+      );
       // The pinned package: here the tarball this test packed, exactly as a tarball URL would be used.
       const env = userEnv({ ...doc.env, WARDEN_PACKAGE: tarball, ...stepEnv });
       const run = sh(expression(step.run as string), repo, env);

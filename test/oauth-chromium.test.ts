@@ -18,8 +18,19 @@ import { payloadOf, tempDir } from './support/namespace.js';
 import { registerWardenApp, spawnOAuthServe, TestClientProvider, type OAuthServe } from './support/oauth-flow.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const noBrowser = existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run this test`;
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const noBrowser = existsSync(CHROMIUM)
+  ? false
+  : `no browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run this test`;
 
 /** The MCP client's loopback redirect target: records the query of each visit to /callback. */
 function startRedirectCatcher(): Promise<{ url: string; received: URLSearchParams[]; server: Server }> {
@@ -30,7 +41,11 @@ function startRedirectCatcher(): Promise<{ url: string; received: URLSearchParam
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end('<!doctype html><title>Signed in</title><p id="done">You can close this window.</p>');
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`, received, server })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`, received, server }),
+    ),
+  );
 }
 
 describe('consent and Gitea sign-in in headless Chromium', { skip: noBrowser }, () => {
@@ -44,9 +59,16 @@ describe('consent and Gitea sign-in in headless Chromium', { skip: noBrowser }, 
     sandbox = await startSandbox();
     dir = tempDir('warden-chromium-');
     const app = await registerWardenApp(sandbox);
-    serve = await spawnOAuthServe(sandbox, app, { auditLog: join(dir.path, 'audit.jsonl'), store: join(dir.path, 'tokens.sqlite') });
+    serve = await spawnOAuthServe(sandbox, app, {
+      auditLog: join(dir.path, 'audit.jsonl'),
+      store: join(dir.path, 'tokens.sqlite'),
+    });
     catcher = await startRedirectCatcher();
-    browser = await chromium.launchPersistentContext(join(dir.path, 'chromium-profile'), { executablePath: CHROMIUM, headless: true, args: FLAGS });
+    browser = await chromium.launchPersistentContext(join(dir.path, 'chromium-profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+    });
   });
 
   after(async () => {

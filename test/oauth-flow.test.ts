@@ -29,18 +29,32 @@ async function connectAs(mcpUrl: string, provider: TestClientProvider): Promise<
   return client;
 }
 
-async function mcpStatus(mcpUrl: string, accessToken: string): Promise<{ status: number; wwwAuthenticate: string | null }> {
+async function mcpStatus(
+  mcpUrl: string,
+  accessToken: string,
+): Promise<{ status: number; wwwAuthenticate: string | null }> {
   const response = await fetch(mcpUrl, {
     method: 'POST',
-    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
   });
   await response.text();
   return { status: response.status, wwwAuthenticate: response.headers.get('www-authenticate') };
 }
 
-async function tokenRequest(base: string, fields: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${base}/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+async function tokenRequest(
+  base: string,
+  fields: Record<string, string>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${base}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -70,15 +84,25 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
   });
 
   test('discovery: 401 with resource_metadata, protected resource and authorization server metadata', async () => {
-    const unauthenticated = await fetch(serve.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const unauthenticated = await fetch(serve.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(unauthenticated.status, 401);
-    assert.match(unauthenticated.headers.get('www-authenticate') ?? '', /^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
+    assert.match(
+      unauthenticated.headers.get('www-authenticate') ?? '',
+      /^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/,
+    );
     for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
       const prm = (await (await fetch(`${serve.base}${path}`)).json()) as Record<string, unknown>;
       assert.equal(prm.resource, serve.url, path);
       assert.deepEqual(prm.authorization_servers, [`${serve.base}/`]);
     }
-    const asMeta = (await (await fetch(`${serve.base}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    const asMeta = (await (await fetch(`${serve.base}/.well-known/oauth-authorization-server`)).json()) as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual(asMeta.code_challenge_methods_supported, ['S256']);
     assert.equal(asMeta.registration_endpoint, `${serve.base}/register`);
     assert.equal(asMeta.revocation_endpoint, `${serve.base}/revoke`);
@@ -93,7 +117,10 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     assert.match(signIn.consentPage, /is never allowed gitea\.pr\.approve/);
     const tokens = provider.saved;
     assert.ok(tokens);
-    assert.ok(tokens.access_token.startsWith('gwa_') && tokens.refresh_token?.startsWith('gwr_'), 'opaque tokens issued');
+    assert.ok(
+      tokens.access_token.startsWith('gwa_') && tokens.refresh_token?.startsWith('gwr_'),
+      'opaque tokens issued',
+    );
 
     const client = await connectAs(serve.url, provider);
     const whoami = payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} }));
@@ -102,10 +129,20 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     assert.equal(whoami.verified, true);
     // A write runs at Gitea as alice, with alice's OAuth token.
     const before = sandbox.requests.length;
-    const created = await client.callTool({ name: 'gitea_branches_create', arguments: { owner: 'acme', repo: 'widgets', body: { new_branch_name: 'feature/oauth', old_branch_name: 'main' } } });
+    const created = await client.callTool({
+      name: 'gitea_branches_create',
+      arguments: {
+        owner: 'acme',
+        repo: 'widgets',
+        body: { new_branch_name: 'feature/oauth', old_branch_name: 'main' },
+      },
+    });
     assert.equal(created.isError, false, JSON.stringify(created.structuredContent));
     const writes = sandbox.requests.slice(before).filter((r) => r.method === 'POST' && r.path.endsWith('/branches'));
-    assert.deepEqual(writes.map((r) => r.login), ['alice']);
+    assert.deepEqual(
+      writes.map((r) => r.login),
+      ['alice'],
+    );
     await client.close();
     // The audit names the person.
     const audit = readFileSync(join(dir.path, 'audit.jsonl'), 'utf8');
@@ -119,13 +156,25 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
 
     // Revocation (RFC 7009) ends the sign-in: the access token gets 401, the refresh token invalid_grant.
     const clientId = provider.info?.client_id ?? '';
-    const revoked = await fetch(`${serve.base}/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: provider.saved?.access_token ?? '', client_id: clientId }).toString() });
+    const revoked = await fetch(`${serve.base}/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: provider.saved?.access_token ?? '', client_id: clientId }).toString(),
+    });
     assert.equal(revoked.status, 200);
     assert.equal((await mcpStatus(serve.url, provider.saved?.access_token ?? '')).status, 401);
-    const refreshAfter = await tokenRequest(serve.base, { grant_type: 'refresh_token', refresh_token: provider.saved?.refresh_token ?? '', client_id: clientId });
+    const refreshAfter = await tokenRequest(serve.base, {
+      grant_type: 'refresh_token',
+      refresh_token: provider.saved?.refresh_token ?? '',
+      client_id: clientId,
+    });
     assert.equal(refreshAfter.status, 400);
     assert.equal(refreshAfter.body.error, 'invalid_grant');
-    const reused = await tokenRequest(serve.base, { grant_type: 'refresh_token', refresh_token: oldRefresh, client_id: clientId });
+    const reused = await tokenRequest(serve.base, {
+      grant_type: 'refresh_token',
+      refresh_token: oldRefresh,
+      client_id: clientId,
+    });
     assert.equal(reused.body.error, 'invalid_grant');
   });
 
@@ -138,16 +187,24 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     assert.match(elsewhere.wwwAuthenticate ?? '', /not issued for this resource/);
   });
 
-  test('oauth+bearer: the static bearer still serves the profile\'s own identity, beside per-user tokens', async () => {
+  test("oauth+bearer: the static bearer still serves the profile's own identity, beside per-user tokens", async () => {
     const bearer = 'static-bearer-token-0123456789abcdef';
     const both = await spawnOAuthServe(sandbox, app, {
       auditLog: join(dir.path, 'audit-both.jsonl'),
       store: storeFile(),
-      extra: { AUTH_MODE: 'oauth+bearer', MCP_BEARER_TOKEN: bearer, GITEA_AUTHOR_TOKEN: sandbox.users.alice?.token ?? '' },
+      extra: {
+        AUTH_MODE: 'oauth+bearer',
+        MCP_BEARER_TOKEN: bearer,
+        GITEA_AUTHOR_TOKEN: sandbox.users.alice?.token ?? '',
+      },
     });
     try {
       const client = new Client({ name: 'warden-bearer-test', version: '0.0.0' });
-      await client.connect(new StreamableHTTPClientTransport(new URL(both.url), { requestInit: { headers: { authorization: `Bearer ${bearer}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(both.url), {
+          requestInit: { headers: { authorization: `Bearer ${bearer}` } },
+        }),
+      );
       const whoami = payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} }));
       assert.equal(whoami.login, 'alice');
       assert.equal(whoami.signed_in_via, 'profile_token');
@@ -164,7 +221,14 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
   test('a person the profile does not name gets a refusal page and no token', async () => {
     const provider = new TestClientProvider();
     await auth(provider, { serverUrl: serve.url });
-    const signIn = await browserSignIn(new ScriptedBrowser(), provider.authorizationUrl as URL, serve.base, 'admin', sandbox.users.admin?.password ?? '', provider.redirectUrl);
+    const signIn = await browserSignIn(
+      new ScriptedBrowser(),
+      provider.authorizationUrl as URL,
+      serve.base,
+      'admin',
+      sandbox.users.admin?.password ?? '',
+      provider.redirectUrl,
+    );
     assert.equal(signIn.final.status, 403);
     assert.match(signIn.final.body, /admin is not among the people the profile gitea-author-oauth names/);
     const back = new URL(fieldOf(signIn.final.body.replace(/href="/, 'name="back" value="'), 'back') ?? 'http://x/');
@@ -172,7 +236,10 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     const db = new Database(storeFile(), { readonly: true });
     const grants = db.prepare('SELECT login FROM oauth_grants').all() as Array<{ login: string }>;
     db.close();
-    assert.ok(grants.every((g) => g.login !== 'admin'), 'no grant stored for admin');
+    assert.ok(
+      grants.every((g) => g.login !== 'admin'),
+      'no grant stored for admin',
+    );
   });
 
   test('a member of a named team may sign in (team membership read from Gitea)', async () => {
@@ -195,7 +262,13 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
   test('refused: missing or plain PKCE', async () => {
     const provider = new TestClientProvider();
     await auth(provider, { serverUrl: serve.url });
-    for (const change of [(u: URL) => u.searchParams.set('code_challenge_method', 'plain'), (u: URL) => { u.searchParams.delete('code_challenge'); u.searchParams.delete('code_challenge_method'); }]) {
+    for (const change of [
+      (u: URL) => u.searchParams.set('code_challenge_method', 'plain'),
+      (u: URL) => {
+        u.searchParams.delete('code_challenge');
+        u.searchParams.delete('code_challenge_method');
+      },
+    ]) {
       const url = new URL(provider.authorizationUrl as URL);
       change(url);
       const answer = await new ScriptedBrowser().request(url.toString());
@@ -214,18 +287,30 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     assert.equal(consent.status, 200);
     const request = fieldOf(consent.body, 'request') ?? '';
     const csrf = fieldOf(consent.body, 'csrf') ?? '';
-    const noCsrf = await browser.request(`${serve.base}/oauth/consent`, { form: { request, decision: 'approve' }, headers: { origin: serve.base } });
+    const noCsrf = await browser.request(`${serve.base}/oauth/consent`, {
+      form: { request, decision: 'approve' },
+      headers: { origin: serve.base },
+    });
     assert.equal(noCsrf.status, 403);
     assert.match(noCsrf.body, /without its security token/);
-    const crossOrigin = await browser.request(`${serve.base}/oauth/consent`, { form: { request, csrf, decision: 'approve' }, headers: { origin: 'http://evil.example' } });
+    const crossOrigin = await browser.request(`${serve.base}/oauth/consent`, {
+      form: { request, csrf, decision: 'approve' },
+      headers: { origin: 'http://evil.example' },
+    });
     assert.equal(crossOrigin.status, 403);
     assert.match(crossOrigin.body, /Origin not allowed/);
     // No Origin header, but the browser says the form came from another site.
-    const crossSite = await browser.request(`${serve.base}/oauth/consent`, { form: { request, csrf, decision: 'approve' }, headers: { 'sec-fetch-site': 'cross-site' } });
+    const crossSite = await browser.request(`${serve.base}/oauth/consent`, {
+      form: { request, csrf, decision: 'approve' },
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
     assert.equal(crossSite.status, 403);
     assert.match(crossSite.body, /cross-origin/);
     // Another browser (no cookie) with the token copied from the page: refused too.
-    const stolen = await new ScriptedBrowser().request(`${serve.base}/oauth/consent`, { form: { request, csrf, decision: 'approve' }, headers: { origin: serve.base } });
+    const stolen = await new ScriptedBrowser().request(`${serve.base}/oauth/consent`, {
+      form: { request, csrf, decision: 'approve' },
+      headers: { origin: serve.base },
+    });
     assert.equal(stolen.status, 403);
     // The page cannot be framed.
     const page = await browser.request(`${serve.base}/oauth/consent?request=${request}`);
@@ -245,12 +330,21 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     const browser = new ScriptedBrowser();
     const consent = await browser.follow((provider.authorizationUrl as URL).toString(), provider.redirectUrl);
     const decided = await browser.request(`${serve.base}/oauth/consent`, {
-      form: { request: fieldOf(consent.body, 'request') ?? '', csrf: fieldOf(consent.body, 'csrf') ?? '', decision: 'approve' },
+      form: {
+        request: fieldOf(consent.body, 'request') ?? '',
+        csrf: fieldOf(consent.body, 'csrf') ?? '',
+        decision: 'approve',
+      },
       headers: { origin: serve.base },
     });
     const signInForm = await browser.follow(decided.location ?? '', provider.redirectUrl);
     const signedIn = await browser.request(new URL('/user/login', signInForm.url).toString(), {
-      form: { _csrf: fieldOf(signInForm.body, '_csrf') ?? '', redirect_to: fieldOf(signInForm.body, 'redirect_to') ?? '/', user_name: 'alice', password: sandbox.users.alice?.password ?? '' },
+      form: {
+        _csrf: fieldOf(signInForm.body, '_csrf') ?? '',
+        redirect_to: fieldOf(signInForm.body, 'redirect_to') ?? '/',
+        user_name: 'alice',
+        password: sandbox.users.alice?.password ?? '',
+      },
     });
     // Alice granted the application before, so Gitea sends the browser straight back to the callback.
     const backFromGitea = await browser.follow(signedIn.location ?? '', `${serve.base}/oauth/callback`);
@@ -267,16 +361,42 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
   test('refused: an authorization code with another redirect URI at the token endpoint, and a code used twice', async () => {
     const provider = new TestClientProvider();
     await auth(provider, { serverUrl: serve.url });
-    const signIn = await browserSignIn(new ScriptedBrowser(), provider.authorizationUrl as URL, serve.base, 'alice', sandbox.users.alice?.password ?? '', provider.redirectUrl);
+    const signIn = await browserSignIn(
+      new ScriptedBrowser(),
+      provider.authorizationUrl as URL,
+      serve.base,
+      'alice',
+      sandbox.users.alice?.password ?? '',
+      provider.redirectUrl,
+    );
     const code = new URL(signIn.final.location ?? '').searchParams.get('code') ?? '';
     const clientId = provider.info?.client_id ?? '';
-    const wrong = await tokenRequest(serve.base, { grant_type: 'authorization_code', code, code_verifier: provider.verifier, client_id: clientId, redirect_uri: 'http://127.0.0.1:9/other' });
+    const wrong = await tokenRequest(serve.base, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: provider.verifier,
+      client_id: clientId,
+      redirect_uri: 'http://127.0.0.1:9/other',
+    });
     assert.equal(wrong.body.error, 'invalid_grant');
     const fresh = new TestClientProvider();
     await auth(fresh, { serverUrl: serve.url });
-    const second = await browserSignIn(new ScriptedBrowser(), fresh.authorizationUrl as URL, serve.base, 'alice', sandbox.users.alice?.password ?? '', fresh.redirectUrl);
+    const second = await browserSignIn(
+      new ScriptedBrowser(),
+      fresh.authorizationUrl as URL,
+      serve.base,
+      'alice',
+      sandbox.users.alice?.password ?? '',
+      fresh.redirectUrl,
+    );
     const code2 = new URL(second.final.location ?? '').searchParams.get('code') ?? '';
-    const fields = { grant_type: 'authorization_code', code: code2, code_verifier: fresh.verifier, client_id: fresh.info?.client_id ?? '', redirect_uri: fresh.redirectUrl };
+    const fields = {
+      grant_type: 'authorization_code',
+      code: code2,
+      code_verifier: fresh.verifier,
+      client_id: fresh.info?.client_id ?? '',
+      redirect_uri: fresh.redirectUrl,
+    };
     const ok = await tokenRequest(serve.base, fields);
     assert.equal(ok.status, 200);
     const again = await tokenRequest(serve.base, fields);
@@ -293,7 +413,10 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     db.prepare('UPDATE oauth_grants SET gitea_expires_at = 0').run();
     const before = sandbox.requests.length;
     assert.equal((await mcpStatus(serve.url, token)).status, 200);
-    assert.ok(sandbox.requests.slice(before).some((r) => r.path === '/login/oauth/access_token' && r.status === 200), 'renewed at Gitea');
+    assert.ok(
+      sandbox.requests.slice(before).some((r) => r.path === '/login/oauth/access_token' && r.status === 200),
+      'renewed at Gitea',
+    );
     // The person revokes the application in Gitea: renewal is refused, the client must sign in again.
     sandbox.state.oauth2Grants.splice(0, sandbox.state.oauth2Grants.length);
     db.prepare('UPDATE oauth_grants SET gitea_expires_at = 0').run();

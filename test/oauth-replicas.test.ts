@@ -13,7 +13,11 @@ import { startPostgres, type TestPostgres } from './support/postgres.js';
 
 async function whoamiWith(mcpUrl: string, accessToken: string): Promise<Record<string, any>> {
   const client = new Client({ name: 'warden-replica-test', version: '0.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl), {
+      requestInit: { headers: { authorization: `Bearer ${accessToken}` } },
+    }),
+  );
   try {
     return payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} }));
   } finally {
@@ -24,7 +28,11 @@ async function whoamiWith(mcpUrl: string, accessToken: string): Promise<Record<s
 async function status(mcpUrl: string, accessToken: string): Promise<number> {
   const response = await fetch(mcpUrl, {
     method: 'POST',
-    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
   });
   await response.text();
@@ -47,7 +55,11 @@ describe('two serve replicas on one PostgreSQL token store', () => {
     const app = await registerWardenApp(sandbox);
     a = await spawnOAuthServe(sandbox, app, { auditLog: join(dir.path, 'a.jsonl'), store: storeUrl });
     // Behind one load balancer both replicas answer for the same public URL (the same resource).
-    b = await spawnOAuthServe(sandbox, app, { auditLog: join(dir.path, 'b.jsonl'), store: storeUrl, extra: { PUBLIC_BASE_URL: a.base } });
+    b = await spawnOAuthServe(sandbox, app, {
+      auditLog: join(dir.path, 'b.jsonl'),
+      store: storeUrl,
+      extra: { PUBLIC_BASE_URL: a.base },
+    });
     app.setRedirect(`${a.base}/oauth/callback`);
   });
 
@@ -61,7 +73,10 @@ describe('two serve replicas on one PostgreSQL token store', () => {
 
   test('the schema was migrated once, at version 1', async () => {
     const { rows } = await pg.query('SELECT version FROM oauth_schema_migrations ORDER BY version', 'warden_oauth');
-    assert.deepEqual(rows.map((r) => r.version), [1]);
+    assert.deepEqual(
+      rows.map((r) => r.version),
+      [1],
+    );
   });
 
   test('each replica accepts the tokens the other issued, refreshed or revoked', async () => {
@@ -76,7 +91,11 @@ describe('two serve replicas on one PostgreSQL token store', () => {
     const refreshed = await fetch(`${new URL(b.url).origin}/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: provider.saved?.refresh_token ?? '', client_id: clientId }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: provider.saved?.refresh_token ?? '',
+        client_id: clientId,
+      }).toString(),
     });
     assert.equal(refreshed.status, 200);
     const tokens = (await refreshed.json()) as { access_token: string; refresh_token: string };
@@ -99,7 +118,11 @@ describe('two serve replicas on one PostgreSQL token store', () => {
     const giteas = [...sandbox.state.oauth2Tokens.keys()];
     assert.ok(ours.every(Boolean) && giteas.length > 0);
     const tables = ['oauth_clients', 'oauth_parks', 'oauth_grants', 'oauth_codes', 'oauth_tokens'];
-    const dump = (await Promise.all(tables.map(async (t) => JSON.stringify((await pg.query(`SELECT * FROM ${t}`, 'warden_oauth')).rows)))).join('\n');
+    const dump = (
+      await Promise.all(
+        tables.map(async (t) => JSON.stringify((await pg.query(`SELECT * FROM ${t}`, 'warden_oauth')).rows)),
+      )
+    ).join('\n');
     for (const secret of [...ours, ...giteas]) assert.ok(!dump.includes(secret), 'a plaintext token is in the tables');
     assert.match(dump, /"gitea_access_sealed":"v1\./);
     assert.match(dump, /"token_hash":"[0-9a-f]{64}"/);

@@ -44,13 +44,25 @@ function env(overrides: Record<string, string | null>): Record<string, string> {
 
 const cases: Array<[string, Record<string, string | null>, RegExp]> = [
   ['no TOKEN_ENCRYPTION_KEY', { TOKEN_ENCRYPTION_KEY: null }, /needs TOKEN_ENCRYPTION_KEY/],
-  ['a short TOKEN_ENCRYPTION_KEY', { TOKEN_ENCRYPTION_KEY: 'short' }, /TOKEN_ENCRYPTION_KEY must be at least 32 characters/],
+  [
+    'a short TOKEN_ENCRYPTION_KEY',
+    { TOKEN_ENCRYPTION_KEY: 'short' },
+    /TOKEN_ENCRYPTION_KEY must be at least 32 characters/,
+  ],
   ['no client secret', { OAUTH_CLIENT_SECRET: null }, /needs OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET/],
   ['no client id', { OAUTH_CLIENT_ID: null }, /needs OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET/],
-  ['a profile that names nobody', { GITEA_MCP_PROFILE: 'gitea-author' }, /names nobody who may sign in: set authenticated_users and\/or authenticated_teams/],
+  [
+    'a profile that names nobody',
+    { GITEA_MCP_PROFILE: 'gitea-author' },
+    /names nobody who may sign in: set authenticated_users and\/or authenticated_teams/,
+  ],
   ['stdio', { MCP_TRANSPORT: 'stdio' }, /AUTH_MODE=oauth needs MCP_TRANSPORT=http/],
   ['a public bind without an https PUBLIC_BASE_URL', { MCP_HOST: '0.0.0.0' }, /needs PUBLIC_BASE_URL=https/],
-  ['an unreachable PostgreSQL store', { OAUTH_STORE: `postgres://warden:${SECRET}@127.0.0.1:9/warden` }, /cannot open the OAuth token store \(OAUTH_STORE\)/],
+  [
+    'an unreachable PostgreSQL store',
+    { OAUTH_STORE: `postgres://warden:${SECRET}@127.0.0.1:9/warden` },
+    /cannot open the OAuth token store \(OAUTH_STORE\)/,
+  ],
 ];
 
 for (const [name, overrides, message] of cases) {

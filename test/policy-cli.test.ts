@@ -43,23 +43,39 @@ describe('gitea-warden check', () => {
     test(`${file}: ${code} at line ${line}`, async () => {
       const result = await capture(check, [join(fixtures, file)]);
       assert.equal(result.code, 1);
-      assert.ok(result.stdout.includes(`${fixtures}/${file}:${line}: `) && result.stdout.includes(` ${code}: `), result.stdout);
+      assert.ok(
+        result.stdout.includes(`${fixtures}/${file}:${line}: `) && result.stdout.includes(` ${code}: `),
+        result.stdout,
+      );
     });
   }
 
   test('credential values never appear in the output', async () => {
-    const result = await capture(check, [join(fixtures, 'bad-credential.yaml'), join(fixtures, 'bad-token-field.json')]);
+    const result = await capture(check, [
+      join(fixtures, 'bad-credential.yaml'),
+      join(fixtures, 'bad-token-field.json'),
+    ]);
     assert.ok(!result.stdout.includes('0123456789abcdef') && !result.stdout.includes('not-an-env-name'));
   });
 
   test('json and sarif name file, line and rule', async () => {
-    const json = JSON.parse((await capture(check, ['--format', 'json', join(fixtures, 'bad-role-merger.yaml')])).stdout);
-    assert.deepEqual(json.findings.map((f: { code: string; line: number }) => [f.code, f.line]), [['role_invariant', 8]]);
-    const sarif = JSON.parse((await capture(check, ['--format', 'sarif', join(fixtures, 'bad-role-merger.yaml')])).stdout);
+    const json = JSON.parse(
+      (await capture(check, ['--format', 'json', join(fixtures, 'bad-role-merger.yaml')])).stdout,
+    );
+    assert.deepEqual(
+      json.findings.map((f: { code: string; line: number }) => [f.code, f.line]),
+      [['role_invariant', 8]],
+    );
+    const sarif = JSON.parse(
+      (await capture(check, ['--format', 'sarif', join(fixtures, 'bad-role-merger.yaml')])).stdout,
+    );
     assert.equal(sarif.version, '2.1.0');
     const result = sarif.runs[0].results[0];
     assert.equal(result.ruleId, 'role_invariant');
-    assert.deepEqual(result.locations[0].physicalLocation, { artifactLocation: { uri: `${fixtures}/bad-role-merger.yaml` }, region: { startLine: 8 } });
+    assert.deepEqual(result.locations[0].physicalLocation, {
+      artifactLocation: { uri: `${fixtures}/bad-role-merger.yaml` },
+      region: { startLine: 8 },
+    });
     assert.ok(sarif.runs[0].tool.driver.rules.some((r: { id: string }) => r.id === 'role_invariant'));
   });
 
@@ -69,9 +85,19 @@ describe('gitea-warden check', () => {
     writeFileSync(join(dir, 'missing-fields.yaml'), 'profile_name: x\nallowed_operations: [gitea.read]\n');
     const result = await capture(check, ['--format', 'json', fixtures, dir]);
     const findings: { code: string; fix?: string }[] = JSON.parse(result.stdout).findings;
-    for (const code of ['schema', 'parse_error']) assert.ok(findings.some((f) => f.code === code), `no ${code} finding to look at`);
-    assert.deepEqual(findings.filter((f) => !f.fix).map((f) => f.code), []);
-    assert.ok(findings.some((f) => f.fix === "add role; policies/profile.schema.json describes it"), JSON.stringify(findings));
+    for (const code of ['schema', 'parse_error'])
+      assert.ok(
+        findings.some((f) => f.code === code),
+        `no ${code} finding to look at`,
+      );
+    assert.deepEqual(
+      findings.filter((f) => !f.fix).map((f) => f.code),
+      [],
+    );
+    assert.ok(
+      findings.some((f) => f.fix === 'add role; policies/profile.schema.json describes it'),
+      JSON.stringify(findings),
+    );
   });
 
   test('unusable input exits 2', async () => {
@@ -106,9 +132,20 @@ describe('gitea-warden decide --batch', () => {
     const requests = [
       { profile: 'profiles/gitea-reconciler.yaml', operation: 'gitea.pr.close' },
       'this is not json',
-      { profile: 'profiles/gitea-merger.yaml', operation_id: 'repoMergePullRequest', arguments: { owner: 'a', repo: 'b', index: 3, body: { Do: 'merge', force_merge: true } } },
-      { profile: { allowed_operations: ['gitea.pr.*'], forbidden_operations: ['approve'] }, operation: 'gitea.pr.approve' },
-      { profile: 'profiles/gitea-reviewer.yaml', operation_id: 'repoCreatePullReview', arguments: { owner: 'a', repo: 'b', index: 3, body: { event: 'APPROVED' } } },
+      {
+        profile: 'profiles/gitea-merger.yaml',
+        operation_id: 'repoMergePullRequest',
+        arguments: { owner: 'a', repo: 'b', index: 3, body: { Do: 'merge', force_merge: true } },
+      },
+      {
+        profile: { allowed_operations: ['gitea.pr.*'], forbidden_operations: ['approve'] },
+        operation: 'gitea.pr.approve',
+      },
+      {
+        profile: 'profiles/gitea-reviewer.yaml',
+        operation_id: 'repoCreatePullReview',
+        arguments: { owner: 'a', repo: 'b', index: 3, body: { event: 'APPROVED' } },
+      },
       { profile: 'profiles/gitea-reconciler.yaml', operation: 'pr.close' },
       { operation: 'gitea.read' },
       { profile: 'profiles/missing.yaml', operation: 'gitea.read' },
@@ -117,19 +154,29 @@ describe('gitea-warden decide --batch', () => {
     const lines: string[] = [];
     await decideLines(input, (line) => lines.push(line), new BatchDecider(policy, { vocabulary: policy.vocabulary }));
     const answers = lines.map((line) => JSON.parse(line));
-    assert.deepEqual(answers.map((a) => [a.effect, a.reason]), [
-      ['allow', 'allowed'],
-      ['deny', 'invalid_request'],
-      ['deny', 'forbidden'],
-      ['deny', 'forbidden'],
-      ['allow', 'allowed'],
-      ['deny', 'ambiguous_operation'],
-      ['deny', 'invalid_request'],
-      ['deny', 'invalid_profile'],
-    ]);
+    assert.deepEqual(
+      answers.map((a) => [a.effect, a.reason]),
+      [
+        ['allow', 'allowed'],
+        ['deny', 'invalid_request'],
+        ['deny', 'forbidden'],
+        ['deny', 'forbidden'],
+        ['allow', 'allowed'],
+        ['deny', 'ambiguous_operation'],
+        ['deny', 'invalid_request'],
+        ['deny', 'invalid_profile'],
+      ],
+    );
     assert.deepEqual(answers[2].operations, ['gitea.pr.merge', 'gitea.pr.force_merge']);
-    const closeLine = readFileSync('profiles/gitea-reconciler.yaml', 'utf8').split('\n').findIndex((l) => l.trim() === '- gitea.pr.close') + 1;
-    assert.deepEqual(answers[0].determining, { file: 'profiles/gitea-reconciler.yaml', line: closeLine, rule: 'allowed_operations: gitea.pr.close' });
+    const closeLine =
+      readFileSync('profiles/gitea-reconciler.yaml', 'utf8')
+        .split('\n')
+        .findIndex((l) => l.trim() === '- gitea.pr.close') + 1;
+    assert.deepEqual(answers[0].determining, {
+      file: 'profiles/gitea-reconciler.yaml',
+      line: closeLine,
+      rule: 'allowed_operations: gitea.pr.close',
+    });
   });
 });
 
@@ -138,18 +185,44 @@ describe('gitea-warden decide --batch on malformed input', () => {
   const cases: [string, string, RegExp][] = [
     ['not JSON', '{"profile": ', /not valid JSON/],
     ['deeply nested JSON', `${'['.repeat(100_000)}${']'.repeat(100_000)}`, /a request is an object/],
-    ['a line over the limit', JSON.stringify({ profile: scoped, operation: 'x'.repeat(MAX_REQUEST_LINE_CHARS) }), /longer than \d+ characters/],
-    ['a target list holding a non-string', JSON.stringify({ profile: scoped, operation: 'gitea.read', targets: { repositories: [null] } }), /lists of strings/],
-    ['a target kind that is not a list', JSON.stringify({ profile: scoped, operation: 'gitea.read', targets: { repositories: 'acme/widgets' } }), /lists of strings/],
-    ['an unknown target kind', JSON.stringify({ profile: scoped, operation: 'gitea.read', targets: { repository: ['evil/x'] } }), /lists of strings/],
+    [
+      'a line over the limit',
+      JSON.stringify({ profile: scoped, operation: 'x'.repeat(MAX_REQUEST_LINE_CHARS) }),
+      /longer than \d+ characters/,
+    ],
+    [
+      'a target list holding a non-string',
+      JSON.stringify({ profile: scoped, operation: 'gitea.read', targets: { repositories: [null] } }),
+      /lists of strings/,
+    ],
+    [
+      'a target kind that is not a list',
+      JSON.stringify({ profile: scoped, operation: 'gitea.read', targets: { repositories: 'acme/widgets' } }),
+      /lists of strings/,
+    ],
+    [
+      'an unknown target kind',
+      JSON.stringify({ profile: scoped, operation: 'gitea.read', targets: { repository: ['evil/x'] } }),
+      /lists of strings/,
+    ],
   ];
   for (const [what, line, reason] of cases) {
     test(`${what}: invalid_request with the reason, and the next line is still answered`, async () => {
       const next = JSON.stringify({ profile: 'profiles/gitea-reviewer.yaml', operation: 'gitea.read' });
       const lines: string[] = [];
-      await decideLines(Readable.from([`${line}\r\n`, `${next}\n`]), (answer) => lines.push(answer), new BatchDecider(policy, { vocabulary: policy.vocabulary }));
+      await decideLines(
+        Readable.from([`${line}\r\n`, `${next}\n`]),
+        (answer) => lines.push(answer),
+        new BatchDecider(policy, { vocabulary: policy.vocabulary }),
+      );
       const answers = lines.map((answer) => JSON.parse(answer));
-      assert.deepEqual(answers.map((a) => [a.effect, a.reason]), [['deny', 'invalid_request'], ['allow', 'allowed']]);
+      assert.deepEqual(
+        answers.map((a) => [a.effect, a.reason]),
+        [
+          ['deny', 'invalid_request'],
+          ['allow', 'allowed'],
+        ],
+      );
       assert.match(answers[0].hint, reason);
       assert.ok(lines[0]!.length < 1000, 'the answer does not echo the request');
     });
@@ -158,14 +231,37 @@ describe('gitea-warden decide --batch on malformed input', () => {
 
 test('decide --batch: an inline profile with a malformed scope is refused, not read as unscoped', async () => {
   const requests = [
-    { profile: { allowed_operations: ['gitea.read'], repositories: 'acme/widgets' }, operation: 'gitea.read', targets: { repositories: ['evil/x'] } },
-    { profile: { allowed_operations: ['gitea.read'], branches: { 'gitea.read': 'main' } }, operation: 'gitea.read', targets: {} },
-    { profile: { allowed_operations: ['gitea.read'], repositories: ['acme/widgets'] }, operation: 'gitea.read', targets: { repositories: ['acme/widgets'] } },
+    {
+      profile: { allowed_operations: ['gitea.read'], repositories: 'acme/widgets' },
+      operation: 'gitea.read',
+      targets: { repositories: ['evil/x'] },
+    },
+    {
+      profile: { allowed_operations: ['gitea.read'], branches: { 'gitea.read': 'main' } },
+      operation: 'gitea.read',
+      targets: {},
+    },
+    {
+      profile: { allowed_operations: ['gitea.read'], repositories: ['acme/widgets'] },
+      operation: 'gitea.read',
+      targets: { repositories: ['acme/widgets'] },
+    },
   ];
   const lines: string[] = [];
-  await decideLines(Readable.from(requests.map((r) => `${JSON.stringify(r)}\n`)), (line) => lines.push(line), new BatchDecider(policy, { vocabulary: policy.vocabulary }));
+  await decideLines(
+    Readable.from(requests.map((r) => `${JSON.stringify(r)}\n`)),
+    (line) => lines.push(line),
+    new BatchDecider(policy, { vocabulary: policy.vocabulary }),
+  );
   const answers = lines.map((line) => JSON.parse(line));
-  assert.deepEqual(answers.map((a) => [a.effect, a.reason]), [['deny', 'invalid_profile'], ['deny', 'invalid_profile'], ['allow', 'allowed']]);
+  assert.deepEqual(
+    answers.map((a) => [a.effect, a.reason]),
+    [
+      ['deny', 'invalid_profile'],
+      ['deny', 'invalid_profile'],
+      ['allow', 'allowed'],
+    ],
+  );
   assert.match(answers[0].determining.rule, /\/repositories: must be array/);
 });
 
@@ -181,7 +277,14 @@ describe('gitea-warden explain', () => {
 
   test('a catalog tool with arguments maps through the operation rules', async () => {
     const args = JSON.stringify({ owner: 'a', repo: 'b', index: 1, body: { state: 'closed' } });
-    const result = await capture(explain, ['--profile', 'profiles/gitea-reconciler.yaml', '--tool', 'gitea_pulls_edit', '--args', args]);
+    const result = await capture(explain, [
+      '--profile',
+      'profiles/gitea-reconciler.yaml',
+      '--tool',
+      'gitea_pulls_edit',
+      '--args',
+      args,
+    ]);
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.match(result.stdout, /^ALLOW/);
     assert.match(result.stdout, /gitea\.pr\.close/);
@@ -199,7 +302,14 @@ describe('gitea-warden explain', () => {
 
   test('the raw branch delete is refused as the server refuses it: guarded-only, naming the guarded tool', async () => {
     const args = JSON.stringify({ owner: 'acme', repo: 'widgets', branch: 'feature/old-docs' });
-    const result = await capture(explain, ['--profile', 'profiles/gitea-reconciler.yaml', '--tool', 'gitea_branches_delete', '--args', args]);
+    const result = await capture(explain, [
+      '--profile',
+      'profiles/gitea-reconciler.yaml',
+      '--tool',
+      'gitea_branches_delete',
+      '--args',
+      args,
+    ]);
     assert.equal(result.code, 1, result.stdout + result.stderr);
     assert.match(result.stdout, /^DENY/);
     assert.match(result.stdout, /guarded_tool_only/);
@@ -210,12 +320,27 @@ describe('gitea-warden explain', () => {
 describe('gitea-warden diff', () => {
   const write = (name: string, allowed: string[], forbidden: string[] = []) => {
     const file = join(temp, name);
-    writeFileSync(file, JSON.stringify({ profile_name: 'x', role: 'author', authenticated_username: 'alice', token_source_name: 'T', allowed_operations: allowed, forbidden_operations: forbidden }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        profile_name: 'x',
+        role: 'author',
+        authenticated_username: 'alice',
+        token_source_name: 'T',
+        allowed_operations: allowed,
+        forbidden_operations: forbidden,
+      }),
+    );
     return file;
   };
 
   test('an unknown --format is unusable input (exit 2), not text by default', async () => {
-    const result = await capture(diff, ['--format', 'xml', 'profiles/gitea-reviewer.yaml', 'profiles/gitea-merger.yaml']);
+    const result = await capture(diff, [
+      '--format',
+      'xml',
+      'profiles/gitea-reviewer.yaml',
+      'profiles/gitea-merger.yaml',
+    ]);
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '');
     assert.match(result.stderr, /unknown format 'xml' \(text or json\)/);
@@ -226,7 +351,11 @@ describe('gitea-warden diff', () => {
     const after = write('new.json', ['gitea.read', 'gitea.branch.push', 'gitea.wiki.*']);
     const result = await capture(diff, ['--format', 'json', before, after]);
     assert.equal(result.code, 1);
-    assert.deepEqual(JSON.parse(result.stdout), { gained: ['gitea.wiki.delete', 'gitea.wiki.edit'], lost: [], scopes: { gained: [], lost: [] } });
+    assert.deepEqual(JSON.parse(result.stdout), {
+      gained: ['gitea.wiki.delete', 'gitea.wiki.edit'],
+      lost: [],
+      scopes: { gained: [], lost: [] },
+    });
     assert.equal((await capture(diff, ['--allow-gain', before, after])).code, 0);
   });
 
@@ -235,7 +364,11 @@ describe('gitea-warden diff', () => {
     const after = write('b.json', ['gitea.read', 'gitea.branch.push'], ['push']);
     const result = await capture(diff, ['--format', 'json', before, after]);
     assert.equal(result.code, 0);
-    assert.deepEqual(JSON.parse(result.stdout), { gained: [], lost: ['gitea.branch.push'], scopes: { gained: [], lost: [] } });
+    assert.deepEqual(JSON.parse(result.stdout), {
+      gained: [],
+      lost: ['gitea.branch.push'],
+      scopes: { gained: [], lost: [] },
+    });
   });
 });
 
@@ -258,17 +391,26 @@ forbidden_operations: [approve, merge, review, pr.create, push, commit]
     const result = await capture(migrate, ['-i', file]);
     assert.equal(result.code, 0, result.stderr);
     // Only the legacy names change: comments, their alignment and the flow list's layout stay as written.
-    assert.equal(result.stdout, legacy
-      .replace('- read          #', '- gitea.read          #')
-      .replace('- pr.close', '- gitea.pr.close')
-      .replace('- issue.close', '- gitea.issue.close')
-      .replace('[approve, merge, review, pr.create, push, commit]', '[gitea.pr.approve, gitea.pr.merge, gitea.pr.review, gitea.pr.create, gitea.branch.push, gitea.repo.commit]'));
+    assert.equal(
+      result.stdout,
+      legacy
+        .replace('- read          #', '- gitea.read          #')
+        .replace('- pr.close', '- gitea.pr.close')
+        .replace('- issue.close', '- gitea.issue.close')
+        .replace(
+          '[approve, merge, review, pr.create, push, commit]',
+          '[gitea.pr.approve, gitea.pr.merge, gitea.pr.review, gitea.pr.create, gitea.branch.push, gitea.repo.commit]',
+        ),
+    );
     assert.equal(readFileSync(file, 'utf8'), legacy);
   });
 
   test('a JSON profile stays JSON, quotes and all', async () => {
     const file = join(temp, 'legacy.json');
-    writeFileSync(file, '{\n  "profile_name": "j",\n  "role": "reviewer",\n  "authenticated_username": "bob",\n  "token_source_name": "T",\n  "allowed_operations": ["read", "approve"]\n}\n');
+    writeFileSync(
+      file,
+      '{\n  "profile_name": "j",\n  "role": "reviewer",\n  "authenticated_username": "bob",\n  "token_source_name": "T",\n  "allowed_operations": ["read", "approve"]\n}\n',
+    );
     const result = await capture(migrate, ['-i', file]);
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(JSON.parse(result.stdout).allowed_operations, ['gitea.read', 'gitea.pr.approve']);

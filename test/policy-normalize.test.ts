@@ -4,16 +4,37 @@ import { normalizeName } from '../src/policy/normalize.js';
 import { policy } from './policy-helpers.js';
 
 const FIXED = [
-  'gitea.read', 'gitea.pr.create', 'gitea.pr.comment', 'gitea.pr.review', 'gitea.pr.approve', 'gitea.pr.request_changes',
-  'gitea.pr.merge', 'gitea.pr.close', 'gitea.branch.create', 'gitea.branch.push', 'gitea.branch.delete', 'gitea.repo.commit',
-  'gitea.issue.create', 'gitea.issue.comment', 'gitea.issue.label', 'gitea.issue.close',
+  'gitea.read',
+  'gitea.pr.create',
+  'gitea.pr.comment',
+  'gitea.pr.review',
+  'gitea.pr.approve',
+  'gitea.pr.request_changes',
+  'gitea.pr.merge',
+  'gitea.pr.close',
+  'gitea.branch.create',
+  'gitea.branch.push',
+  'gitea.branch.delete',
+  'gitea.repo.commit',
+  'gitea.issue.create',
+  'gitea.issue.comment',
+  'gitea.issue.label',
+  'gitea.issue.close',
 ];
 
 const ALIASES: Record<string, string> = {
-  read: 'gitea.read', review: 'gitea.pr.review', comment: 'gitea.pr.comment', approve: 'gitea.pr.approve',
-  request_changes: 'gitea.pr.request_changes', merge: 'gitea.pr.merge', 'pr.create': 'gitea.pr.create',
-  'branch.push': 'gitea.branch.push', branch: 'gitea.branch.create', commit: 'gitea.repo.commit',
-  push: 'gitea.branch.push', open_pr: 'gitea.pr.create',
+  read: 'gitea.read',
+  review: 'gitea.pr.review',
+  comment: 'gitea.pr.comment',
+  approve: 'gitea.pr.approve',
+  request_changes: 'gitea.pr.request_changes',
+  merge: 'gitea.pr.merge',
+  'pr.create': 'gitea.pr.create',
+  'branch.push': 'gitea.branch.push',
+  branch: 'gitea.branch.create',
+  commit: 'gitea.repo.commit',
+  push: 'gitea.branch.push',
+  open_pr: 'gitea.pr.create',
 };
 
 describe('vocabulary and aliases', () => {

@@ -9,7 +9,9 @@ test('startPostgres runs a real PostgreSQL on 127.0.0.1 and stop() removes it', 
   const pg = await startPostgres();
   let dataDir = '';
   try {
-    const { rows } = await pg.query(`SELECT host(inet_server_addr()) AS addr, current_setting('data_directory') AS dir`);
+    const { rows } = await pg.query(
+      `SELECT host(inet_server_addr()) AS addr, current_setting('data_directory') AS dir`,
+    );
     assert.equal(rows[0].addr, '127.0.0.1');
     dataDir = rows[0].dir;
     const url = await pg.createDatabase('warden_support');

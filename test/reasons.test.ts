@@ -28,7 +28,9 @@ function sourceFiles(dir: string): string[] {
 }
 
 // The stand-in Gitea speaks Gitea's own words; everything else of ours carries listed codes.
-const sources = sourceFiles(join(packageRoot, 'src')).filter((file) => !file.includes(`${join('src', 'sandbox')}`) && !file.endsWith('reasons.ts'));
+const sources = sourceFiles(join(packageRoot, 'src')).filter(
+  (file) => !file.includes(`${join('src', 'sandbox')}`) && !file.endsWith('reasons.ts'),
+);
 
 /** The places a code is written: a code/reason field, an error kind, the code argument of the helpers that build outcomes. */
 const CODE_SITES = [
@@ -43,18 +45,32 @@ function codesIn(text: string): string[] {
 }
 
 test('every code the source carries is listed in src/policy/reasons.ts', () => {
-  const unlisted = sources.flatMap((file) => codesIn(readFileSync(file, 'utf8')).filter((code) => !listed.has(code)).map((code) => `${relative(packageRoot, file)}: ${code}`));
+  const unlisted = sources.flatMap((file) =>
+    codesIn(readFileSync(file, 'utf8'))
+      .filter((code) => !listed.has(code))
+      .map((code) => `${relative(packageRoot, file)}: ${code}`),
+  );
   assert.deepEqual(unlisted, []);
 });
 
 test('the scan finds codes where they are written (it would catch an unlisted one)', () => {
-  assert.deepEqual(codesIn("return refusal('made_up', 'x'); failed.push({ code: 'also_made_up', message }); deny(op, ops, 'third_one', entry, hint)"), ['also_made_up', 'made_up', 'third_one']);
+  assert.deepEqual(
+    codesIn(
+      "return refusal('made_up', 'x'); failed.push({ code: 'also_made_up', message }); deny(op, ops, 'third_one', entry, hint)",
+    ),
+    ['also_made_up', 'made_up', 'third_one'],
+  );
 });
 
 test('every code policies/conditions.yaml denies with is listed', () => {
-  const codes = [...readFileSync(join(policiesDir, 'conditions.yaml'), 'utf8').matchAll(/^\s+code:\s*([a-z_]+)\s*$/gm)].map((m) => m[1] as string);
+  const codes = [
+    ...readFileSync(join(policiesDir, 'conditions.yaml'), 'utf8').matchAll(/^\s+code:\s*([a-z_]+)\s*$/gm),
+  ].map((m) => m[1] as string);
   assert.ok(codes.length > 0);
-  assert.deepEqual(codes.filter((code) => !listed.has(code)), []);
+  assert.deepEqual(
+    codes.filter((code) => !listed.has(code)),
+    [],
+  );
 });
 
 test('a condition with a code reasons.ts does not list fails the policy load at its line', () => {
@@ -62,13 +78,24 @@ test('a condition with a code reasons.ts does not list fails the policy load at 
   cpSync(policiesDir, dir, { recursive: true });
   const file = join(dir, 'conditions.yaml');
   writeFileSync(file, readFileSync(file, 'utf8').replace('code: force_push_refused', 'code: force_push_nope'));
-  assert.throws(() => loadPolicySet(dir), (error: unknown) => error instanceof DocumentError && /conditions\.yaml:\d+: unlisted_reason_code: .*force_push_nope/.test(error.message));
+  assert.throws(
+    () => loadPolicySet(dir),
+    (error: unknown) =>
+      error instanceof DocumentError &&
+      /conditions\.yaml:\d+: unlisted_reason_code: .*force_push_nope/.test(error.message),
+  );
 });
 
 test('every listed code is used by the source or the policy data (no dead entries)', () => {
-  const text = [...sources, ...sourceFiles(join(packageRoot, 'src', 'sandbox'))].map((file) => readFileSync(file, 'utf8')).join('\n');
-  const data = readdirSync(policiesDir).map((name) => readFileSync(join(policiesDir, name), 'utf8')).join('\n');
-  const unused = [...listed].filter((code) => !text.includes(`'${code}'`) && !new RegExp(`code: ${code}\\b`).test(data));
+  const text = [...sources, ...sourceFiles(join(packageRoot, 'src', 'sandbox'))]
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n');
+  const data = readdirSync(policiesDir)
+    .map((name) => readFileSync(join(policiesDir, name), 'utf8'))
+    .join('\n');
+  const unused = [...listed].filter(
+    (code) => !text.includes(`'${code}'`) && !new RegExp(`code: ${code}\\b`).test(data),
+  );
   assert.deepEqual(unused, []);
 });
 
@@ -79,6 +106,9 @@ test('docs/reasons.md is current (regenerate: gitea-warden reasons), and --check
   writeFileSync(edited, renderReasonsDoc().replace('| `self_merge` |', '| `self_merge_renamed` |'));
   const result = await capture(reasons, ['--check', '--out', edited]);
   assert.equal(result.code, 1);
-  const line = renderReasonsDoc().split('\n').findIndex((l) => l.startsWith('| `self_merge` |')) + 1;
+  const line =
+    renderReasonsDoc()
+      .split('\n')
+      .findIndex((l) => l.startsWith('| `self_merge` |')) + 1;
   assert.match(result.stdout, new RegExp(`reasons\\.md:${line}: differs`));
 });

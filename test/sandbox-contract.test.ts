@@ -2,12 +2,22 @@
 // sandbox's "every answer matched the spec" cannot pass by checking nothing.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createContractChecker, loadSpec, recordContract, type ContractEvent, type SwaggerSpec } from './support/spec-contract.js';
+import {
+  createContractChecker,
+  loadSpec,
+  recordContract,
+  type ContractEvent,
+  type SwaggerSpec,
+} from './support/spec-contract.js';
 
 const contract = createContractChecker(loadSpec());
 
 const repo = { id: 1, name: 'widgets', full_name: 'acme/widgets', owner: { id: 2, login: 'acme' }, private: false };
-const at = (operationId: string | null, status: number, body: unknown): ContractEvent => ({ operationId, status, body });
+const at = (operationId: string | null, status: number, body: unknown): ContractEvent => ({
+  operationId,
+  status,
+  body,
+});
 
 describe('responses that conform', () => {
   const cases: Array<[string, ContractEvent]> = [
@@ -24,23 +34,46 @@ describe('responses that conform', () => {
 
 describe('responses that do not conform are reported', () => {
   const cases: Array<[string, ContractEvent, RegExp]> = [
-    ['a made-up field', at('repoGet', 200, { ...repo, made_up: true }), /repoGet 200: \/made_up is not declared by the spec/],
-    ['a made-up field in a nested object', at('repoGet', 200, { ...repo, owner: { login: 'acme', nope: 1 } }), /\/owner\/nope is not declared/],
-    ['a made-up field in a list item', at('repoListBranches', 200, [{ name: 'main', bogus: 1 }]), /\/0\/bogus is not declared/],
+    [
+      'a made-up field',
+      at('repoGet', 200, { ...repo, made_up: true }),
+      /repoGet 200: \/made_up is not declared by the spec/,
+    ],
+    [
+      'a made-up field in a nested object',
+      at('repoGet', 200, { ...repo, owner: { login: 'acme', nope: 1 } }),
+      /\/owner\/nope is not declared/,
+    ],
+    [
+      'a made-up field in a list item',
+      at('repoListBranches', 200, [{ name: 'main', bogus: 1 }]),
+      /\/0\/bogus is not declared/,
+    ],
     ['a field of the wrong type', at('repoGet', 200, { ...repo, id: 'one' }), /\/id must be integer/],
     ['a list where an object is declared', at('repoGet', 200, [repo]), /repoGet 200: \/ must be object/],
     ['no body where one is declared', at('repoGet', 200, undefined), /declares a body, none was sent/],
     ['a body where none is declared', at('repoDelete', 204, { deleted: true }), /declares no body, one was sent/],
-    ['a status the operation does not declare', at('repoGet', 500, { message: 'boom' }), /repoGet 500: status is not declared/],
+    [
+      'a status the operation does not declare',
+      at('repoGet', 500, { message: 'boom' }),
+      /repoGet 500: status is not declared/,
+    ],
     ['a 201 where 200 is declared', at('repoGet', 201, repo), /repoGet 201: status is not declared/],
-    ['a middleware error with a made-up field', at('repoGet', 404, { message: 'x', trace: 'y' }), /\/trace is not declared/],
+    [
+      'a middleware error with a made-up field',
+      at('repoGet', 404, { message: 'x', trace: 'y' }),
+      /\/trace is not declared/,
+    ],
     ['an operation the spec does not have', at('repoGetEverything', 200, {}), /operationId is not in the spec/],
     ['a response for no operation', at(null, 200, {}), /response for no spec operation/],
   ];
   for (const [name, event, problem] of cases) {
     test(name, () => {
       const problems = contract.check(event);
-      assert.ok(problems.some((p) => problem.test(p)), `expected ${problem} in ${JSON.stringify(problems)}`);
+      assert.ok(
+        problems.some((p) => problem.test(p)),
+        `expected ${problem} in ${JSON.stringify(problems)}`,
+      );
     });
   }
 
@@ -50,21 +83,30 @@ describe('responses that do not conform are reported', () => {
       definitions: {},
       responses: {},
     };
-    assert.deepEqual(createContractChecker(broken).check(at('getX', 200, undefined)), ["getX 200: the spec's response #/responses/Missing is not defined"]);
+    assert.deepEqual(createContractChecker(broken).check(at('getX', 200, undefined)), [
+      "getX 200: the spec's response #/responses/Missing is not defined",
+    ]);
   });
 
   test('a schema referring to a definition the spec lacks', () => {
     const broken: SwaggerSpec = {
-      paths: { '/x': { get: { operationId: 'getX', responses: { '200': { schema: { $ref: '#/definitions/Nowhere' } } } } } },
+      paths: {
+        '/x': { get: { operationId: 'getX', responses: { '200': { schema: { $ref: '#/definitions/Nowhere' } } } } },
+      },
       definitions: {},
       responses: {},
     };
-    assert.match(createContractChecker(broken).check(at('getX', 200, {})).join('\n'), /getX 200: the spec's schema does not compile/);
+    assert.match(
+      createContractChecker(broken)
+        .check(at('getX', 200, {}))
+        .join('\n'),
+      /getX 200: the spec's schema does not compile/,
+    );
   });
 });
 
 describe('recordContract, the one-line hook for tests that start a sandbox', () => {
-  test('collects problems and the operations checked, leaving out the sandbox\'s own 501 and 404', () => {
+  test("collects problems and the operations checked, leaving out the sandbox's own 501 and 404", () => {
     const recorder = recordContract(contract);
     recorder.onResponse(at('repoGet', 200, repo));
     recorder.onResponse(at('repoGet', 200, { ...repo, made_up: 1 }));

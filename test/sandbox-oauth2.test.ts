@@ -18,8 +18,18 @@ describe('sandbox Gitea OAuth2 provider', () => {
 
   before(async () => {
     sandbox = await startSandbox();
-    app = registerOAuth2App(sandbox.state, 'admin', { name: 'confidential', redirectUris: [REDIRECT], confidential: true, skipSecondaryAuthorization: false });
-    publicApp = registerOAuth2App(sandbox.state, 'admin', { name: 'public', redirectUris: [REDIRECT], confidential: false, skipSecondaryAuthorization: false });
+    app = registerOAuth2App(sandbox.state, 'admin', {
+      name: 'confidential',
+      redirectUris: [REDIRECT],
+      confidential: true,
+      skipSecondaryAuthorization: false,
+    });
+    publicApp = registerOAuth2App(sandbox.state, 'admin', {
+      name: 'public',
+      redirectUris: [REDIRECT],
+      confidential: false,
+      skipSecondaryAuthorization: false,
+    });
   });
   after(() => sandbox.close());
 
@@ -29,21 +39,41 @@ describe('sandbox Gitea OAuth2 provider', () => {
   async function signedIn(login = 'alice'): Promise<ScriptedBrowser> {
     const browser = new ScriptedBrowser();
     const form = await browser.request(`${sandbox.url}/user/login`);
-    const done = await browser.request(`${sandbox.url}/user/login`, { form: { _csrf: fieldOf(form.body, '_csrf') ?? '', user_name: login, password: sandbox.users[login]?.password ?? '', redirect_to: '/' } });
+    const done = await browser.request(`${sandbox.url}/user/login`, {
+      form: {
+        _csrf: fieldOf(form.body, '_csrf') ?? '',
+        user_name: login,
+        password: sandbox.users[login]?.password ?? '',
+        redirect_to: '/',
+      },
+    });
     assert.equal(done.status, 303);
     return browser;
   }
 
   async function codeFor(browser: ScriptedBrowser, url: string): Promise<string> {
     const page = await browser.request(url);
-    const answer = page.location ? page : await browser.request(`${sandbox.url}/login/oauth/grant`, {
-      form: { _csrf: fieldOf(page.body, '_csrf') ?? '', client_id: fieldOf(page.body, 'client_id') ?? '', state: fieldOf(page.body, 'state') ?? '', scope: '', redirect_uri: REDIRECT, granted: 'true' },
-    });
+    const answer = page.location
+      ? page
+      : await browser.request(`${sandbox.url}/login/oauth/grant`, {
+          form: {
+            _csrf: fieldOf(page.body, '_csrf') ?? '',
+            client_id: fieldOf(page.body, 'client_id') ?? '',
+            state: fieldOf(page.body, 'state') ?? '',
+            scope: '',
+            redirect_uri: REDIRECT,
+            granted: 'true',
+          },
+        });
     return new URL(answer.location ?? '').searchParams.get('code') ?? '';
   }
 
   const token = async (fields: Record<string, string>) => {
-    const response = await fetch(`${sandbox.url}/login/oauth/access_token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+    const response = await fetch(`${sandbox.url}/login/oauth/access_token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(fields),
+    });
     return { status: response.status, body: (await response.json()) as Record<string, any> };
   };
 
@@ -53,12 +83,14 @@ describe('sandbox Gitea OAuth2 provider', () => {
     assert.equal(answer.status, 303);
     assert.match(answer.location ?? '', /\/user\/login\?redirect_to=%2Flogin%2Foauth%2Fauthorize/);
     const form = await browser.request(answer.location ?? '');
-    const wrong = await browser.request(`${sandbox.url}/user/login`, { form: { _csrf: fieldOf(form.body, '_csrf') ?? '', user_name: 'alice', password: 'wrong', redirect_to: '/' } });
+    const wrong = await browser.request(`${sandbox.url}/user/login`, {
+      form: { _csrf: fieldOf(form.body, '_csrf') ?? '', user_name: 'alice', password: 'wrong', redirect_to: '/' },
+    });
     assert.equal(wrong.status, 200);
     assert.match(wrong.body, /Username or password is incorrect/);
   });
 
-  test('unknown client and unregistered redirect URI end on Gitea\'s error page, never at the redirect URI', async () => {
+  test("unknown client and unregistered redirect URI end on Gitea's error page, never at the redirect URI", async () => {
     const browser = await signedIn();
     const unknown = await browser.request(authorizeUrl('nope', {}));
     assert.equal(unknown.status, 400);
@@ -74,43 +106,105 @@ describe('sandbox Gitea OAuth2 provider', () => {
     assert.equal(new URL(none.location ?? '').searchParams.get('error'), 'invalid_request');
     const verifier = 'v'.repeat(50);
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const code = await codeFor(browser, authorizeUrl(app.clientId, { code_challenge: challenge, code_challenge_method: 'S256' }));
-    const wrong = await token({ grant_type: 'authorization_code', code, code_verifier: 'x'.repeat(50), client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+    const code = await codeFor(
+      browser,
+      authorizeUrl(app.clientId, { code_challenge: challenge, code_challenge_method: 'S256' }),
+    );
+    const wrong = await token({
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: 'x'.repeat(50),
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      redirect_uri: REDIRECT,
+    });
     assert.equal(wrong.body.error, 'unauthorized_client');
-    const plainCode = await codeFor(browser, authorizeUrl(app.clientId, { code_challenge: verifier, code_challenge_method: 'plain' }));
-    const plain = await token({ grant_type: 'authorization_code', code: plainCode, code_verifier: verifier, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT });
+    const plainCode = await codeFor(
+      browser,
+      authorizeUrl(app.clientId, { code_challenge: verifier, code_challenge_method: 'plain' }),
+    );
+    const plain = await token({
+      grant_type: 'authorization_code',
+      code: plainCode,
+      code_verifier: verifier,
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      redirect_uri: REDIRECT,
+    });
     assert.equal(plain.status, 200);
   });
 
   test('a code works once; the access token acts as the user on the API and at userinfo; refresh; a deleted grant ends both', async () => {
     const browser = await signedIn('bob');
     const verifier = 'w'.repeat(60);
-    const code = await codeFor(browser, authorizeUrl(app.clientId, { code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' }));
-    const fields = { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: app.clientId, client_secret: app.clientSecret, redirect_uri: REDIRECT };
+    const code = await codeFor(
+      browser,
+      authorizeUrl(app.clientId, {
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+      }),
+    );
+    const fields = {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+      redirect_uri: REDIRECT,
+    };
     const first = await token(fields);
     assert.equal(first.status, 200);
     assert.equal(first.body.token_type, 'bearer');
     assert.equal(first.body.expires_in, 3600);
     assert.equal((await token(fields)).body.error, 'unauthorized_client');
-    const api = await fetch(`${sandbox.url}/api/v1/user`, { headers: { authorization: `Bearer ${first.body.access_token}` } });
+    const api = await fetch(`${sandbox.url}/api/v1/user`, {
+      headers: { authorization: `Bearer ${first.body.access_token}` },
+    });
     assert.equal(((await api.json()) as { login: string }).login, 'bob');
-    const info = await fetch(`${sandbox.url}/login/oauth/userinfo`, { headers: { authorization: `Bearer ${first.body.access_token}` } });
+    const info = await fetch(`${sandbox.url}/login/oauth/userinfo`, {
+      headers: { authorization: `Bearer ${first.body.access_token}` },
+    });
     const claims = (await info.json()) as { preferred_username: string; groups: string[] };
     assert.equal(claims.preferred_username, 'bob');
     assert.deepEqual(claims.groups, ['acme', 'acme:developers']);
-    const refreshed = await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret });
+    const refreshed = await token({
+      grant_type: 'refresh_token',
+      refresh_token: first.body.refresh_token,
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+    });
     assert.equal(refreshed.status, 200);
-    const wrongSecret = await token({ grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: app.clientId, client_secret: 'nope' });
+    const wrongSecret = await token({
+      grant_type: 'refresh_token',
+      refresh_token: first.body.refresh_token,
+      client_id: app.clientId,
+      client_secret: 'nope',
+    });
     assert.equal(wrongSecret.body.error, 'invalid_client');
     // The person revokes the application in Gitea: its grant goes, and with it every token.
     sandbox.state.oauth2Grants.splice(0, sandbox.state.oauth2Grants.length);
-    const after = await fetch(`${sandbox.url}/api/v1/user`, { headers: { authorization: `Bearer ${refreshed.body.access_token}` } });
+    const after = await fetch(`${sandbox.url}/api/v1/user`, {
+      headers: { authorization: `Bearer ${refreshed.body.access_token}` },
+    });
     assert.equal(after.status, 401);
-    assert.equal((await token({ grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token, client_id: app.clientId, client_secret: app.clientSecret })).body.error, 'invalid_grant');
+    assert.equal(
+      (
+        await token({
+          grant_type: 'refresh_token',
+          refresh_token: refreshed.body.refresh_token,
+          client_id: app.clientId,
+          client_secret: app.clientSecret,
+        })
+      ).body.error,
+      'invalid_grant',
+    );
   });
 
   test('openid-configuration names the endpoints Gitea serves', async () => {
-    const config = (await (await fetch(`${sandbox.url}/.well-known/openid-configuration`)).json()) as Record<string, any>;
+    const config = (await (await fetch(`${sandbox.url}/.well-known/openid-configuration`)).json()) as Record<
+      string,
+      any
+    >;
     assert.equal(config.token_endpoint, `${sandbox.url}/login/oauth/access_token`);
     assert.deepEqual(config.code_challenge_methods_supported, ['plain', 'S256']);
   });

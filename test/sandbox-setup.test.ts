@@ -20,7 +20,13 @@ const contract = createContractChecker(spec);
 
 const tinySeed = (): SandboxSeed => ({
   users: [{ login: 'solo', password: 'pw', token: 'f'.repeat(40) }],
-  repos: [{ owner: 'solo', name: 'one', branches: [{ name: 'main', commits: [{ message: 'init', author: 'solo', files: { a: 'a' } }] }] }],
+  repos: [
+    {
+      owner: 'solo',
+      name: 'one',
+      branches: [{ name: 'main', commits: [{ message: 'init', author: 'solo', files: { a: 'a' } }] }],
+    },
+  ],
 });
 
 describe('route tables', () => {
@@ -33,15 +39,21 @@ describe('route tables', () => {
         .filter((method) => !served.has(`${method} ${path}`))
         .flatMap((method) => {
           const found = router.match(method, path.replace(/\{[^}]+\}/g, '7'));
-          return found.kind === 'unserved' && found.path === path ? [] : [`${method} ${path}: ${found.kind === 'served' ? found.route.operationId : found.kind}`];
+          return found.kind === 'unserved' && found.path === path
+            ? []
+            : [`${method} ${path}: ${found.kind === 'served' ? found.route.operationId : found.kind}`];
         }),
     );
     assert.deepEqual(misrouted, []);
   });
 
-  test('every served route is the spec\'s operation, method and path', () => {
+  test("every served route is the spec's operation, method and path", () => {
     for (const route of sandboxRoutes) {
-      assert.deepEqual(contract.operations.get(route.operationId), { method: route.method, path: route.path }, route.operationId);
+      assert.deepEqual(
+        contract.operations.get(route.operationId),
+        { method: route.method, path: route.path },
+        route.operationId,
+      );
     }
     assert.equal(new Set(sandboxRoutes.map((r) => r.operationId)).size, sandboxRoutes.length);
   });
@@ -99,11 +111,15 @@ describe('gitea-warden sandbox', () => {
       const child = startCli(['--seed', seedFile]);
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const first = await new Promise<string>((resolve) => createInterface({ input: child.stdout }).once('line', resolve));
+      const first = await new Promise<string>((resolve) =>
+        createInterface({ input: child.stdout }).once('line', resolve),
+      );
       const banner = JSON.parse(first) as { url: string; users: Record<string, { token: string; password: string }> };
       assert.match(banner.url, /^http:\/\/127\.0\.0\.1:\d+$/);
       assert.equal(banner.users.solo?.token, 'f'.repeat(40));
-      const me = await fetch(`${banner.url}/api/v1/user`, { headers: { Authorization: `token ${banner.users.solo?.token}` } });
+      const me = await fetch(`${banner.url}/api/v1/user`, {
+        headers: { Authorization: `token ${banner.users.solo?.token}` },
+      });
       assert.equal(me.status, 200);
       const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill('SIGTERM');

@@ -38,12 +38,18 @@ describe('the seeded world', () => {
     }
   });
 
-  test('/user/teams lists the signed-in user\'s teams with their organization', async () => {
+  test("/user/teams lists the signed-in user's teams with their organization", async () => {
     const bob = await call('GET', '/user/teams', { as: 'bob' });
     assert.equal(bob.status, 200);
-    assert.deepEqual(bob.body.map((t: { name: string; organization: { username: string } }) => `${t.organization.username}/${t.name}`), ['acme/Developers']);
+    assert.deepEqual(
+      bob.body.map((t: { name: string; organization: { username: string } }) => `${t.organization.username}/${t.name}`),
+      ['acme/Developers'],
+    );
     const admin = await call('GET', '/user/teams', { as: 'admin' });
-    assert.deepEqual(admin.body.map((t: { name: string }) => t.name), ['Owners']);
+    assert.deepEqual(
+      admin.body.map((t: { name: string }) => t.name),
+      ['Owners'],
+    );
     assert.equal((await call('GET', '/user/teams', { as: null })).status, 401);
   });
 
@@ -119,29 +125,51 @@ describe('authentication', () => {
   test('the request log names the acting user and the status', async () => {
     const before = sandbox.requests.length;
     await call('GET', '/user', { as: 'admin', headers: { Sudo: 'dave' } });
-    assert.deepEqual(sandbox.requests.slice(before), [{ method: 'GET', path: '/api/v1/user', login: 'dave', status: 200 }]);
+    assert.deepEqual(sandbox.requests.slice(before), [
+      { method: 'GET', path: '/api/v1/user', login: 'dave', status: 200 },
+    ]);
   });
 });
 
 describe('access tokens and OAuth2 applications', () => {
   test('creating a token needs basic authentication; its value is shown once and works', async () => {
-    const withToken = await call('POST', '/users/dave/tokens', { as: 'dave', body: { name: 'ci', scopes: ['read:repository'] } });
+    const withToken = await call('POST', '/users/dave/tokens', {
+      as: 'dave',
+      body: { name: 'ci', scopes: ['read:repository'] },
+    });
     assert.equal(withToken.status, 401);
     assert.equal(withToken.body.message, 'auth method not allowed');
-    const created = await call('POST', '/users/dave/tokens', { as: 'dave', basic: true, body: { name: 'ci', scopes: ['read:repository', 'read:user'] } });
+    const created = await call('POST', '/users/dave/tokens', {
+      as: 'dave',
+      basic: true,
+      body: { name: 'ci', scopes: ['read:repository', 'read:user'] },
+    });
     assert.equal(created.status, 201);
     assert.match(created.body.sha1, /^[0-9a-f]{40}$/);
     const listed = await call('GET', '/users/dave/tokens', { as: 'dave', basic: true });
     assert.ok(listed.body.every((t: Record<string, unknown>) => !('sha1' in t)));
     const me = await fetch(`${sandbox.url}/api/v1/user`, { headers: { Authorization: `token ${created.body.sha1}` } });
     assert.equal(((await me.json()) as { login: string }).login, 'dave');
-    assert.equal((await call('POST', '/users/dave/tokens', { as: 'erin', basic: true, body: { name: 'x', scopes: ['all'] } })).status, 403);
-    assert.equal((await call('POST', '/users/dave/tokens', { as: 'dave', basic: true, body: { name: 'y' } })).status, 400);
-    assert.equal((await call('DELETE', `/users/dave/tokens/${created.body.id}`, { as: 'dave', basic: true })).status, 204);
+    assert.equal(
+      (await call('POST', '/users/dave/tokens', { as: 'erin', basic: true, body: { name: 'x', scopes: ['all'] } }))
+        .status,
+      403,
+    );
+    assert.equal(
+      (await call('POST', '/users/dave/tokens', { as: 'dave', basic: true, body: { name: 'y' } })).status,
+      400,
+    );
+    assert.equal(
+      (await call('DELETE', `/users/dave/tokens/${created.body.id}`, { as: 'dave', basic: true })).status,
+      204,
+    );
   });
 
   test('an OAuth2 application shows its client_secret only on creation', async () => {
-    const created = await call('POST', '/user/applications/oauth2', { as: 'erin', body: { name: 'app', redirect_uris: ['https://app.invalid/cb'] } });
+    const created = await call('POST', '/user/applications/oauth2', {
+      as: 'erin',
+      body: { name: 'app', redirect_uris: ['https://app.invalid/cb'] },
+    });
     assert.equal(created.status, 201);
     assert.match(created.body.client_secret, /^gto_/);
     const list = await call('GET', '/user/applications/oauth2', { as: 'erin' });
@@ -159,9 +187,15 @@ describe('reviews and merging', () => {
     const approve = await call('POST', `${W}/pulls/1/reviews`, { as: 'alice', body: { event: 'APPROVED' } });
     assert.equal(approve.status, 422);
     assert.equal(approve.body.message, 'approve your own pull is not allowed');
-    const reject = await call('POST', `${W}/pulls/1/reviews`, { as: 'alice', body: { event: 'REQUEST_CHANGES', body: 'no' } });
+    const reject = await call('POST', `${W}/pulls/1/reviews`, {
+      as: 'alice',
+      body: { event: 'REQUEST_CHANGES', body: 'no' },
+    });
     assert.equal(reject.body.message, 'reject your own pull is not allowed');
-    const comment = await call('POST', `${W}/pulls/1/reviews`, { as: 'alice', body: { event: 'COMMENT', body: 'note to self' } });
+    const comment = await call('POST', `${W}/pulls/1/reviews`, {
+      as: 'alice',
+      body: { event: 'COMMENT', body: 'note to self' },
+    });
     assert.equal(comment.status, 200);
   });
 
@@ -172,7 +206,11 @@ describe('reviews and merging', () => {
     assert.equal(review.body.stale, false);
     const push = await call('PUT', `${W}/contents/src/login.js`, {
       as: 'alice',
-      body: { branch: 'feature/login', content: b64('export function login(user) {}\n'), sha: await fileSha('src/login.js', 'feature/login') },
+      body: {
+        branch: 'feature/login',
+        content: b64('export function login(user) {}\n'),
+        sha: await fileSha('src/login.js', 'feature/login'),
+      },
     });
     assert.equal(push.status, 200);
     const moved = (await call('GET', `${W}/pulls/1`)).body.head.sha;
@@ -186,36 +224,61 @@ describe('reviews and merging', () => {
   test('a pending review is submitted later', async () => {
     const pending = await call('POST', `${W}/pulls/1/reviews`, { as: 'dave', body: { body: 'thinking' } });
     assert.equal(pending.body.state, 'PENDING');
-    const submitted = await call('POST', `${W}/pulls/1/reviews/${pending.body.id}`, { as: 'dave', body: { event: 'COMMENT', body: 'done' } });
+    const submitted = await call('POST', `${W}/pulls/1/reviews/${pending.body.id}`, {
+      as: 'dave',
+      body: { event: 'COMMENT', body: 'done' },
+    });
     assert.equal(submitted.body.state, 'COMMENT');
   });
 
   test('merge: stale head id is 409, missing approvals 405, admin force merges; the head becomes an ancestor', async () => {
     const branch = await call('POST', `${W}/contents`, {
       as: 'alice',
-      body: { branch: 'main', new_branch: 'feature/extra', files: [{ operation: 'create', path: 'extra.txt', content: b64('x\n') }] },
+      body: {
+        branch: 'main',
+        new_branch: 'feature/extra',
+        files: [{ operation: 'create', path: 'extra.txt', content: b64('x\n') }],
+      },
     });
     assert.equal(branch.status, 201);
-    const pr = await call('POST', `${W}/pulls`, { as: 'alice', body: { head: 'feature/extra', base: 'main', title: 'Extra' } });
+    const pr = await call('POST', `${W}/pulls`, {
+      as: 'alice',
+      body: { head: 'feature/extra', base: 'main', title: 'Extra' },
+    });
     assert.equal(pr.status, 201);
     const index = pr.body.number;
-    assert.equal((await call('POST', `${W}/pulls/${index}/merge`, { as: 'carol', body: { Do: 'merge' } })).body.message, 'does not have enough approvals');
-    const forced = await call('POST', `${W}/pulls/${index}/merge`, { as: 'admin', body: { Do: 'merge', force_merge: true, delete_branch_after_merge: true } });
+    assert.equal(
+      (await call('POST', `${W}/pulls/${index}/merge`, { as: 'carol', body: { Do: 'merge' } })).body.message,
+      'does not have enough approvals',
+    );
+    const forced = await call('POST', `${W}/pulls/${index}/merge`, {
+      as: 'admin',
+      body: { Do: 'merge', force_merge: true, delete_branch_after_merge: true },
+    });
     assert.equal(forced.status, 200);
     assert.equal((await call('GET', `${W}/branches/feature/extra`)).status, 404);
     assert.equal((await call('POST', `${W}/pulls/${index}/merge`, { as: 'carol', body: { Do: 'merge' } })).status, 405);
 
-    const stale = await call('POST', `${W}/pulls/1/merge`, { as: 'carol', body: { Do: 'merge', head_commit_id: 'f'.repeat(40) } });
+    const stale = await call('POST', `${W}/pulls/1/merge`, {
+      as: 'carol',
+      body: { Do: 'merge', head_commit_id: 'f'.repeat(40) },
+    });
     assert.equal(stale.status, 409);
     assert.equal(stale.body.message, 'head out of date');
     const oldMain = (await call('GET', `${W}/branches/main`)).body.commit.id;
     const head = (await call('GET', `${W}/pulls/1`)).body.head.sha;
-    assert.equal((await call('POST', `${W}/pulls/1/merge`, { as: 'carol', body: { Do: 'merge', head_commit_id: head } })).status, 200);
+    assert.equal(
+      (await call('POST', `${W}/pulls/1/merge`, { as: 'carol', body: { Do: 'merge', head_commit_id: head } })).status,
+      200,
+    );
     const merged = (await call('GET', `${W}/pulls/1`)).body;
     assert.equal(merged.merged, true);
     assert.equal(merged.state, 'closed');
     const commit = (await call('GET', `${W}/git/commits/${merged.merge_commit_sha}`)).body;
-    assert.deepEqual(commit.parents.map((p: { sha: string }) => p.sha), [oldMain, head]);
+    assert.deepEqual(
+      commit.parents.map((p: { sha: string }) => p.sha),
+      [oldMain, head],
+    );
     assert.equal((await call('GET', `${W}/compare/main...${head}`)).body.total_commits, 0);
     assert.equal((await call('GET', `${W}/compare/${oldMain}...main`)).body.total_commits, 3);
     const history = (await call('GET', `${W}/commits?sha=main&limit=50`)).body.map((c: { sha: string }) => c.sha);
@@ -225,7 +288,10 @@ describe('reviews and merging', () => {
 
 describe('branches, contents, issues, pulls, repositories, hooks', () => {
   test('branches: create and delete; a protected or default branch cannot be deleted', async () => {
-    assert.equal((await call('POST', `${W}/branches`, { body: { new_branch_name: 'topic', old_branch_name: 'main' } })).status, 201);
+    assert.equal(
+      (await call('POST', `${W}/branches`, { body: { new_branch_name: 'topic', old_branch_name: 'main' } })).status,
+      201,
+    );
     assert.equal((await call('POST', `${W}/branches`, { body: { new_branch_name: 'topic' } })).status, 409);
     assert.equal((await call('DELETE', `${W}/branches/topic`)).status, 204);
     const dev = await call('DELETE', `${W}/branches/dev`);
@@ -238,23 +304,37 @@ describe('branches, contents, issues, pulls, repositories, hooks', () => {
   test('branch protections are for repository admins', async () => {
     assert.equal((await call('GET', `${W}/branch_protections`)).status, 403);
     const list = await call('GET', `${W}/branch_protections`, { as: 'admin' });
-    assert.deepEqual(list.body.map((p: { rule_name: string }) => p.rule_name), ['main', 'dev']);
+    assert.deepEqual(
+      list.body.map((p: { rule_name: string }) => p.rule_name),
+      ['main', 'dev'],
+    );
     assert.equal((await call('GET', `${W}/branch_protections/main`, { as: 'admin' })).body.required_approvals, 1);
   });
 
   test('contents: read, create, update with the right sha only, delete; protected branches refuse writes', async () => {
     const readme = await call('GET', `${W}/contents/README.md`);
     assert.equal(Buffer.from(readme.body.content, 'base64').toString(), '# widgets\n');
-    assert.equal((await call('GET', `${W}/contents`)).body.some((e: { name: string; type: string }) => e.name === 'src' && e.type === 'dir'), true);
+    assert.equal(
+      (await call('GET', `${W}/contents`)).body.some(
+        (e: { name: string; type: string }) => e.name === 'src' && e.type === 'dir',
+      ),
+      true,
+    );
     const onMain = await call('POST', `${W}/contents/new.txt`, { body: { content: b64('x') } });
     assert.equal(onMain.status, 403);
     const created = await call('POST', `${W}/contents/new.txt`, { body: { content: b64('x'), new_branch: 'files' } });
     assert.equal(created.status, 201);
-    const wrong = await call('PUT', `${W}/contents/new.txt`, { body: { branch: 'files', content: b64('y'), sha: 'a'.repeat(40) } });
+    const wrong = await call('PUT', `${W}/contents/new.txt`, {
+      body: { branch: 'files', content: b64('y'), sha: 'a'.repeat(40) },
+    });
     assert.equal(wrong.status, 422);
-    const updated = await call('PUT', `${W}/contents/new.txt`, { body: { branch: 'files', content: b64('y'), sha: created.body.content.sha } });
+    const updated = await call('PUT', `${W}/contents/new.txt`, {
+      body: { branch: 'files', content: b64('y'), sha: created.body.content.sha },
+    });
     assert.equal(updated.status, 200);
-    const removed = await call('DELETE', `${W}/contents/new.txt`, { body: { branch: 'files', sha: updated.body.content.sha } });
+    const removed = await call('DELETE', `${W}/contents/new.txt`, {
+      body: { branch: 'files', sha: updated.body.content.sha },
+    });
     assert.equal(removed.status, 200);
     assert.equal(removed.body.content, null);
     assert.equal((await call('GET', `${W}/contents/new.txt?ref=files`)).status, 404);
@@ -262,32 +342,50 @@ describe('branches, contents, issues, pulls, repositories, hooks', () => {
 
   test('issues: list, create, edit, comments, labels', async () => {
     const issues = await call('GET', `${W}/issues?type=issues`);
-    assert.deepEqual(issues.body.map((i: { number: number }) => i.number), [4, 3]);
+    assert.deepEqual(
+      issues.body.map((i: { number: number }) => i.number),
+      [4, 3],
+    );
     const created = await call('POST', `${W}/issues`, { as: 'erin', body: { title: 'Flaky test', labels: [1] } });
     assert.equal(created.status, 201);
     const n = created.body.number;
     assert.equal((await call('GET', `${W}/issues/${n}`)).body.labels[0].name, 'bug');
-    assert.equal((await call('PATCH', `${W}/issues/${n}`, { as: 'erin', body: { state: 'closed' } })).body.state, 'closed');
+    assert.equal(
+      (await call('PATCH', `${W}/issues/${n}`, { as: 'erin', body: { state: 'closed' } })).body.state,
+      'closed',
+    );
     assert.equal((await call('POST', `${W}/issues/${n}/comments`, { as: 'bob', body: { body: 'seen' } })).status, 201);
     assert.equal((await call('GET', `${W}/issues/${n}/comments`)).body[0].body, 'seen');
     const label = await call('POST', `${W}/labels`, { as: 'erin', body: { name: 'triage', color: '#aabbcc' } });
     assert.equal(label.status, 201);
     const added = await call('POST', `${W}/issues/${n}/labels`, { as: 'erin', body: { labels: ['triage'] } });
-    assert.deepEqual(added.body.map((l: { name: string }) => l.name), ['bug', 'triage']);
+    assert.deepEqual(
+      added.body.map((l: { name: string }) => l.name),
+      ['bug', 'triage'],
+    );
     assert.equal((await call('GET', `${W}/issues/${n}/labels`)).body.length, 2);
     assert.equal((await call('GET', `${W}/labels`)).body.length, 4);
   });
 
   test('pulls: create, list, close and reopen; an empty or duplicate pull request is refused', async () => {
-    assert.equal((await call('POST', `${W}/pulls`, { body: { head: 'dev', base: 'main', title: 'nothing' } })).status, 422);
+    assert.equal(
+      (await call('POST', `${W}/pulls`, { body: { head: 'dev', base: 'main', title: 'nothing' } })).status,
+      422,
+    );
     await call('POST', `${W}/branches`, { body: { new_branch_name: 'feature/b', old_branch_name: 'main' } });
     await call('POST', `${W}/contents/b.txt`, { body: { content: b64('b'), branch: 'feature/b' } });
     const pr = await call('POST', `${W}/pulls`, { as: 'bob', body: { head: 'feature/b', base: 'main', title: 'B' } });
     assert.equal(pr.status, 201);
-    assert.equal((await call('POST', `${W}/pulls`, { as: 'bob', body: { head: 'feature/b', base: 'main', title: 'B' } })).status, 409);
+    assert.equal(
+      (await call('POST', `${W}/pulls`, { as: 'bob', body: { head: 'feature/b', base: 'main', title: 'B' } })).status,
+      409,
+    );
     const open = await call('GET', `${W}/pulls?state=open`);
     assert.ok(open.body.some((p: { number: number }) => p.number === pr.body.number));
-    const closed = await call('PATCH', `${W}/pulls/${pr.body.number}`, { as: 'bob', body: { state: 'closed', title: 'B (closed)' } });
+    const closed = await call('PATCH', `${W}/pulls/${pr.body.number}`, {
+      as: 'bob',
+      body: { state: 'closed', title: 'B (closed)' },
+    });
     assert.equal(closed.status, 201);
     assert.equal(closed.body.state, 'closed');
     // EditPullRequest: a state change of a merged pull request is 412 Precondition Failed.
@@ -303,12 +401,18 @@ describe('branches, contents, issues, pulls, repositories, hooks', () => {
   test('repositories: search, per user and organization lists, creation', async () => {
     const search = await call('GET', '/repos/search?q=gad', { as: 'alice' });
     assert.equal(search.body.ok, true);
-    assert.deepEqual(search.body.data.map((r: { full_name: string }) => r.full_name), ['acme/gadgets']);
+    assert.deepEqual(
+      search.body.data.map((r: { full_name: string }) => r.full_name),
+      ['acme/gadgets'],
+    );
     assert.deepEqual((await call('GET', '/users/erin/repos', { as: 'alice' })).body, []);
     assert.equal((await call('GET', '/users/erin/repos', { as: 'erin' })).body.length, 1);
     assert.equal((await call('GET', '/orgs/acme/repos')).body.length, 2);
     assert.equal((await call('GET', '/user/repos', { as: 'erin' })).body.length, 3);
-    const mine = await call('POST', '/user/repos', { as: 'bob', body: { name: 'scratch', auto_init: true, private: true } });
+    const mine = await call('POST', '/user/repos', {
+      as: 'bob',
+      body: { name: 'scratch', auto_init: true, private: true },
+    });
     assert.equal(mine.status, 201);
     assert.equal(mine.body.full_name, 'bob/scratch');
     assert.equal((await call('POST', '/user/repos', { as: 'bob', body: { name: 'scratch' } })).status, 409);
@@ -317,14 +421,25 @@ describe('branches, contents, issues, pulls, repositories, hooks', () => {
   });
 
   test('webhooks: admins only; the authorization header is echoed back as Gitea does', async () => {
-    const body = { type: 'gitea', config: { url: 'http://127.0.0.1:9/hook', content_type: 'json' }, authorization_header: 'Bearer s3cret', active: true };
+    const body = {
+      type: 'gitea',
+      config: { url: 'http://127.0.0.1:9/hook', content_type: 'json' },
+      authorization_header: 'Bearer s3cret',
+      active: true,
+    };
     assert.equal((await call('POST', `${W}/hooks`, { as: 'alice', body })).status, 403);
     const hook = await call('POST', `${W}/hooks`, { as: 'admin', body });
     assert.equal(hook.status, 201);
     assert.equal(hook.body.authorization_header, 'Bearer s3cret');
     assert.equal((await call('GET', `${W}/hooks`, { as: 'admin' })).body.length, 1);
-    assert.equal((await call('GET', `${W}/hooks/${hook.body.id}`, { as: 'admin' })).body.config.url, 'http://127.0.0.1:9/hook');
-    assert.equal((await call('PATCH', `${W}/hooks/${hook.body.id}`, { as: 'admin', body: { active: false } })).body.active, false);
+    assert.equal(
+      (await call('GET', `${W}/hooks/${hook.body.id}`, { as: 'admin' })).body.config.url,
+      'http://127.0.0.1:9/hook',
+    );
+    assert.equal(
+      (await call('PATCH', `${W}/hooks/${hook.body.id}`, { as: 'admin', body: { active: false } })).body.active,
+      false,
+    );
     assert.equal((await call('DELETE', `${W}/hooks/${hook.body.id}`, { as: 'admin' })).status, 204);
   });
 });
@@ -334,24 +449,39 @@ describe('routes that reach repositories without naming them', () => {
 
   test("the user's stopwatches and tracked times span repositories, each naming its issue's repository", async () => {
     const watches = await call('GET', '/user/stopwatches');
-    assert.deepEqual(watches.body.map((w: { repo_owner_name: string; repo_name: string }) => `${w.repo_owner_name}/${w.repo_name}`), ['acme/widgets', 'acme/gadgets']);
+    assert.deepEqual(
+      watches.body.map((w: { repo_owner_name: string; repo_name: string }) => `${w.repo_owner_name}/${w.repo_name}`),
+      ['acme/widgets', 'acme/gadgets'],
+    );
     assert.equal(watches.headers.get('x-total-count'), '2');
     const times = await call('GET', '/user/times');
-    assert.deepEqual(times.body.map((t: { issue: { repository: { full_name: string } } }) => t.issue.repository.full_name), ['acme/widgets', 'acme/gadgets']);
+    assert.deepEqual(
+      times.body.map((t: { issue: { repository: { full_name: string } } }) => t.issue.repository.full_name),
+      ['acme/widgets', 'acme/gadgets'],
+    );
     assert.equal(times.body[0].time, 900);
     assert.deepEqual((await call('GET', '/user/times', { as: 'bob' })).body, []);
   });
 
   test("Actions runs and jobs of every repository an owner owns; an organization's for its owners only", async () => {
     const mine = await call('GET', '/user/actions/runs');
-    assert.deepEqual(mine.body.workflow_runs.map((r: { repository: { full_name: string } }) => r.repository.full_name), ['alice/dotfiles']);
+    assert.deepEqual(
+      mine.body.workflow_runs.map((r: { repository: { full_name: string } }) => r.repository.full_name),
+      ['alice/dotfiles'],
+    );
     assert.equal(mine.body.workflow_runs[0].status, 'in_progress');
     const jobs = await call('GET', '/user/actions/jobs');
     assert.match(jobs.body.jobs[0].url, /\/api\/v1\/repos\/alice\/dotfiles\/actions\/jobs\/\d+$/);
     const org = await call('GET', '/orgs/acme/actions/runs', { as: 'admin' });
-    assert.deepEqual(org.body.workflow_runs.map((r: { repository: { full_name: string } }) => r.repository.full_name), ['acme/gadgets', 'acme/widgets']);
+    assert.deepEqual(
+      org.body.workflow_runs.map((r: { repository: { full_name: string } }) => r.repository.full_name),
+      ['acme/gadgets', 'acme/widgets'],
+    );
     assert.equal(org.body.total_count, 2);
-    assert.deepEqual(org.body.workflow_runs.map((r: { conclusion: string }) => r.conclusion), ['failure', 'success']);
+    assert.deepEqual(
+      org.body.workflow_runs.map((r: { conclusion: string }) => r.conclusion),
+      ['failure', 'success'],
+    );
     assert.equal((await call('GET', '/orgs/acme/actions/jobs', { as: 'admin' })).body.jobs.length, 2);
     assert.equal((await call('GET', '/orgs/acme/actions/runs')).status, 403);
     assert.equal((await call('GET', '/orgs/nobody/actions/jobs', { as: 'admin' })).status, 404);
@@ -359,7 +489,10 @@ describe('routes that reach repositories without naming them', () => {
 
   test("notifications name their repository; one the user may no longer read only in the subject's URL", async () => {
     const threads = (await call('GET', '/notifications')).body;
-    assert.deepEqual(threads.map((t: { repository: { full_name: string } | null }) => t.repository?.full_name ?? null), [null, 'acme/gadgets', 'acme/widgets']);
+    assert.deepEqual(
+      threads.map((t: { repository: { full_name: string } | null }) => t.repository?.full_name ?? null),
+      [null, 'acme/gadgets', 'acme/widgets'],
+    );
     assert.match(threads[0].subject.url, /\/api\/v1\/repos\/erin\/notes\/issues\/1$/);
     assert.equal(threads[1].repository.permissions, undefined);
     assert.deepEqual((await call('GET', '/notifications', { as: 'bob' })).body, []);
@@ -367,9 +500,17 @@ describe('routes that reach repositories without naming them', () => {
 
   test('packages of an owner link to a repository, or to none', async () => {
     const list = await call('GET', '/packages/acme');
-    assert.deepEqual(list.body.map((p: { name: string; repository: { full_name: string } | null }) => [p.name, p.repository?.full_name ?? null]), [
-      ['widgets-lib', 'acme/widgets'], ['gadgets-lib', 'acme/gadgets'], ['orphan-lib', null],
-    ]);
+    assert.deepEqual(
+      list.body.map((p: { name: string; repository: { full_name: string } | null }) => [
+        p.name,
+        p.repository?.full_name ?? null,
+      ]),
+      [
+        ['widgets-lib', 'acme/widgets'],
+        ['gadgets-lib', 'acme/gadgets'],
+        ['orphan-lib', null],
+      ],
+    );
     assert.equal((await call('GET', '/packages/acme?q=gadgets')).body.length, 1);
     const one = await call('GET', '/packages/acme/npm/gadgets-lib/1.0.0');
     assert.equal(one.body.html_url, `${sandbox.url}/acme/-/packages/npm/gadgets-lib/1.0.0`);
@@ -377,10 +518,15 @@ describe('routes that reach repositories without naming them', () => {
   });
 
   test('markdown is HTML; in gfm mode an issue reference links into the context repository; an unknown mode is 422', async () => {
-    const gfm = await call('POST', '/markdown', { body: { Text: 'See #1 & more', Mode: 'gfm', Context: '/acme/gadgets/src/branch/main' } });
+    const gfm = await call('POST', '/markdown', {
+      body: { Text: 'See #1 & more', Mode: 'gfm', Context: '/acme/gadgets/src/branch/main' },
+    });
     assert.equal(gfm.status, 200);
     assert.match(gfm.headers.get('content-type') ?? '', /^text\/html/);
-    assert.equal(gfm.body, `<p>See <a href="${sandbox.url}/acme/gadgets/issues/1" class="ref-issue">#1</a> &amp; more</p>\n`);
+    assert.equal(
+      gfm.body,
+      `<p>See <a href="${sandbox.url}/acme/gadgets/issues/1" class="ref-issue">#1</a> &amp; more</p>\n`,
+    );
     assert.equal((await call('POST', '/markdown', { body: { Text: 'See #1' } })).body, '<p>See #1</p>\n');
     assert.equal((await call('POST', '/markdown', { body: { Text: 'x', Mode: 'shout' } })).status, 422);
   });
@@ -396,7 +542,10 @@ describe('permission lookups (integrity labels)', () => {
     const refused = await call('GET', `${W}/collaborators/bob/permission`, { as: 'alice' });
     assert.equal(refused.status, 403);
     assert.match(refused.body.message, /collaborators can query only their own/);
-    assert.equal((await call('GET', '/repos/erin/notes/collaborators/erin/permission', { as: 'erin' })).body.permission, 'owner');
+    assert.equal(
+      (await call('GET', '/repos/erin/notes/collaborators/erin/permission', { as: 'erin' })).body.permission,
+      'owner',
+    );
     assert.equal((await call('GET', `${W}/collaborators/nobody/permission`, { as: 'admin' })).status, 404);
   });
 
@@ -416,7 +565,8 @@ describe('permission lookups (integrity labels)', () => {
 
 describe('paging and unserved operations', () => {
   test('limit is capped at 50, the default page is 30, with X-Total-Count and Link', async () => {
-    for (let i = 0; i < 60; i++) await call('POST', '/repos/acme/gadgets/labels', { body: { name: `l${i}`, color: '00aabb' } });
+    for (let i = 0; i < 60; i++)
+      await call('POST', '/repos/acme/gadgets/labels', { body: { name: `l${i}`, color: '00aabb' } });
     const capped = await call('GET', '/repos/acme/gadgets/labels?limit=100');
     assert.equal(capped.body.length, 50);
     assert.equal(capped.headers.get('x-total-count'), '60');

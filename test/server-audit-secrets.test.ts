@@ -18,7 +18,13 @@ let connection: InProcessConnection;
 
 before(async () => {
   // Nothing listens on port 9: identity stays unverified, reads fail at the network, which is enough here.
-  const env = { GITEA_URL: 'http://127.0.0.1:9', GITEA_MCP_PROFILE: 'gitea-reviewer', AUDIT_LOG: auditLog, GITEA_REVIEWER_TOKEN: TOKEN, MCP_BEARER_TOKEN: BEARER };
+  const env = {
+    GITEA_URL: 'http://127.0.0.1:9',
+    GITEA_MCP_PROFILE: 'gitea-reviewer',
+    AUDIT_LOG: auditLog,
+    GITEA_REVIEWER_TOKEN: TOKEN,
+    MCP_BEARER_TOKEN: BEARER,
+  };
   connection = await connectInProcess(env);
   ({ client } = connection);
 });
@@ -30,7 +36,11 @@ after(async () => {
 
 const routes: Array<[string, string, Record<string, unknown>]> = [
   ['an argument name of an invalid call', 'gitea_repos_get', { owner: 'acme', repo: 'widgets', [TOKEN]: 1 }],
-  ['a body key of an invalid call', 'gitea_comments_create', { owner: 'acme', repo: 'widgets', index: 1, body: { body: 'x', [BEARER]: 1 } }],
+  [
+    'a body key of an invalid call',
+    'gitea_comments_create',
+    { owner: 'acme', repo: 'widgets', index: 1, body: { body: 'x', [BEARER]: 1 } },
+  ],
   ['the owner of a valid call', 'gitea_repos_get', { owner: TOKEN, repo: 'widgets' }],
   ['the repository of a valid call', 'gitea_repos_get', { owner: 'acme', repo: TOKEN }],
   ['the name of an unknown tool', TOKEN, {}],
@@ -43,6 +53,9 @@ for (const [route, tool, args] of routes) {
     const written = readFileSync(auditLog, 'utf8').slice(before);
     assert.equal(written.split('\n').filter(Boolean).length, 2, 'a write-ahead and a result event');
     assert.equal(written.includes(TOKEN) || written.includes(BEARER), false, written);
-    assert.ok(written.includes(fingerprint(TOKEN)) || written.includes(fingerprint(BEARER)), 'the redacted value keeps its fingerprint');
+    assert.ok(
+      written.includes(fingerprint(TOKEN)) || written.includes(fingerprint(BEARER)),
+      'the redacted value keeps its fingerprint',
+    );
   });
 }

@@ -15,7 +15,9 @@ import { startContractSandbox, type ContractSandbox } from './support/spec-contr
 const pipelineFile = join(packageRoot, 'src', 'server', 'call', 'pipeline.ts');
 
 function lineOf(file: string, pattern: RegExp): number {
-  const index = readFileSync(join(packageRoot, file), 'utf8').split('\n').findIndex((line) => pattern.test(line));
+  const index = readFileSync(join(packageRoot, file), 'utf8')
+    .split('\n')
+    .findIndex((line) => pattern.test(line));
   assert.ok(index >= 0, `${pattern} is not in ${file}`);
   return index + 1;
 }
@@ -23,10 +25,15 @@ function lineOf(file: string, pattern: RegExp): number {
 describe('the call stages', () => {
   test("the pipeline's header lists CALL_STAGES, in order, with modules that exist", () => {
     const width = Math.max(...CALL_STAGES.map((s) => s.does.length));
-    const expected = CALL_STAGES.map((s, i) => `//${String(i + 1).padStart(4)} ${s.stage.padEnd(12)} ${s.does.padEnd(width)}  ${s.module}`);
-    const header = readFileSync(pipelineFile, 'utf8').split('\n').slice(1, 1 + CALL_STAGES.length);
+    const expected = CALL_STAGES.map(
+      (s, i) => `//${String(i + 1).padStart(4)} ${s.stage.padEnd(12)} ${s.does.padEnd(width)}  ${s.module}`,
+    );
+    const header = readFileSync(pipelineFile, 'utf8')
+      .split('\n')
+      .slice(1, 1 + CALL_STAGES.length);
     assert.deepEqual(header, expected);
-    for (const { module } of CALL_STAGES) assert.ok(existsSync(join(dirname(pipelineFile), module)), `${module} does not exist`);
+    for (const { module } of CALL_STAGES)
+      assert.ok(existsSync(join(dirname(pipelineFile), module)), `${module} does not exist`);
   });
 });
 
@@ -75,7 +82,10 @@ describe('a tools/call reads its arguments once', () => {
         if (typeof key === 'string' && named.has(key)) {
           // Frame 0 is this trap; frame 1 is the code that read the field.
           const caller = (new Error().stack ?? '').split('\n')[2] ?? '';
-          const file = /\((?:file:\/\/)?([^():]+):\d+:\d+\)$/.exec(caller)?.[1] ?? /at (?:file:\/\/)?([^():]+):\d+:\d+$/.exec(caller)?.[1] ?? caller;
+          const file =
+            /\((?:file:\/\/)?([^():]+):\d+:\d+\)$/.exec(caller)?.[1] ??
+            /at (?:file:\/\/)?([^():]+):\d+:\d+$/.exec(caller)?.[1] ??
+            caller;
           const shown = relative(packageRoot, file);
           if (shown.startsWith('src/server/')) reads.push(`${shown} ${key}`);
         }
@@ -86,26 +96,52 @@ describe('a tools/call reads its arguments once', () => {
   }
 
   test('a merge (guarded, live facts read): the server reads each named field once, in the context', async () => {
-    const { args, reads } = watched({ owner: 'acme', repo: 'widgets', index: 1, body: { do: 'merge', head_commit_id: 'f'.repeat(40) } });
+    const { args, reads } = watched({
+      owner: 'acme',
+      repo: 'widgets',
+      index: 1,
+      body: { do: 'merge', head_commit_id: 'f'.repeat(40) },
+    });
     const before = sandbox.requests.length;
     const payload = payloadOf(await handleToolCall(merger, 'gitea_pulls_merge', args));
     assert.equal(payload.error?.kind, 'policy_denied', JSON.stringify(payload)); // the merge guard judged it (stale head)
-    const pullReads = sandbox.requests.slice(before).filter((r) => r.method === 'GET' && r.path === '/api/v1/repos/acme/widgets/pulls/1');
+    const pullReads = sandbox.requests
+      .slice(before)
+      .filter((r) => r.method === 'GET' && r.path === '/api/v1/repos/acme/widgets/pulls/1');
     assert.equal(pullReads.length, 1);
     const context = 'src/server/call/context.ts';
-    assert.deepEqual(reads.sort(), [`${context} body`, `${context} index`, `${context} owner`, `${context} repo`, `${context} sudo`]);
+    assert.deepEqual(reads.sort(), [
+      `${context} body`,
+      `${context} index`,
+      `${context} owner`,
+      `${context} repo`,
+      `${context} sudo`,
+    ]);
     // The guard's denial cites the policy line that makes it judge a merge.
-    assert.deepEqual(payload.error.determining.entry, `${shownPath(join(packageRoot, 'policies', 'guards.yaml'))}:${lineOf('policies/guards.yaml', /^\s+merge: \[gitea\.pr\.merge\b/)}`);
+    assert.deepEqual(
+      payload.error.determining.entry,
+      `${shownPath(join(packageRoot, 'policies', 'guards.yaml'))}:${lineOf('policies/guards.yaml', /^\s+merge: \[gitea\.pr\.merge\b/)}`,
+    );
   });
 
   test('a push to a protected branch cites the protected_branches line of policies/targets.yaml', async () => {
-    const payload = payloadOf(await handleToolCall(author, 'gitea_api_request', { method: 'PUT', path: '/repos/acme/widgets/branches/main', body: { new_commit_id: 'a'.repeat(40) } }));
+    const payload = payloadOf(
+      await handleToolCall(author, 'gitea_api_request', {
+        method: 'PUT',
+        path: '/repos/acme/widgets/branches/main',
+        body: { new_commit_id: 'a'.repeat(40) },
+      }),
+    );
     assert.equal(payload.error?.kind, 'policy_denied', JSON.stringify(payload));
     const failed = payload.error.failed.find((f: { code: string }) => f.code === 'protected_branch');
     assert.ok(failed, JSON.stringify(payload.error));
     assert.match(failed.message, /protected_branches: main/);
     const line = lineOf('policies/targets.yaml', /^protected_branches:/);
-    assert.deepEqual(failed.entry, { file: shownPath(join(packageRoot, 'policies', 'targets.yaml')), line, rule: 'protected_branches: main' });
+    assert.deepEqual(failed.entry, {
+      file: shownPath(join(packageRoot, 'policies', 'targets.yaml')),
+      line,
+      rule: 'protected_branches: main',
+    });
   });
 
   test('a built-in tool naming a pull request by pr_number: the context reads it, the tool takes it from there', async () => {
@@ -113,6 +149,13 @@ describe('a tools/call reads its arguments once', () => {
     const payload = payloadOf(await handleToolCall(reconciler, 'gitea_reconcile_already_landed_pr', args));
     assert.equal(payload.error?.report?.checks?.length > 0, true, JSON.stringify(payload)); // refused: PR #1 has not landed
     const context = 'src/server/call/context.ts';
-    assert.deepEqual(reads.sort(), [`${context} body`, `${context} index`, `${context} owner`, `${context} pr_number`, `${context} repo`, `${context} sudo`]);
+    assert.deepEqual(reads.sort(), [
+      `${context} body`,
+      `${context} index`,
+      `${context} owner`,
+      `${context} pr_number`,
+      `${context} repo`,
+      `${context} sudo`,
+    ]);
   });
 });

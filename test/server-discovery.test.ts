@@ -20,7 +20,14 @@ import { connectInProcess, type InProcessConnection } from './support/in-process
 import { payloadOf, tempDir } from './support/namespace.js';
 import { retrievalTasks } from './fixtures/retrieval-tasks.js';
 
-const PROFILES = ['gitea-author', 'gitea-reviewer', 'gitea-merger', 'gitea-reconciler', 'gitea-issue-manager', 'gitea-owner'];
+const PROFILES = [
+  'gitea-author',
+  'gitea-reviewer',
+  'gitea-merger',
+  'gitea-reconciler',
+  'gitea-issue-manager',
+  'gitea-owner',
+];
 const DISCOVERY_TOOLS = ['gitea_find_operations', 'gitea_describe_operation', 'gitea_call_operation'];
 const entries = loadCatalog().entries;
 const dir = tempDir('warden-discovery-');
@@ -37,20 +44,35 @@ after(async () => {
 
 /** Another user's token for each profile: reads run as that user, and every mutation stops at the identity gate (mismatch). */
 const OTHER_USER: Record<string, string> = {
-  'gitea-author': 'bob', 'gitea-reviewer': 'carol', 'gitea-merger': 'dave', 'gitea-reconciler': 'erin', 'gitea-issue-manager': 'alice', 'gitea-owner': 'alice',
+  'gitea-author': 'bob',
+  'gitea-reviewer': 'carol',
+  'gitea-merger': 'dave',
+  'gitea-reconciler': 'erin',
+  'gitea-issue-manager': 'alice',
+  'gitea-owner': 'alice',
 };
 
 /** Each reference profile's token_source_name. */
 const TOKEN_VARIABLE: Record<string, string> = {
-  'gitea-author': 'GITEA_AUTHOR_TOKEN', 'gitea-reviewer': 'GITEA_REVIEWER_TOKEN', 'gitea-merger': 'GITEA_MERGER_TOKEN',
-  'gitea-reconciler': 'GITEA_RECONCILER_TOKEN', 'gitea-issue-manager': 'GITEA_ISSUE_MANAGER_TOKEN', 'gitea-owner': 'GITEA_OWNER_TOKEN',
+  'gitea-author': 'GITEA_AUTHOR_TOKEN',
+  'gitea-reviewer': 'GITEA_REVIEWER_TOKEN',
+  'gitea-merger': 'GITEA_MERGER_TOKEN',
+  'gitea-reconciler': 'GITEA_RECONCILER_TOKEN',
+  'gitea-issue-manager': 'GITEA_ISSUE_MANAGER_TOKEN',
+  'gitea-owner': 'GITEA_OWNER_TOKEN',
 };
 
 /** A namespace of `profile` on the sandbox whose state no call can change, so both ways of calling see the same Gitea. */
 function open(profile: string, name: string, extra: Record<string, string>): Promise<InProcessConnection> {
   const token = sandbox.users[OTHER_USER[profile] ?? '']?.token ?? '';
   const variable = TOKEN_VARIABLE[profile] ?? 'GITEA_TOKEN';
-  return connectInProcess({ GITEA_URL: sandbox.url, GITEA_MCP_PROFILE: profile, [variable]: token, AUDIT_LOG: join(dir.path, `${profile}-${name}.jsonl`), ...extra });
+  return connectInProcess({
+    GITEA_URL: sandbox.url,
+    GITEA_MCP_PROFILE: profile,
+    [variable]: token,
+    AUDIT_LOG: join(dir.path, `${profile}-${name}.jsonl`),
+    ...extra,
+  });
 }
 
 /** The smallest arguments the schema accepts: required properties only, each the first value that fits. */
@@ -60,7 +82,9 @@ function sample(schema: JsonSchema, name = ''): unknown {
   if (type === 'object' || schema.properties) {
     const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
     const required = (schema.required ?? []) as string[];
-    return Object.fromEntries(required.filter((key) => properties[key]).map((key) => [key, sample(properties[key] as JsonSchema, key)]));
+    return Object.fromEntries(
+      required.filter((key) => properties[key]).map((key) => [key, sample(properties[key] as JsonSchema, key)]),
+    );
   }
   if (type === 'array') return [sample((schema.items ?? {}) as JsonSchema, name)];
   if (type === 'integer' || type === 'number') return 1;
@@ -74,10 +98,21 @@ function sample(schema: JsonSchema, name = ''): unknown {
 
 /** Audit events without what differs by construction: the tool name, the call id, the time and the chain. */
 function auditEvents(file: string): Array<Record<string, unknown>> {
-  return readFileSync(file, 'utf8').trim().split('\n').map((line) => {
-    const { tool: _tool, call_id: _id, time: _time, hash: _hash, prev: _prev, seq: _seq, ...rest } = JSON.parse(line) as Record<string, unknown>;
-    return rest;
-  });
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const {
+        tool: _tool,
+        call_id: _id,
+        time: _time,
+        hash: _hash,
+        prev: _prev,
+        seq: _seq,
+        ...rest
+      } = JSON.parse(line) as Record<string, unknown>;
+      return rest;
+    });
 }
 
 describe('discovery mode lists the built-in tools and three more', () => {
@@ -88,7 +123,10 @@ describe('discovery mode lists the built-in tools and three more', () => {
         const names = (await ns.client.listTools()).tools.map((tool) => tool.name);
         for (const name of DISCOVERY_TOOLS) assert.ok(names.includes(name), name);
         const builtinNames = new Set(ns.namespace.session.builtins.map((tool) => tool.name));
-        assert.deepEqual(names.filter((name) => !builtinNames.has(name)), []);
+        assert.deepEqual(
+          names.filter((name) => !builtinNames.has(name)),
+          [],
+        );
         assert.ok(names.length <= 10, `${names.length} tools`);
       } finally {
         await ns.close();
@@ -107,7 +145,10 @@ async function compareEveryOperation(profile: string): Promise<Set<string>> {
     for (const entry of entries) {
       const args = sample(entry.inputSchema) as Record<string, unknown>;
       const viaTool = await direct.client.callTool({ name: entry.name, arguments: args });
-      const viaCall = await discovery.client.callTool({ name: 'gitea_call_operation', arguments: { tool: entry.name, arguments: args } });
+      const viaCall = await discovery.client.callTool({
+        name: 'gitea_call_operation',
+        arguments: { tool: entry.name, arguments: args },
+      });
       assert.deepEqual(viaCall, viaTool, `${profile} ${entry.name}`);
       outcomes.add(payloadOf(viaTool)?.error?.kind ?? (viaTool.isError ? 'error' : 'ok'));
     }
@@ -115,7 +156,10 @@ async function compareEveryOperation(profile: string): Promise<Set<string>> {
     await direct.close();
     await discovery.close();
   }
-  const [a, b] = [auditEvents(join(dir.path, `${profile}-direct.jsonl`)), auditEvents(join(dir.path, `${profile}-discovery.jsonl`))];
+  const [a, b] = [
+    auditEvents(join(dir.path, `${profile}-direct.jsonl`)),
+    auditEvents(join(dir.path, `${profile}-discovery.jsonl`)),
+  ];
   assert.equal(a.length, entries.length * 2, profile);
   assert.deepEqual(b, a, profile);
   return outcomes;
@@ -127,10 +171,14 @@ test('gitea_call_operation and the generated tool give the same results and audi
   // The premise of comparing results: nothing changed Gitea's state in between (only reads reached it, some of them POSTs).
   const routes = buildRouteTable(entries);
   const policy = loadPolicySet();
-  const writes = sandbox.requests.map((request) => {
-    const match = matchRoute(routes, request.method, request.path.slice(API_PREFIX.length));
-    return match.ok ? policy.operationMap.byOperationId.get(match.entry.operationId)?.operation : `${request.method} ${request.path}`;
-  }).filter((operation) => operation !== 'gitea.read');
+  const writes = sandbox.requests
+    .map((request) => {
+      const match = matchRoute(routes, request.method, request.path.slice(API_PREFIX.length));
+      return match.ok
+        ? policy.operationMap.byOperationId.get(match.entry.operationId)?.operation
+        : `${request.method} ${request.path}`;
+    })
+    .filter((operation) => operation !== 'gitea.read');
   assert.deepEqual(writes, []);
   for (const [i, seen] of outcomes.entries()) {
     // The comparison covered allowed calls that reached Gitea as well as the policy's refusals.
@@ -143,7 +191,15 @@ const ORDINARY_TARGETS = { repositories: ['acme/widgets'], branches: ['feature/x
 
 describe('gitea_find_operations never returns an operation the profile cannot perform', () => {
   const policy = loadPolicySet();
-  const queries = [...retrievalTasks.map((task) => task.task), ...entries.map((entry) => entry.summary), 'delete', 'admin', 'merge', 'approve', 'force'];
+  const queries = [
+    ...retrievalTasks.map((task) => task.task),
+    ...entries.map((entry) => entry.summary),
+    'delete',
+    'admin',
+    'merge',
+    'approve',
+    'force',
+  ];
   for (const profile of PROFILES) {
     test(profile, async () => {
       const compiled = loadProfile(profile, policy);
@@ -153,7 +209,9 @@ describe('gitea_find_operations never returns an operation the profile cannot pe
       try {
         const returned = new Set<string>();
         for (const query of queries) {
-          const payload = payloadOf(await ns.client.callTool({ name: 'gitea_find_operations', arguments: { query, limit: 25 } }));
+          const payload = payloadOf(
+            await ns.client.callTool({ name: 'gitea_find_operations', arguments: { query, limit: 25 } }),
+          );
           for (const operation of payload.operations as Array<{ tool: string }>) returned.add(operation.tool);
         }
         assert.ok(returned.size > 20, `${returned.size} operations returned`);
@@ -161,11 +219,16 @@ describe('gitea_find_operations never returns an operation the profile cannot pe
         for (const name of returned) {
           const entry = byName.get(name) as CatalogEntry;
           const mapping = policy.operationMap.byOperationId.get(entry.operationId);
-          const primaries = [mapping?.operation, ...(mapping?.rules ?? []).map((rule) => rule.operation)].filter((op): op is string => Boolean(op));
+          const primaries = [mapping?.operation, ...(mapping?.rules ?? []).map((rule) => rule.operation)].filter(
+            (op): op is string => Boolean(op),
+          );
           // Performable: some primary the lists allow (scopes and conditions narrow each call, not the operation),
           // and none that only a guarded tool may perform.
-          const allowed = primaries.some((operation) => decide(compiled, { operations: [operation], targets: ORDINARY_TARGETS }, context).effect === 'allow' &&
-            guardedOnlyDenial([operation], guardedOnly) === null);
+          const allowed = primaries.some(
+            (operation) =>
+              decide(compiled, { operations: [operation], targets: ORDINARY_TARGETS }, context).effect === 'allow' &&
+              guardedOnlyDenial([operation], guardedOnly) === null,
+          );
           assert.ok(allowed, `${profile}: find returned ${name}, which it cannot perform`);
         }
       } finally {
@@ -180,13 +243,22 @@ describe('gitea_describe_operation', () => {
     const ns = await open('gitea-merger', 'describe', { TOOL_MODE: 'discovery' });
     try {
       const merge = entries.find((entry) => entry.name === 'gitea_pulls_merge') as CatalogEntry;
-      const described = await ns.client.callTool({ name: 'gitea_describe_operation', arguments: { tool: 'gitea_pulls_merge' } });
+      const described = await ns.client.callTool({
+        name: 'gitea_describe_operation',
+        arguments: { tool: 'gitea_pulls_merge' },
+      });
       assert.equal(described.isError, false);
       assert.deepEqual(payloadOf(described), JSON.parse(JSON.stringify(fullDefinition(merge))));
-      const refused = await ns.client.callTool({ name: 'gitea_describe_operation', arguments: { tool: 'gitea_pulls_create_review' } });
+      const refused = await ns.client.callTool({
+        name: 'gitea_describe_operation',
+        arguments: { tool: 'gitea_pulls_create_review' },
+      });
       assert.equal(refused.isError, true);
       assert.equal(payloadOf(refused).error.reason, 'operation_not_offered');
-      const unknown = await ns.client.callTool({ name: 'gitea_describe_operation', arguments: { tool: 'gitea_no_such_tool' } });
+      const unknown = await ns.client.callTool({
+        name: 'gitea_describe_operation',
+        arguments: { tool: 'gitea_no_such_tool' },
+      });
       assert.equal(payloadOf(unknown).error.reason, 'unknown_tool');
     } finally {
       await ns.close();
@@ -201,11 +273,23 @@ describe('the mode in force', () => {
       const status = payloadOf(await ns.client.callTool({ name: 'gitea_server_status', arguments: {} }));
       assert.equal(status.tool_mode.requested, 'auto');
       assert.equal(status.tool_mode.mode, 'discovery');
-      assert.match(status.tool_mode.reason, /static listing is \d+ tools, ~\d+ tokens, over the common client limits \(40 tools, 12000 tokens\)/);
+      assert.match(
+        status.tool_mode.reason,
+        /static listing is \d+ tools, ~\d+ tokens, over the common client limits \(40 tools, 12000 tokens\)/,
+      );
       // Not listed, but what find shows may be called by name: the same pipeline as gitea_call_operation.
-      const direct = await ns.client.callTool({ name: 'gitea_pulls_get', arguments: { owner: 'acme', repo: 'widgets', index: 1 } });
+      const direct = await ns.client.callTool({
+        name: 'gitea_pulls_get',
+        arguments: { owner: 'acme', repo: 'widgets', index: 1 },
+      });
       assert.equal(direct.isError, false);
-      await assert.rejects(ns.client.callTool({ name: 'gitea_pulls_create_review', arguments: { owner: 'acme', repo: 'widgets', index: 1 } }), /Unknown tool/);
+      await assert.rejects(
+        ns.client.callTool({
+          name: 'gitea_pulls_create_review',
+          arguments: { owner: 'acme', repo: 'widgets', index: 1 },
+        }),
+        /Unknown tool/,
+      );
     } finally {
       await ns.close();
     }

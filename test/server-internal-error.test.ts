@@ -36,10 +36,16 @@ test('an unexpected exception is a generic internal_error result, audited, witho
   const payload = payloadOf(result);
   assert.equal(payload.error.kind, 'internal_error');
   assert.equal(JSON.stringify(result).includes(DETAIL), false);
-  const events = readFileSync(auditLog, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { phase: string; tool: string; reason: string | null; status: string });
-  assert.deepEqual(events.map((e) => [e.phase, e.tool, e.reason, e.status]), [
-    ['write_ahead', 'gitea_whoami', null, 'pending'],
-    ['result', 'gitea_whoami', 'internal_error', 'error'],
-  ]);
+  const events = readFileSync(auditLog, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { phase: string; tool: string; reason: string | null; status: string });
+  assert.deepEqual(
+    events.map((e) => [e.phase, e.tool, e.reason, e.status]),
+    [
+      ['write_ahead', 'gitea_whoami', null, 'pending'],
+      ['result', 'gitea_whoami', 'internal_error', 'error'],
+    ],
+  );
   assert.equal(readFileSync(auditLog, 'utf8').includes(DETAIL), false);
 });

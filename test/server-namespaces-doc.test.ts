@@ -21,7 +21,14 @@ import {
 import { possiblePrimaries } from '../src/server/tool-registry.js';
 import { listedSchema } from '../src/server/tool-definitions.js';
 
-const PROFILES = ['gitea-author', 'gitea-reviewer', 'gitea-merger', 'gitea-reconciler', 'gitea-issue-manager', 'gitea-owner'];
+const PROFILES = [
+  'gitea-author',
+  'gitea-reviewer',
+  'gitea-merger',
+  'gitea-reconciler',
+  'gitea-issue-manager',
+  'gitea-owner',
+];
 
 test('docs/namespaces.md is current (regenerate: gitea-warden tools --report-md > docs/namespaces.md)', () => {
   assert.equal(readFileSync(namespacesDocFile, 'utf8'), renderNamespacesDoc());
@@ -42,7 +49,10 @@ describe('listing sizes per reference namespace', () => {
       const discovery = namespaceListing(profile, null, 'discovery');
       assert.ok(discovery.estimatedTokens <= 2_000, `discovery: ${discovery.estimatedTokens} tokens`);
       // Over the common clients' 40 tools, auto serves discovery; within them, static.
-      assert.equal(namespaceListing(profile).mode.mode, listed.tools.length > 40 || listed.estimatedTokens > 12_000 ? 'discovery' : 'static');
+      assert.equal(
+        namespaceListing(profile).mode.mode,
+        listed.tools.length > 40 || listed.estimatedTokens > 12_000 ? 'discovery' : 'static',
+      );
     });
   }
 });
@@ -59,11 +69,20 @@ describe("the static listing keeps every tool the profile's tasks need (policies
       // Tasks of the profile's role (or any role) that it may do through Gitea tools; reads are the
       // toolsets' business (gitea.read maps to most of the API), guarded tasks have their own tool.
       const needed = Object.values(tasks.tasks)
-        .filter((task) => (task.role === 'any' || task.role === compiled.role) && task.permissions.every((op) => effective.has(op)))
+        .filter(
+          (task) =>
+            (task.role === 'any' || task.role === compiled.role) && task.permissions.every((op) => effective.has(op)),
+        )
         .flatMap((task) => (task.tool ? [] : task.permissions.filter((op) => op !== 'gitea.read')));
-      const tools = entries.filter((entry) => !entry.deprecated && possiblePrimaries(policy.operationMap, entry.operationId).some((op) => needed.includes(op)));
-      for (const entry of tools) assert.ok(listed.has(entry.name), `${profile} lists no ${entry.name} (${needed.join(', ')})`);
-      for (const task of Object.values(tasks.tasks).filter((t) => t.tool && t.role === compiled.role)) assert.ok(listed.has(task.tool as string), `${profile}: ${task.tool}`);
+      const tools = entries.filter(
+        (entry) =>
+          !entry.deprecated &&
+          possiblePrimaries(policy.operationMap, entry.operationId).some((op) => needed.includes(op)),
+      );
+      for (const entry of tools)
+        assert.ok(listed.has(entry.name), `${profile} lists no ${entry.name} (${needed.join(', ')})`);
+      for (const task of Object.values(tasks.tasks).filter((t) => t.tool && t.role === compiled.role))
+        assert.ok(listed.has(task.tool as string), `${profile}: ${task.tool}`);
     });
   }
 });
@@ -77,7 +96,8 @@ function callShape(schema: JsonSchema, path = ''): Map<string, string> {
     const at = `${path}/${name}`;
     shape.set(at, JSON.stringify([property.type, property.enum, property.format, required.has(name)]));
     for (const [sub, value] of callShape(property, at)) shape.set(sub, value);
-    if (property.items && typeof property.items === 'object') for (const [sub, value] of callShape(property.items as JsonSchema, `${at}[]`)) shape.set(sub, value);
+    if (property.items && typeof property.items === 'object')
+      for (const [sub, value] of callShape(property.items as JsonSchema, `${at}[]`)) shape.set(sub, value);
   }
   return shape;
 }

@@ -32,10 +32,14 @@ interface Relay {
 function startRelay(target: string): Promise<Relay> {
   let held: { method: string; path: RegExp; arrive: () => void; released: Promise<void> } | null = null;
   const forward = (req: IncomingMessage, res: ServerResponse) => {
-    const upstream = request(new URL(req.url ?? '/', target), { method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      new URL(req.url ?? '/', target),
+      { method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     req.pipe(upstream);
   };
   const http: HttpServer = createServer((req, res) => {
@@ -68,7 +72,10 @@ function switchingConfig(): string {
   const identity = (name: string) => parse(readFileSync(join(repoRoot, 'profiles', `${name}.yaml`), 'utf8'));
   const file = join(dir.path, 'config.yaml');
   const identities = { author: identity('gitea-author'), reviewer: identity('gitea-reviewer') };
-  writeFileSync(file, stringify({ allow_runtime_switching: true, environments: { sandbox: { services: { gitea: { identities } } } } }));
+  writeFileSync(
+    file,
+    stringify({ allow_runtime_switching: true, environments: { sandbox: { services: { gitea: { identities } } } } }),
+  );
   return file;
 }
 
@@ -109,14 +116,22 @@ interface Event {
 }
 
 function auditEvents(): Event[] {
-  return readFileSync(auditLog, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Event);
+  return readFileSync(auditLog, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Event);
 }
 
 describe('every way a call ends writes one write-ahead and one result event', () => {
   const secret = 'ghp_S3cretTokenValue0123456789abcdefXYZ';
   const cases: Array<[string, string, Record<string, unknown>, string]> = [
     ['invalid arguments', 'gitea_comments_create', { ...where, index: secret }, 'invalid_arguments'],
-    ['denied by the profile', 'gitea_api_request', { method: 'POST', path: '/repos/acme/widgets/pulls/1/merge', body: { do: 'merge' } }, 'forbidden'],
+    [
+      'denied by the profile',
+      'gitea_api_request',
+      { method: 'POST', path: '/repos/acme/widgets/pulls/1/merge', body: { do: 'merge' } },
+      'forbidden',
+    ],
     ['no route', 'gitea_api_request', { method: 'GET', path: '/nothing/here' }, 'no_route'],
     ['a read that runs', 'gitea_repos_get', where, 'allowed'],
     ['a built-in answer', 'gitea_whoami', {}, 'whoami'],
@@ -127,7 +142,11 @@ describe('every way a call ends writes one write-ahead and one result event', ()
       const before = auditEvents().length;
       await client.callTool({ name: tool, arguments: args });
       const events = auditEvents().slice(before);
-      assert.deepEqual(events.map((e) => e.phase), ['write_ahead', 'result'], name);
+      assert.deepEqual(
+        events.map((e) => e.phase),
+        ['write_ahead', 'result'],
+        name,
+      );
       assert.equal(events[0]?.call_id, events[1]?.call_id);
       if (reason !== 'allowed') assert.equal(events[1]?.reason, reason);
       assert.ok(!JSON.stringify(events).includes(secret));
@@ -137,7 +156,15 @@ describe('every way a call ends writes one write-ahead and one result event', ()
   test('an unknown tool is a protocol error, audited all the same', async () => {
     const before = auditEvents().length;
     await assert.rejects(client.callTool({ name: 'gitea_no_such_tool', arguments: {} }), /Unknown tool/);
-    assert.deepEqual(auditEvents().slice(before).map((e) => [e.phase, e.reason]), [['write_ahead', null], ['result', 'unknown_tool']]);
+    assert.deepEqual(
+      auditEvents()
+        .slice(before)
+        .map((e) => [e.phase, e.reason]),
+      [
+        ['write_ahead', null],
+        ['result', 'unknown_tool'],
+      ],
+    );
   });
 });
 
@@ -146,9 +173,20 @@ describe('invalid arguments', () => {
     const secret = 'glpat-Sup3rS3cretValue0123456789';
     const results = await Promise.all([
       // enum (method), type (query value), unknown field
-      client.callTool({ name: 'gitea_api_request', arguments: { method: secret, path: '/repos/acme/widgets', query: { page: { nested: secret } }, [secret]: secret } }),
+      client.callTool({
+        name: 'gitea_api_request',
+        arguments: {
+          method: secret,
+          path: '/repos/acme/widgets',
+          query: { page: { nested: secret } },
+          [secret]: secret,
+        },
+      }),
       // type (index, state), minLength/maxLength, unknown body field
-      client.callTool({ name: 'gitea_comments_create', arguments: { owner: '', repo: secret, index: secret, body: { body: 42, [`x${secret}`]: secret } } }),
+      client.callTool({
+        name: 'gitea_comments_create',
+        arguments: { owner: '', repo: secret, index: secret, body: { body: 42, [`x${secret}`]: secret } },
+      }),
       client.callTool({ name: 'gitea_activate_profile', arguments: { name: secret.repeat(10) } }),
       client.callTool({ name: 'gitea_resolve_task_capability', arguments: { task: { value: secret } } }),
     ]);
@@ -156,7 +194,8 @@ describe('invalid arguments', () => {
       const error = payloadOf(result).error;
       assert.equal(error.kind, 'invalid_arguments');
       assert.ok(error.errors.length > 0);
-      for (const { message } of error.errors as Array<{ path: string; message: string }>) assert.ok(!message.includes(secret.slice(0, 12)), message);
+      for (const { message } of error.errors as Array<{ path: string; message: string }>)
+        assert.ok(!message.includes(secret.slice(0, 12)), message);
     }
   });
 });
@@ -164,16 +203,32 @@ describe('invalid arguments', () => {
 describe('gitea_activate_profile', () => {
   test('a call already running keeps its profile and token; the client is told the tool list changed', async () => {
     const held = relay.hold('POST', /\/issues\/3\/comments$/);
-    const running = client.callTool({ name: 'gitea_comments_create', arguments: { ...where, index: 3, body: { body: 'written before the switch' } } });
+    const running = client.callTool({
+      name: 'gitea_comments_create',
+      arguments: { ...where, index: 3, body: { body: 'written before the switch' } },
+    });
     await held.arrived;
-    const switched = payloadOf(await client.callTool({ name: 'gitea_activate_profile', arguments: { name: 'gitea-reviewer' } }));
+    const switched = payloadOf(
+      await client.callTool({ name: 'gitea_activate_profile', arguments: { name: 'gitea-reviewer' } }),
+    );
     assert.deepEqual([switched.profile, switched.login, switched.verified], ['gitea-reviewer', 'bob', true]);
     held.release();
     const comment = payloadOf(await running);
     assert.equal(comment.identity.login, 'alice');
-    const callEvents = auditEvents().filter((e) => e.tool === 'gitea_comments_create').slice(-2);
-    assert.deepEqual(callEvents.map((e) => [e.phase, e.profile, e.login]), [['write_ahead', 'gitea-author', 'alice'], ['result', 'gitea-author', 'alice']]);
-    assert.equal(sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/issues/3/comments')).at(-1)?.login, 'alice');
+    const callEvents = auditEvents()
+      .filter((e) => e.tool === 'gitea_comments_create')
+      .slice(-2);
+    assert.deepEqual(
+      callEvents.map((e) => [e.phase, e.profile, e.login]),
+      [
+        ['write_ahead', 'gitea-author', 'alice'],
+        ['result', 'gitea-author', 'alice'],
+      ],
+    );
+    assert.equal(
+      sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/issues/3/comments')).at(-1)?.login,
+      'alice',
+    );
 
     assert.equal(listChanged, 1);
     const names = (await client.listTools()).tools.map((t) => t.name);

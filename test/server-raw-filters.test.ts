@@ -32,16 +32,31 @@ after(async () => {
 });
 
 test('a disabled tool is unknown, and its operation is refused through the raw tool with no Gitea request', async () => {
-  await assert.rejects(handleToolCall(namespace, 'gitea_comments_create', { owner: 'acme', repo: 'widgets', index: 1, body: { body: 'hi' } }), /Unknown tool/);
+  await assert.rejects(
+    handleToolCall(namespace, 'gitea_comments_create', {
+      owner: 'acme',
+      repo: 'widgets',
+      index: 1,
+      body: { body: 'hi' },
+    }),
+    /Unknown tool/,
+  );
   const before = sandbox.requests.length;
-  const raw = await handleToolCall(namespace, 'gitea_api_request', { method: 'POST', path: '/repos/acme/widgets/issues/1/comments', body: { body: 'hi' } });
+  const raw = await handleToolCall(namespace, 'gitea_api_request', {
+    method: 'POST',
+    path: '/repos/acme/widgets/issues/1/comments',
+    body: { body: 'hi' },
+  });
   assert.equal(raw.isError, true);
   assert.equal(payloadOf(raw).error.kind, 'tool_disabled');
   assert.equal(sandbox.requests.length, before);
 });
 
 test('operations the namespace still serves go through the raw tool as before', async () => {
-  const raw = await handleToolCall(namespace, 'gitea_api_request', { method: 'GET', path: '/repos/acme/widgets/issues/1/comments' });
+  const raw = await handleToolCall(namespace, 'gitea_api_request', {
+    method: 'GET',
+    path: '/repos/acme/widgets/issues/1/comments',
+  });
   assert.equal(raw.isError, false, JSON.stringify(payloadOf(raw)));
 });
 

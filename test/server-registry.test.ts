@@ -18,11 +18,19 @@ interface Filters {
   listDeniedTools: boolean;
   toolMode: 'auto' | 'static' | 'discovery';
 }
-const defaults: Filters = { toolsets: null, readOnly: false, disabledTools: [], listDeniedTools: false, toolMode: 'static' };
+const defaults: Filters = {
+  toolsets: null,
+  readOnly: false,
+  disabledTools: [],
+  listDeniedTools: false,
+  toolMode: 'static',
+};
 
 function names(profile: string, settings: Partial<Filters> = {}): string[] {
   const compiled = loadProfile(profileReference({ profile, config: null }), policy);
-  return registryFor({ ...defaults, ...settings }, policy, compiled, entries, builtinTools()).definitions().map((t) => t.name);
+  return registryFor({ ...defaults, ...settings }, policy, compiled, entries, builtinTools())
+    .definitions()
+    .map((t) => t.name);
 }
 
 describe('profile visibility', () => {
@@ -43,11 +51,16 @@ describe('profile visibility', () => {
     ['gitea-reviewer', 'gitea_branches_delete', false],
   ];
   for (const [profile, tool, listed] of table) {
-    test(`${profile} ${listed ? 'lists' : 'does not list'} ${tool}`, () => assert.equal(names(profile).includes(tool), listed));
+    test(`${profile} ${listed ? 'lists' : 'does not list'} ${tool}`, () =>
+      assert.equal(names(profile).includes(tool), listed));
   }
 
   test('a mapping lists under any of its possible primaries', () => {
-    assert.deepEqual(possiblePrimaries(policy.operationMap, 'repoCreatePullReview').sort(), ['gitea.pr.approve', 'gitea.pr.request_changes', 'gitea.pr.review']);
+    assert.deepEqual(possiblePrimaries(policy.operationMap, 'repoCreatePullReview').sort(), [
+      'gitea.pr.approve',
+      'gitea.pr.request_changes',
+      'gitea.pr.review',
+    ]);
     assert.deepEqual(possiblePrimaries(policy.operationMap, 'noSuchOperation'), []);
   });
 });
@@ -92,7 +105,10 @@ describe('built-in tool inputs', () => {
   for (const tool of ['gitea_reconcile_already_landed_pr', 'gitea_cleanup_merged_pr_branch']) {
     for (const [name, args, valid] of cases) {
       test(`${tool}: ${name} is ${valid ? 'accepted' : 'refused'}`, () => {
-        const extra = tool === 'gitea_cleanup_merged_pr_branch' ? { branch: 'feature/x', confirmation: 'CLEANUP MERGED PR 2 BRANCH feature/x' } : {};
+        const extra =
+          tool === 'gitea_cleanup_merged_pr_branch'
+            ? { branch: 'feature/x', confirmation: 'CLEANUP MERGED PR 2 BRANCH feature/x' }
+            : {};
         const schema = byName.get(tool)?.inputSchema;
         assert.ok(schema);
         assert.equal(validationErrors(schema, { ...args, ...extra }).length === 0, valid);

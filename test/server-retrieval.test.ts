@@ -5,12 +5,14 @@ import { loadCatalog } from '../src/catalog/load.js';
 import { heldOutTasks, retrievalTasks } from './fixtures/retrieval-tasks.js';
 import { recallAt3, type Recall } from './support/retrieval.js';
 
-const missed = (r: Recall) => r.misses.map((m) => `  ${m.task}: ${m.found.join(', ')} (want ${m.expected.join(' | ')})`).join('\n');
+const missed = (r: Recall) =>
+  r.misses.map((m) => `  ${m.task}: ${m.found.join(', ')} (want ${m.expected.join(' | ')})`).join('\n');
 
 test('the retrieval sets hold at least 60 tasks, each naming operations of the catalog', () => {
   const ids = new Set(loadCatalog().entries.map((entry) => entry.operationId));
   assert.ok(retrievalTasks.length >= 60, `${retrievalTasks.length} tasks`);
-  for (const { task, operationIds } of [...retrievalTasks, ...heldOutTasks]) for (const id of operationIds) assert.ok(ids.has(id), `${task}: ${id}`);
+  for (const { task, operationIds } of [...retrievalTasks, ...heldOutTasks])
+    for (const id of operationIds) assert.ok(ids.has(id), `${task}: ${id}`);
 });
 
 test('gitea_find_operations finds the operation for at least 90% of the tasks in its first three', (t) => {

@@ -22,7 +22,11 @@ interface StatusFile {
 
 before(async () => {
   copyFileSync(join(repoRoot, 'profiles', 'gitea-reviewer.yaml'), profileFile);
-  const env = { GITEA_URL: 'http://127.0.0.1:9', GITEA_MCP_PROFILE: profileFile, AUDIT_LOG: join(dir.path, 'audit.jsonl') };
+  const env = {
+    GITEA_URL: 'http://127.0.0.1:9',
+    GITEA_MCP_PROFILE: profileFile,
+    AUDIT_LOG: join(dir.path, 'audit.jsonl'),
+  };
   connection = await connectInProcess(env);
   ({ client } = connection);
 });
@@ -35,7 +39,10 @@ after(async () => {
 async function status(): Promise<{ restart_required: boolean; profileFile: StatusFile | undefined }> {
   const payload = payloadOf(await client.callTool({ name: 'gitea_server_status', arguments: {} }));
   const files = payload.files as StatusFile[];
-  return { restart_required: payload.restart_required, profileFile: files.find((file) => file.path.endsWith('reviewer.yaml')) };
+  return {
+    restart_required: payload.restart_required,
+    profileFile: files.find((file) => file.path.endsWith('reviewer.yaml')),
+  };
 }
 
 test('an edited profile file sets restart_required; the namespace keeps serving what it loaded', async () => {
@@ -44,13 +51,19 @@ test('an edited profile file sets restart_required; the namespace keeps serving 
   const listedAtStart = await toolNames(client);
   const atStart = await status();
   assert.equal(atStart.restart_required, false);
-  assert.deepEqual({ sha256: atStart.profileFile?.sha256, changed: atStart.profileFile?.changed }, { sha256: loadedHash, changed: false });
+  assert.deepEqual(
+    { sha256: atStart.profileFile?.sha256, changed: atStart.profileFile?.changed },
+    { sha256: loadedHash, changed: false },
+  );
 
   // The edit would shrink the listing to one domain if it were applied.
   writeFileSync(profileFile, loaded.toString('utf8').replace(/^toolsets: .*$/m, 'toolsets: [repos]'));
   const after = await status();
   assert.equal(after.restart_required, true);
-  assert.deepEqual({ sha256: after.profileFile?.sha256, changed: after.profileFile?.changed }, { sha256: loadedHash, changed: true });
+  assert.deepEqual(
+    { sha256: after.profileFile?.sha256, changed: after.profileFile?.changed },
+    { sha256: loadedHash, changed: true },
+  );
   assert.deepEqual(await toolNames(client), listedAtStart);
 
   writeFileSync(profileFile, loaded);

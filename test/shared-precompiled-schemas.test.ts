@@ -15,8 +15,12 @@ import { parseDocumentText } from '../src/shared/document.js';
 
 const Ajv = AjvModule.default ?? AjvModule;
 const addFormats = addFormatsModule.default ?? addFormatsModule;
-const precompiled = createRequire(import.meta.url)(join(packageRoot, 'dist', 'shared', 'precompiled-schemas.cjs')) as PrecompiledSchemas;
-const schemaFiles = readdirSync(policiesDir).filter((name) => name.endsWith('.schema.json') && name !== 'config.schema.json');
+const precompiled = createRequire(import.meta.url)(
+  join(packageRoot, 'dist', 'shared', 'precompiled-schemas.cjs'),
+) as PrecompiledSchemas;
+const schemaFiles = readdirSync(policiesDir).filter(
+  (name) => name.endsWith('.schema.json') && name !== 'config.schema.json',
+);
 
 test('every policy schema but config has a precompiled validator of its current text', () => {
   for (const name of schemaFiles) {
@@ -28,19 +32,32 @@ test('every policy schema but config has a precompiled validator of its current 
 test('a precompiled validator reports what a run-time compiled one reports', () => {
   const ajv = new Ajv({ allErrors: true, strict: false });
   addFormats(ajv);
-  const schemas = schemaFiles.map((name) => JSON.parse(readFileSync(join(policiesDir, name), 'utf8')) as { $id: string });
+  const schemas = schemaFiles.map(
+    (name) => JSON.parse(readFileSync(join(policiesDir, name), 'utf8')) as { $id: string },
+  );
   for (const schema of schemas) ajv.addSchema(schema);
   // Each policy file as it is, an empty document, one with an unknown field and one with wrong types.
   const policyFiles = readdirSync(policiesDir).filter((name) => name.endsWith('.yaml'));
-  const samples: unknown[] = [{}, { unknown_field: 1 }, { service: 42, aliases: 'x', tasks: [1], rules: { a: 1 } }, [], 'text'];
-  for (const file of policyFiles) samples.push(parseDocumentText(readFileSync(join(policiesDir, file), 'utf8'), file).data);
+  const samples: unknown[] = [
+    {},
+    { unknown_field: 1 },
+    { service: 42, aliases: 'x', tasks: [1], rules: { a: 1 } },
+    [],
+    'text',
+  ];
+  for (const file of policyFiles)
+    samples.push(parseDocumentText(readFileSync(join(policiesDir, file), 'utf8'), file).data);
   for (const schema of schemas) {
     const atRunTime = ajv.getSchema(schema.$id);
     const built = precompiled[schema.$id]?.validate;
     assert.ok(atRunTime && built, schema.$id);
     for (const sample of samples) {
       assert.equal(built(sample), atRunTime(sample), schema.$id);
-      assert.deepEqual(built.errors ?? null, atRunTime.errors ?? null, `${schema.$id}: ${JSON.stringify(sample).slice(0, 60)}`);
+      assert.deepEqual(
+        built.errors ?? null,
+        atRunTime.errors ?? null,
+        `${schema.$id}: ${JSON.stringify(sample).slice(0, 60)}`,
+      );
     }
   }
 });

@@ -34,21 +34,40 @@ test('shownPath: package files, files under the working directory, files elsewhe
 
 const tsx = import.meta.resolve('tsx');
 const cli = (cwd: string, ...args: string[]) =>
-  spawnSync(process.execPath, ['--import', tsx, join(packageRoot, 'src', 'cli', 'main.ts'), ...args], { cwd, encoding: 'utf8' });
+  spawnSync(process.execPath, ['--import', tsx, join(packageRoot, 'src', 'cli', 'main.ts'), ...args], {
+    cwd,
+    encoding: 'utf8',
+  });
 
 test('decide from a user repository: the reference profile as gitea-warden:, the user profile relative', () => {
-  const reference = JSON.parse(cli(work, 'decide', '--profile', 'gitea-author', '--operation', 'gitea.pr.merge').stdout);
-  const line = readFileSync(join(packageRoot, 'profiles', 'gitea-author.yaml'), 'utf8').split('\n').findIndex((l) => l.trim() === '- gitea.pr.merge') + 1;
-  assert.deepEqual(reference.determining, { file: 'gitea-warden:profiles/gitea-author.yaml', line, rule: 'forbidden_operations: gitea.pr.merge' });
-  const own = JSON.parse(cli(work, 'decide', '--profile', 'profiles/mine.yaml', '--operation', 'gitea.pr.merge').stdout);
+  const reference = JSON.parse(
+    cli(work, 'decide', '--profile', 'gitea-author', '--operation', 'gitea.pr.merge').stdout,
+  );
+  const line =
+    readFileSync(join(packageRoot, 'profiles', 'gitea-author.yaml'), 'utf8')
+      .split('\n')
+      .findIndex((l) => l.trim() === '- gitea.pr.merge') + 1;
+  assert.deepEqual(reference.determining, {
+    file: 'gitea-warden:profiles/gitea-author.yaml',
+    line,
+    rule: 'forbidden_operations: gitea.pr.merge',
+  });
+  const own = JSON.parse(
+    cli(work, 'decide', '--profile', 'profiles/mine.yaml', '--operation', 'gitea.pr.merge').stdout,
+  );
   assert.equal(own.determining.file, 'profiles/mine.yaml');
-  const outside = JSON.parse(cli(work, 'decide', '--profile', '../elsewhere/theirs.yaml', '--operation', 'gitea.pr.merge').stdout);
+  const outside = JSON.parse(
+    cli(work, 'decide', '--profile', '../elsewhere/theirs.yaml', '--operation', 'gitea.pr.merge').stdout,
+  );
   assert.equal(outside.determining.file, join(elsewhere, 'theirs.yaml'));
 });
 
 test('check from a user repository: findings name the file relative to it, never with ../', () => {
   // A forbidden entry that cannot be normalized: an error finding with its line.
-  const text = readFileSync(join(packageRoot, 'profiles', 'gitea-author.yaml'), 'utf8').replace('  - gitea.pr.merge\n', '  - gitea.pr.mrege\n');
+  const text = readFileSync(join(packageRoot, 'profiles', 'gitea-author.yaml'), 'utf8').replace(
+    '  - gitea.pr.merge\n',
+    '  - gitea.pr.mrege\n',
+  );
   writeFileSync(join(work, 'profiles', 'broken.yaml'), text);
   const result = cli(join(work, 'profiles'), 'check', 'broken.yaml', join(elsewhere, 'theirs.yaml'));
   assert.equal(result.status, 1, result.stdout + result.stderr);

@@ -16,7 +16,12 @@ const catalog = loadTaskCatalog();
 
 // What each reference namespace allows, from profiles/*.yaml: tasks.yaml and the profiles must agree.
 const policy = loadPolicySet();
-const allowedByRole = new Map(loadReferenceProfiles(policy).map((profile) => [profile.role as string, effectiveOperations(profile, policy.vocabulary)]));
+const allowedByRole = new Map(
+  loadReferenceProfiles(policy).map((profile) => [
+    profile.role as string,
+    effectiveOperations(profile, policy.vocabulary),
+  ]),
+);
 
 function session(role: string): TaskSession {
   const allowed = allowedByRole.get(role);
@@ -24,7 +29,10 @@ function session(role: string): TaskSession {
 }
 
 // The expected answer per task: the role that does it, and in that role's namespace the outcome.
-const expected: Record<string, { role: string; own: 'allowed' | 'permission_not_allowed' | 'guarded_tool_only'; tool?: string }> = {
+const expected: Record<
+  string,
+  { role: string; own: 'allowed' | 'permission_not_allowed' | 'guarded_tool_only'; tool?: string }
+> = {
   read_repository: { role: 'any', own: 'allowed' },
   create_issue: { role: 'issue-manager', own: 'allowed' },
   edit_issue: { role: 'issue-manager', own: 'allowed' },
@@ -58,7 +66,14 @@ const expected: Record<string, { role: string; own: 'allowed' | 'permission_not_
 
 describe('resolveTaskCapability: every task in every reference namespace', () => {
   test('there is one reference profile per role', () => {
-    assert.deepEqual([...allowedByRole.keys()].sort(), ['author', 'issue-manager', 'merger', 'owner', 'reconciler', 'reviewer']);
+    assert.deepEqual([...allowedByRole.keys()].sort(), [
+      'author',
+      'issue-manager',
+      'merger',
+      'owner',
+      'reconciler',
+      'reviewer',
+    ]);
   });
 
   test('the table covers exactly the tasks of policies/tasks.yaml', () => {
@@ -83,7 +98,11 @@ describe('resolveTaskCapability: every task in every reference namespace', () =>
   }
 
   test('a task needing several permissions is refused when one is missing, naming it', () => {
-    const partial: TaskSession = { role: 'reconciler', profileName: 'tight-reconciler', isAllowed: (op) => op === 'gitea.pr.close' };
+    const partial: TaskSession = {
+      role: 'reconciler',
+      profileName: 'tight-reconciler',
+      isAllowed: (op) => op === 'gitea.pr.close',
+    };
     const answer = resolveTaskCapability(catalog, 'reconcile_already_landed_pr', partial);
     assert.equal(answer.allowed_in_current_session, false);
     assert.deepEqual(answer.missing_permissions, ['gitea.issue.comment']);
@@ -108,15 +127,25 @@ describe('resolveTaskCapability: every task in every reference namespace', () =>
 
 describe('tasks.yaml', () => {
   test('every permission is a canonical operation of policies/vocabulary.yaml', () => {
-    const vocabulary = readDocument(join(policiesDir, 'vocabulary.yaml')).data as { operations: Record<string, unknown> };
+    const vocabulary = readDocument(join(policiesDir, 'vocabulary.yaml')).data as {
+      operations: Record<string, unknown>;
+    };
     for (const [task, definition] of Object.entries(catalog.tasks)) {
       for (const op of definition.permissions) assert.ok(Object.hasOwn(vocabulary.operations, op), `${task}: ${op}`);
     }
   });
 
   const bad: Array<[string, string, RegExp]> = [
-    ['an unknown role', 'tasks:\n  x: { role: admin, permissions: [gitea.read], meaning: m }\n', /\/tasks\/x\/role: must be one of/],
-    ['a guarded-only task without its tool', 'tasks:\n  x: { role: reconciler, permissions: [gitea.branch.delete], guarded_only: true, meaning: m }\n', /missing required field 'tool'/],
+    [
+      'an unknown role',
+      'tasks:\n  x: { role: admin, permissions: [gitea.read], meaning: m }\n',
+      /\/tasks\/x\/role: must be one of/,
+    ],
+    [
+      'a guarded-only task without its tool',
+      'tasks:\n  x: { role: reconciler, permissions: [gitea.branch.delete], guarded_only: true, meaning: m }\n',
+      /missing required field 'tool'/,
+    ],
     ['no permissions', 'tasks:\n  x: { role: author, permissions: [], meaning: m }\n', /\/tasks\/x\/permissions/],
   ];
   for (const [name, text, message] of bad) {

@@ -9,13 +9,24 @@ import { checkStartup, type StartupOptions } from '../src/transports/startup.js'
 const TOKEN = 'a-long-enough-token-1234';
 
 describe('checkStartup', () => {
-  const base: StartupOptions = { host: '127.0.0.1', port: 8741, path: '/mcp', allowedHosts: [], rateLimitPerMinute: 120, maxBodyBytes: 1024 };
+  const base: StartupOptions = {
+    host: '127.0.0.1',
+    port: 8741,
+    path: '/mcp',
+    allowedHosts: [],
+    rateLimitPerMinute: 120,
+    maxBodyBytes: 1024,
+  };
   const cases: { name: string; change: Partial<StartupOptions>; refused: RegExp | null }[] = [
     { name: 'loopback without a token', change: {}, refused: null },
     { name: 'localhost without a token', change: { host: 'localhost' }, refused: null },
     { name: '::1 without a token', change: { host: '::1' }, refused: null },
     { name: '0.0.0.0 with a token', change: { host: '0.0.0.0', bearerToken: TOKEN }, refused: null },
-    { name: '0.0.0.0 without a token', change: { host: '0.0.0.0' }, refused: /refusing to listen on 0\.0\.0\.0 without MCP_BEARER_TOKEN/ },
+    {
+      name: '0.0.0.0 without a token',
+      change: { host: '0.0.0.0' },
+      refused: /refusing to listen on 0\.0\.0\.0 without MCP_BEARER_TOKEN/,
+    },
     { name: ':: without a token', change: { host: '::' }, refused: /without MCP_BEARER_TOKEN/ },
     { name: 'a LAN address without a token', change: { host: '192.168.1.10' }, refused: /without MCP_BEARER_TOKEN/ },
     { name: 'an empty token on loopback', change: { bearerToken: '' }, refused: /shorter than 16/ },
@@ -25,7 +36,11 @@ describe('checkStartup', () => {
     { name: 'path without a slash', change: { path: 'mcp' }, refused: /MCP_PATH/ },
     { name: 'path /health', change: { path: '/health' }, refused: /MCP_PATH/ },
     { name: 'a PUBLIC_BASE_URL that is not http(s)', change: { publicBaseUrl: 'ftp://x' }, refused: /PUBLIC_BASE_URL/ },
-    { name: 'an ALLOWED_HOSTS entry that is not a host', change: { allowedHosts: ['https://x/'] }, refused: /ALLOWED_HOSTS/ },
+    {
+      name: 'an ALLOWED_HOSTS entry that is not a host',
+      change: { allowedHosts: ['https://x/'] },
+      refused: /ALLOWED_HOSTS/,
+    },
     { name: 'a zero rate limit', change: { rateLimitPerMinute: 0 }, refused: /RATE_LIMIT_PER_MINUTE/ },
   ];
   for (const { name, change, refused } of cases) {
@@ -42,17 +57,26 @@ describe('checkStartup', () => {
   }
 
   test('a refused token never appears in the message', () => {
-    assert.throws(() => checkStartup({ ...base, bearerToken: 'sekrit-value' }), (error: Error) => !error.message.includes('sekrit'));
+    assert.throws(
+      () => checkStartup({ ...base, bearerToken: 'sekrit-value' }),
+      (error: Error) => !error.message.includes('sekrit'),
+    );
   });
 });
 
 describe('host check', () => {
   test('loopback names and addresses', () => {
-    for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]', 'LOCALHOST']) assert.equal(isLoopbackHostname(host), true, host);
-    for (const host of ['0.0.0.0', '::', '10.0.0.1', 'localhost.example.com', '127.0.0.1.nip.io']) assert.equal(isLoopbackHostname(host), false, host);
+    for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]', 'LOCALHOST'])
+      assert.equal(isLoopbackHostname(host), true, host);
+    for (const host of ['0.0.0.0', '::', '10.0.0.1', 'localhost.example.com', '127.0.0.1.nip.io'])
+      assert.equal(isLoopbackHostname(host), false, host);
   });
 
-  const allowed = allowedHostList('https://mcp.example.com:8443/base', ['other.example.org', 'pinned.example.org:9000', '[2001:db8::1]']);
+  const allowed = allowedHostList('https://mcp.example.com:8443/base', [
+    'other.example.org',
+    'pinned.example.org:9000',
+    '[2001:db8::1]',
+  ]);
   const cases: [string | undefined, boolean][] = [
     [undefined, false],
     ['', false],
@@ -77,7 +101,10 @@ describe('RateLimiter', () => {
   test('allows a burst up to the limit, then refuses with the seconds until the next request', () => {
     let now = 0;
     const limiter = new RateLimiter(3, () => now);
-    assert.deepEqual([1, 2, 3].map(() => limiter.take('a').allowed), [true, true, true]);
+    assert.deepEqual(
+      [1, 2, 3].map(() => limiter.take('a').allowed),
+      [true, true, true],
+    );
     assert.deepEqual(limiter.take('a'), { allowed: false, retryAfterSeconds: 20 });
     now += 20_000;
     assert.equal(limiter.take('a').allowed, true);

@@ -4,7 +4,12 @@ import { request } from 'node:http';
 import { createServer as createNetServer, connect } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { DEFAULT_MAX_BODY_BYTES, startHttpTransport, type HttpTransportHandle, type HttpTransportOptions } from '../src/transports/http.js';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  startHttpTransport,
+  type HttpTransportHandle,
+  type HttpTransportOptions,
+} from '../src/transports/http.js';
 import { createLogger } from '../src/shared/logger.js';
 import { StartupError } from '../src/shared/startup-error.js';
 import { createEchoServer } from './fixtures/echo-server.js';
@@ -34,7 +39,16 @@ interface RawResponse {
 }
 
 /** A request through node:http, which (unlike fetch) lets the test set the Host header. */
-function raw(url: string, init: { method?: string; path?: string; headers?: Record<string, string>; body?: string | Buffer; chunked?: boolean } = {}): Promise<RawResponse> {
+function raw(
+  url: string,
+  init: {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    chunked?: boolean;
+  } = {},
+): Promise<RawResponse> {
   const target = new URL(init.path ?? '', url);
   return new Promise((resolve, reject) => {
     const req = request(target, { method: init.method ?? 'GET', headers: init.headers }, (res) => {
@@ -84,7 +98,10 @@ describe('streamable HTTP transport', () => {
     const client = await connectClient(server.url, TOKEN);
     try {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ['echo']);
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['echo'],
+      );
       const result = await client.callTool({ name: 'echo', arguments: { text: 'hello' } });
       assert.deepEqual(result.content, [{ type: 'text', text: 'echo: hello' }]);
     } finally {
@@ -92,7 +109,10 @@ describe('streamable HTTP transport', () => {
     }
   });
 
-  for (const [name, token] of [['no token', null], ['a wrong token', 'wrong-token-0123456789abcdef']] as const) {
+  for (const [name, token] of [
+    ['no token', null],
+    ['a wrong token', 'wrong-token-0123456789abcdef'],
+  ] as const) {
     test(`the SDK client with ${name} cannot connect`, async () => {
       await assert.rejects(connectClient(server.url, token));
     });
@@ -125,7 +145,11 @@ describe('streamable HTTP transport', () => {
   }
 
   test('a wrong Host is refused on the MCP path even with the right token', async () => {
-    const response = await raw(server.url, { method: 'POST', headers: { ...mcpHeaders(), Host: 'evil.example.com' }, body: initialize });
+    const response = await raw(server.url, {
+      method: 'POST',
+      headers: { ...mcpHeaders(), Host: 'evil.example.com' },
+      body: initialize,
+    });
     assert.equal(response.status, 403);
   });
 
@@ -174,11 +198,21 @@ describe('streamable HTTP transport', () => {
     assert.deepEqual(JSON.parse(health.body), { status: 'ok' });
     const root = await raw(server.url, { path: '/' });
     assert.equal(root.status, 200);
-    assert.deepEqual(JSON.parse(root.body), { name: 'gitea-warden', version: '0.1.0', profile: 'reviewer', mcpPath: '/mcp' });
+    assert.deepEqual(JSON.parse(root.body), {
+      name: 'gitea-warden',
+      version: '0.1.0',
+      profile: 'reviewer',
+      mcpPath: '/mcp',
+    });
     assert.doesNotMatch(root.body, new RegExp(TOKEN));
   });
 
-  const oversized = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(DEFAULT_MAX_BODY_BYTES) } });
+  const oversized = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'ping',
+    params: { pad: 'x'.repeat(DEFAULT_MAX_BODY_BYTES) },
+  });
   for (const chunked of [false, true]) {
     test(`an oversized body gets 413 (${chunked ? 'chunked' : 'with Content-Length'})`, async () => {
       const response = await raw(server.url, { method: 'POST', headers: mcpHeaders(), body: oversized, chunked });
@@ -190,7 +224,11 @@ describe('streamable HTTP transport', () => {
   test('a body that is not JSON gets a JSON-RPC parse error without a stack trace', async () => {
     const response = await raw(server.url, { method: 'POST', headers: mcpHeaders(), body: '{"jsonrpc": ' });
     assert.equal(response.status, 400);
-    assert.deepEqual(JSON.parse(response.body), { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid JSON' }, id: null });
+    assert.deepEqual(JSON.parse(response.body), {
+      jsonrpc: '2.0',
+      error: { code: -32700, message: 'Parse error: the body is not valid JSON' },
+      id: null,
+    });
   });
 
   test('GET on the MCP path is 405 (stateless: no standalone stream); unknown paths are 404', async () => {
@@ -232,7 +270,11 @@ describe('refusals and slow or bloated requests', () => {
   let server: HttpTransportHandle;
   before(async () => {
     // A frozen clock: the unauthenticated bucket never refills, so the third refusal is a 429.
-    server = await startHttpTransport(options({ rateLimitPerMinute: 1, now: () => 0, requestTimeoutMs: 200 }), createEchoServer, logger);
+    server = await startHttpTransport(
+      options({ rateLimitPerMinute: 1, now: () => 0, requestTimeoutMs: 200 }),
+      createEchoServer,
+      logger,
+    );
   });
   after(async () => {
     await server.close();
@@ -240,11 +282,18 @@ describe('refusals and slow or bloated requests', () => {
 
   test('401, 403 and 429 answers carry neither the configured nor the presented token', async () => {
     const refusals = [
-      await raw(server.url, { method: 'POST', headers: { ...mcpHeaders(wrong), Host: 'evil.example.com' }, body: initialize }),
+      await raw(server.url, {
+        method: 'POST',
+        headers: { ...mcpHeaders(wrong), Host: 'evil.example.com' },
+        body: initialize,
+      }),
       await raw(server.url, { method: 'POST', headers: mcpHeaders(wrong), body: initialize }),
       await raw(server.url, { method: 'POST', headers: mcpHeaders(wrong), body: initialize }),
     ];
-    assert.deepEqual(refusals.map((r) => r.status), [403, 401, 429]);
+    assert.deepEqual(
+      refusals.map((r) => r.status),
+      [403, 401, 429],
+    );
     for (const response of refusals) {
       const text = JSON.stringify(response.headers) + response.body;
       assert.ok(!text.includes(TOKEN) && !text.includes(wrong), `${response.status} leaks a token`);
@@ -252,17 +301,23 @@ describe('refusals and slow or bloated requests', () => {
   });
 
   // The timeout option only stops a hang from blocking the run when the server would wait forever.
-  test('a body that stops arriving is cut off (408) instead of holding the connection', { timeout: 10_000 }, async () => {
-    const answer = await new Promise<string>((resolve, reject) => {
-      const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
-      let received = '';
-      socket.on('data', (chunk) => (received += chunk.toString('utf8')));
-      socket.on('close', () => resolve(received));
-      socket.on('error', reject);
-      socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc"`);
-    });
-    assert.match(answer, /^HTTP\/1\.1 408/);
-  });
+  test(
+    'a body that stops arriving is cut off (408) instead of holding the connection',
+    { timeout: 10_000 },
+    async () => {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk.toString('utf8')));
+        socket.on('close', () => resolve(received));
+        socket.on('error', reject);
+        socket.write(
+          `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"jsonrpc"`,
+        );
+      });
+      assert.match(answer, /^HTTP\/1\.1 408/);
+    },
+  );
 
   test('headers beyond 16 KiB are refused with 431', async () => {
     const response = await raw(server.url, { path: '/health', headers: { 'X-Padding': 'x'.repeat(20 * 1024) } });
@@ -292,11 +347,14 @@ describe('HTTP start-up', () => {
 
   test('a non-loopback bind without a token fails with exit code 2 before listening', async () => {
     const port = await freePort();
-    await assert.rejects(startHttpTransport(options({ host: '0.0.0.0', port, bearerToken: undefined }), createEchoServer, logger), (error: unknown) => {
-      assert.ok(error instanceof StartupError);
-      assert.equal(error.exitCode, 2);
-      return true;
-    });
+    await assert.rejects(
+      startHttpTransport(options({ host: '0.0.0.0', port, bearerToken: undefined }), createEchoServer, logger),
+      (error: unknown) => {
+        assert.ok(error instanceof StartupError);
+        assert.equal(error.exitCode, 2);
+        return true;
+      },
+    );
     assert.equal(await refusesConnections(port), true);
   });
 

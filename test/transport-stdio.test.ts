@@ -27,12 +27,26 @@ describe('serveStdio', () => {
     try {
       const send = (message: object) => stdin.write(`${JSON.stringify(message)}\n`);
       const initialized = nextMessage(stdout);
-      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } });
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+      });
       assert.equal(((await initialized).result as { serverInfo: { name: string } }).serverInfo.name, 'echo-test');
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
       const called = nextMessage(stdout);
-      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'over stdio' } } });
-      assert.deepEqual(await called, { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'echo: over stdio' }] } });
+      send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'over stdio' } },
+      });
+      assert.deepEqual(await called, {
+        jsonrpc: '2.0',
+        id: 2,
+        result: { content: [{ type: 'text', text: 'echo: over stdio' }] },
+      });
     } finally {
       await handle.close();
     }

@@ -27,14 +27,20 @@ m = (p.sub == "*" || r.sub == p.sub) && (p.act == "*" || g(r.act, p.act)) && eva
 export async function createCasbinEngine(workload: Workload): Promise<Engine> {
   const enforcers = new Map<string, Enforcer>();
   for (const profile of workload.profiles) {
-    enforcers.set(profileKey(profile), await casbinEnforcer(translateProfile(profile, workload.operationMap, mergeOperations(workload))));
+    enforcers.set(
+      profileKey(profile),
+      await casbinEnforcer(translateProfile(profile, workload.operationMap, mergeOperations(workload))),
+    );
   }
   return {
     name: 'casbin (deny-override)',
     prepare({ profile, call, facts }: BenchRequest) {
       const enforcer = enforcers.get(profileKey(profile)) as Enforcer;
       const sub = profileKey(profile);
-      const context = { ...flatContext(call.arguments, workload.argumentPaths), ...(facts ? { login: facts.login, author: facts.author } : {}) };
+      const context = {
+        ...flatContext(call.arguments, workload.argumentPaths),
+        ...(facts ? { login: facts.login, author: facts.author } : {}),
+      };
       return () => enforcer.enforceSync(sub, call.operationId, context);
     },
   };
@@ -52,7 +58,12 @@ export function casbinPolicies(ruleSet: RuleSet): string[][] {
     const sub = rule.principal ?? '*';
     const eft = rule.effect === 'permit' ? 'allow' : 'deny';
     const cond = rule.when.length === 0 ? 'true' : rule.when.map(casbinCondition).join(' && ');
-    const acts = rule.target.kind === 'any' ? ['*'] : rule.target.kind === 'action' ? [rule.target.operationId] : rule.target.names;
+    const acts =
+      rule.target.kind === 'any'
+        ? ['*']
+        : rule.target.kind === 'action'
+          ? [rule.target.operationId]
+          : rule.target.names;
     return acts.map((act) => [sub, act, cond, eft]);
   });
 }

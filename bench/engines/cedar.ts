@@ -1,17 +1,28 @@
 // Cedar (the Rust authorizer compiled to WebAssembly) given the same rules as Cedar policy text: one
 // preparsed policy set per profile, asked through statefulIsAuthorized. Arguments travel as context,
 // the pull request author as a resource attribute, the session login as context.
-import { preparsePolicySet, statefulIsAuthorized, type EntityJson, type StatefulAuthorizationCall } from '@cedar-policy/cedar-wasm/nodejs';
+import {
+  preparsePolicySet,
+  statefulIsAuthorized,
+  type EntityJson,
+  type StatefulAuthorizationCall,
+} from '@cedar-policy/cedar-wasm/nodejs';
 import type { Scalar } from '../../src/policy/argument-match.js';
 import { flatContext, mergeOperations, profileKey, type BenchRequest, type Workload } from '../workload.js';
 import type { Engine } from './engine.js';
 import { translateProfile, type Condition, type Rule, type RuleSet } from './rules.js';
 
 export function createCedarEngine(workload: Workload): Engine {
-  const ruleSets = new Map(workload.profiles.map((profile) => [profileKey(profile), translateProfile(profile, workload.operationMap, mergeOperations(workload))]));
+  const ruleSets = new Map(
+    workload.profiles.map((profile) => [
+      profileKey(profile),
+      translateProfile(profile, workload.operationMap, mergeOperations(workload)),
+    ]),
+  );
   for (const [key, ruleSet] of ruleSets) {
     const answer = preparsePolicySet(policySetId(key), { staticPolicies: cedarPolicyText(ruleSet) });
-    if (answer.type !== 'success') throw new Error(`Cedar rejected the policies of ${key}: ${answer.errors.map((e) => e.message).join('; ')}`);
+    if (answer.type !== 'success')
+      throw new Error(`Cedar rejected the policies of ${key}: ${answer.errors.map((e) => e.message).join('; ')}`);
   }
   return {
     name: 'Cedar (wasm, preparsed)',
@@ -20,7 +31,8 @@ export function createCedarEngine(workload: Workload): Engine {
       const call = cedarCall(request, ruleSets.get(key) as RuleSet, workload.argumentPaths);
       return () => {
         const answer = statefulIsAuthorized(call);
-        if (answer.type !== 'success') throw new Error(`Cedar failed: ${answer.errors.map((e) => e.message).join('; ')}`);
+        if (answer.type !== 'success')
+          throw new Error(`Cedar failed: ${answer.errors.map((e) => e.message).join('; ')}`);
         return answer.response.decision === 'allow';
       };
     },
@@ -31,7 +43,11 @@ function policySetId(key: string): string {
   return `bench-${key}`;
 }
 
-function cedarCall({ profile, call, facts }: BenchRequest, ruleSet: RuleSet, paths: readonly string[]): StatefulAuthorizationCall {
+function cedarCall(
+  { profile, call, facts }: BenchRequest,
+  ruleSet: RuleSet,
+  paths: readonly string[],
+): StatefulAuthorizationCall {
   const parent = ruleSet.parents.get(call.operationId);
   const action = { type: 'Action', id: call.operationId };
   const resource = facts ? { type: 'PullRequest', id: 'acme/widgets#7' } : { type: 'Repository', id: 'acme/widgets' };
@@ -50,13 +66,16 @@ function cedarCall({ profile, call, facts }: BenchRequest, ruleSet: RuleSet, pat
 }
 
 export function cedarPolicyText(ruleSet: RuleSet): string {
-  return ruleSet.rules.flatMap((rule) => {
-    const action = cedarAction(rule);
-    if (action === null) return [];
-    const principal = rule.principal === null ? 'principal' : `principal == Profile::${JSON.stringify(rule.principal)}`;
-    const when = rule.when.length === 0 ? '' : ` when { ${rule.when.map(cedarCondition).join(' && ')} }`;
-    return [`${rule.effect}(${principal}, ${action}, resource)${when};`];
-  }).join('\n');
+  return ruleSet.rules
+    .flatMap((rule) => {
+      const action = cedarAction(rule);
+      if (action === null) return [];
+      const principal =
+        rule.principal === null ? 'principal' : `principal == Profile::${JSON.stringify(rule.principal)}`;
+      const when = rule.when.length === 0 ? '' : ` when { ${rule.when.map(cedarCondition).join(' && ')} }`;
+      return [`${rule.effect}(${principal}, ${action}, resource)${when};`];
+    })
+    .join('\n');
 }
 
 function cedarAction(rule: Rule): string | null {

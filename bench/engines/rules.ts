@@ -21,7 +21,8 @@ export type Condition =
   /** The pull request author is the session login (resource author vs context login). */
   | { kind: 'selfAuthor' };
 
-export type RuleTarget = { kind: 'groups'; names: string[] } | { kind: 'action'; operationId: string } | { kind: 'any' };
+export type RuleTarget =
+  { kind: 'groups'; names: string[] } | { kind: 'action'; operationId: string } | { kind: 'any' };
 
 export interface Rule {
   effect: 'permit' | 'forbid';
@@ -39,12 +40,22 @@ export interface RuleSet {
   parents: Map<string, string>;
 }
 
-export function translateProfile(profile: CompiledProfile, map: OperationMap, mergeOperations: readonly string[]): RuleSet {
+export function translateProfile(
+  profile: CompiledProfile,
+  map: OperationMap,
+  mergeOperations: readonly string[],
+): RuleSet {
   const principal = profileKey(profile);
-  const effective = (op: string): boolean => profile.brokenForbidden.length === 0 && profile.allowed.has(op) && !profile.forbidden.has(op);
+  const effective = (op: string): boolean =>
+    profile.brokenForbidden.length === 0 && profile.allowed.has(op) && !profile.forbidden.has(op);
   const rules: Rule[] = [];
   const parents = new Map<string, string>();
-  const rule = (effect: Rule['effect'], target: RuleTarget, when: Condition[] = [], who: string | null = principal): void => {
+  const rule = (
+    effect: Rule['effect'],
+    target: RuleTarget,
+    when: Condition[] = [],
+    who: string | null = principal,
+  ): void => {
     rules.push({ effect, principal: who, target, when });
   };
   if (profile.brokenForbidden.length > 0) rule('forbid', { kind: 'any' });
@@ -59,17 +70,28 @@ export function translateProfile(profile: CompiledProfile, map: OperationMap, me
         if (profile.allowed.has(choice.operation)) rule('permit', action, choice.when);
         if (profile.forbidden.has(choice.operation)) rule('forbid', action, choice.when);
         // An action with several primary operations has no parent group, so the self-merge forbid is its own.
-        if (mergeOperations.includes(choice.operation)) rule('forbid', action, [...choice.when, { kind: 'selfAuthor' }], null);
+        if (mergeOperations.includes(choice.operation))
+          rule('forbid', action, [...choice.when, { kind: 'selfAuthor' }], null);
       }
     }
-    for (const extra of mapping.rules) if (extra.also !== undefined && !effective(extra.also)) rule('forbid', action, [condition(extra.when)]);
+    for (const extra of mapping.rules)
+      if (extra.also !== undefined && !effective(extra.also)) rule('forbid', action, [condition(extra.when)]);
     for (const known of mapping.known) {
       const key = contextKey(known.path);
-      rule('forbid', action, [{ kind: 'present', key }, { kind: 'not', condition: { kind: 'oneOf', key, values: known.values } }], null);
+      rule(
+        'forbid',
+        action,
+        [
+          { kind: 'present', key },
+          { kind: 'not', condition: { kind: 'oneOf', key, values: known.values } },
+        ],
+        null,
+      );
       if (known.required) rule('forbid', action, [{ kind: 'not', condition: { kind: 'present', key } }], null);
     }
   }
-  for (const extra of map.globalRules) if (extra.also !== undefined && !effective(extra.also)) rule('forbid', { kind: 'any' }, [condition(extra.when)]);
+  for (const extra of map.globalRules)
+    if (extra.also !== undefined && !effective(extra.also)) rule('forbid', { kind: 'any' }, [condition(extra.when)]);
   rule('forbid', { kind: 'groups', names: [...mergeOperations] }, [{ kind: 'selfAuthor' }], null);
   return { principal, rules, parents };
 }
@@ -78,15 +100,20 @@ export function translateProfile(profile: CompiledProfile, map: OperationMap, me
 function primaryChoices(mapping: OperationMapping): { operation: string; when: Condition[] }[] {
   const replacing = mapping.rules.filter((r) => r.operation !== undefined);
   if (replacing.length === 0) return [{ operation: mapping.operation, when: [] }];
-  const earlierFailed = (index: number): Condition[] => replacing.slice(0, index).map((r) => ({ kind: 'not', condition: condition(r.when) }));
+  const earlierFailed = (index: number): Condition[] =>
+    replacing.slice(0, index).map((r) => ({ kind: 'not', condition: condition(r.when) }));
   return [
-    ...replacing.map((r, index) => ({ operation: r.operation as string, when: [...earlierFailed(index), condition(r.when)] })),
+    ...replacing.map((r, index) => ({
+      operation: r.operation as string,
+      when: [...earlierFailed(index), condition(r.when)],
+    })),
     { operation: mapping.operation, when: earlierFailed(replacing.length) },
   ];
 }
 
 function condition(when: ArgumentCondition): Condition {
   const key = contextKey(when.path);
-  if (when.present !== undefined) return when.present ? { kind: 'present', key } : { kind: 'not', condition: { kind: 'present', key } };
+  if (when.present !== undefined)
+    return when.present ? { kind: 'present', key } : { kind: 'not', condition: { kind: 'present', key } };
   return { kind: 'equals', key, value: when.equals as Scalar };
 }

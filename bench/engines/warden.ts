@@ -33,8 +33,35 @@ export function createWardenEngine(workload: Workload, holders?: HolderIndex): E
 function mergeFacts({ login, author }: MergeFactsInput): CallFacts {
   return {
     identity: { ok: true, value: login },
-    pull: { ok: true, value: { number: 7, author, state: 'open', merged: false, headSha: HEAD, headRef: 'feature', headBranchExists: true, headRepo: 'acme/widgets', baseRef: 'main', baseRepo: 'acme/widgets' } },
-    reviews: { ok: true, value: [{ id: 1, reviewer: 'independent-reviewer', state: 'APPROVED', commitId: HEAD, stale: false, dismissed: false, official: true }] },
+    pull: {
+      ok: true,
+      value: {
+        number: 7,
+        author,
+        state: 'open',
+        merged: false,
+        headSha: HEAD,
+        headRef: 'feature',
+        headBranchExists: true,
+        headRepo: 'acme/widgets',
+        baseRef: 'main',
+        baseRepo: 'acme/widgets',
+      },
+    },
+    reviews: {
+      ok: true,
+      value: [
+        {
+          id: 1,
+          reviewer: 'independent-reviewer',
+          state: 'APPROVED',
+          commitId: HEAD,
+          stale: false,
+          dismissed: false,
+          official: true,
+        },
+      ],
+    },
     expectedHeadSha: HEAD,
     deleteBranch: false,
   };

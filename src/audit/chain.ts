@@ -34,7 +34,12 @@ function contentHash(fields: Omit<ChainedAuditEvent, 'hash'>): string {
  * Seals one event as the next line of the chain. Only the known fields are copied, so a stray
  * property on the caller's object (an argument value, say) never reaches the file.
  */
-export function sealEvent(event: AuditEvent, time: string, seq: number, prev: string): { event: ChainedAuditEvent; line: string } {
+export function sealEvent(
+  event: AuditEvent,
+  time: string,
+  seq: number,
+  prev: string,
+): { event: ChainedAuditEvent; line: string } {
   const unsealed: Omit<ChainedAuditEvent, 'hash'> = {
     seq,
     time: event.time ?? time,
@@ -47,7 +52,8 @@ export function sealEvent(event: AuditEvent, time: string, seq: number, prev: st
     operation: event.operation,
     decision: event.decision,
     reason: event.reason,
-    target: event.target === null ? null : { owner: event.target.owner, repo: event.target.repo, index: event.target.index },
+    target:
+      event.target === null ? null : { owner: event.target.owner, repo: event.target.repo, index: event.target.index },
     status: event.status,
     http_status: event.http_status,
     argument_names: [...event.argument_names],
@@ -61,13 +67,16 @@ export function sealEvent(event: AuditEvent, time: string, seq: number, prev: st
 
 /** The integrity record field by field, ids as scalars: nothing else rides along. */
 function integrityOf(integrity: AuditIntegrity): AuditIntegrity {
-  const ids = (list: readonly unknown[]) => list.filter((id): id is number | string | null => id === null || ['string', 'number'].includes(typeof id));
+  const ids = (list: readonly unknown[]) =>
+    list.filter((id): id is number | string | null => id === null || ['string', 'number'].includes(typeof id));
   const by = integrity.tainted_by;
   return {
     lowest: integrity.lowest,
     withheld: ids(integrity.withheld),
     fenced: ids(integrity.fenced),
-    ...(by ? { tainted_by: { type: by.type, id: by.id, author: by.author, repository: by.repository, level: by.level } } : {}),
+    ...(by
+      ? { tainted_by: { type: by.type, id: by.id, author: by.author, repository: by.repository, level: by.level } }
+      : {}),
   };
 }
 
@@ -88,17 +97,23 @@ export function checkSealedLine(line: string): LineCheck {
   } catch {
     return { ok: false, reason: 'not valid JSON' };
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { ok: false, reason: 'not a JSON object' };
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    return { ok: false, reason: 'not a JSON object' };
   const { hash, ...rest } = parsed as Record<string, unknown>;
   if (!Number.isInteger(rest.seq)) return { ok: false, reason: 'seq missing or not an integer' };
-  if (typeof rest.prev !== 'string' || !/^[0-9a-f]{64}$/.test(rest.prev)) return { ok: false, reason: 'prev missing or not a SHA-256 hex digest' };
+  if (typeof rest.prev !== 'string' || !/^[0-9a-f]{64}$/.test(rest.prev))
+    return { ok: false, reason: 'prev missing or not a SHA-256 hex digest' };
   if (typeof hash !== 'string') return { ok: false, reason: 'hash missing' };
-  if (sha256Hex(canonicalJson(rest)) !== hash) return { ok: false, reason: 'hash does not match the content (line edited)' };
+  if (sha256Hex(canonicalJson(rest)) !== hash)
+    return { ok: false, reason: 'hash does not match the content (line edited)' };
   return { ok: true, seq: rest.seq as number, prev: rest.prev };
 }
 
 /** Checks that a line follows the one before it (or starts the chain when `previous` is null). */
-export function checkLink(check: { seq: number; prev: string }, previous: { line: string; seq: number } | null): string | null {
+export function checkLink(
+  check: { seq: number; prev: string },
+  previous: { line: string; seq: number } | null,
+): string | null {
   const expectedSeq = previous === null ? 1 : previous.seq + 1;
   const expectedPrev = previous === null ? GENESIS_PREV : sha256Hex(previous.line);
   if (check.prev !== expectedPrev) {

@@ -33,15 +33,31 @@ export interface Signer {
 }
 
 /** What is signed: the checkpoint's place in the chain and its time, in a fixed, versioned shape. */
-function signedMessage(covers: number, head: string, time: string, keyId: string, unsignedBefore: number | undefined): Buffer {
-  const fields = { type: 'gitea-warden-audit-checkpoint/1', covers, head, time, key_id: keyId, unsigned_before: unsignedBefore };
+function signedMessage(
+  covers: number,
+  head: string,
+  time: string,
+  keyId: string,
+  unsignedBefore: number | undefined,
+): Buffer {
+  const fields = {
+    type: 'gitea-warden-audit-checkpoint/1',
+    covers,
+    head,
+    time,
+    key_id: keyId,
+    unsigned_before: unsignedBefore,
+  };
   return Buffer.from(canonicalJson(fields), 'utf8');
 }
 
 /** The id of a key: the first 16 hex digits of the SHA-256 of its public key (SPKI DER). */
 export function keyIdOf(key: KeyObject): string {
   const publicKey = key.type === 'private' ? createPublicKey(key) : key;
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 export class SigningKeyError extends Error {
@@ -56,7 +72,8 @@ export function signerFromPem(pem: string, source: string): Signer {
   } catch {
     throw new SigningKeyError(`${source} is not a PEM private key (make one with 'gitea-warden audit keygen')`);
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new SigningKeyError(`${source} is a ${key.asymmetricKeyType ?? 'unknown'} key; an Ed25519 key is needed`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new SigningKeyError(`${source} is a ${key.asymmetricKeyType ?? 'unknown'} key; an Ed25519 key is needed`);
   return { key, keyId: keyIdOf(key) };
 }
 
@@ -74,11 +91,25 @@ export function publicKeyFromPem(pem: string, source: string): KeyObject {
 }
 
 /** Seals a checkpoint line signing the head `prev` at line `seq - 1`. */
-export function sealCheckpoint(signer: Signer, seq: number, prev: string, time: string, unsignedCount?: number): { line: string } {
+export function sealCheckpoint(
+  signer: Signer,
+  seq: number,
+  prev: string,
+  time: string,
+  unsignedCount?: number,
+): { line: string } {
   const covers = seq - 1;
   const unsignedBefore = unsignedCount === undefined || unsignedCount === 0 ? undefined : unsignedCount;
-  const signature = sign(null, signedMessage(covers, prev, time, signer.keyId, unsignedBefore), signer.key).toString('base64');
-  const checkpoint: CheckpointBody = { covers, head: prev, key_id: signer.keyId, signature, ...(unsignedBefore ? { unsigned_before: unsignedBefore } : {}) };
+  const signature = sign(null, signedMessage(covers, prev, time, signer.keyId, unsignedBefore), signer.key).toString(
+    'base64',
+  );
+  const checkpoint: CheckpointBody = {
+    covers,
+    head: prev,
+    key_id: signer.keyId,
+    signature,
+    ...(unsignedBefore ? { unsigned_before: unsignedBefore } : {}),
+  };
   const unsealed = { seq, phase: 'checkpoint' as const, time, checkpoint, prev };
   return { line: JSON.stringify({ ...unsealed, hash: sha256Hex(canonicalJson(unsealed)) }) };
 }
@@ -100,7 +131,8 @@ export function asCheckpoint(line: string): CheckpointLine | null {
 export function checkCheckpoint(checkpoint: CheckpointLine, publicKey: KeyObject): string | null {
   const body = checkpoint.checkpoint;
   if (body.head !== checkpoint.prev || body.covers !== checkpoint.seq - 1) return 'its head is not the line before it';
-  if (body.key_id !== keyIdOf(publicKey)) return `it is signed by key ${String(body.key_id)}, not by the given public key (${keyIdOf(publicKey)})`;
+  if (body.key_id !== keyIdOf(publicKey))
+    return `it is signed by key ${String(body.key_id)}, not by the given public key (${keyIdOf(publicKey)})`;
   let valid = false;
   try {
     const message = signedMessage(body.covers, body.head, checkpoint.time, body.key_id, body.unsigned_before);

@@ -46,13 +46,20 @@ export interface AuditIntegrity {
   lowest: string | null;
   withheld: Array<number | string | null>;
   fenced: Array<number | string | null>;
-  tainted_by?: { type: string; id: number | string | null; author: string | null; repository: string | null; level: string };
+  tainted_by?: {
+    type: string;
+    id: number | string | null;
+    author: string | null;
+    repository: string | null;
+    level: string;
+  };
 }
 
 export type AuditEvidence = Record<string, string | number | boolean | null>;
 
 /** An event as stored: content plus its place in the chain. */
-export interface ChainedAuditEvent extends Required<Omit<AuditEvent, 'evidence' | 'integrity'>>, Pick<AuditEvent, 'evidence' | 'integrity'> {
+export interface ChainedAuditEvent
+  extends Required<Omit<AuditEvent, 'evidence' | 'integrity'>>, Pick<AuditEvent, 'evidence' | 'integrity'> {
   /** 1-based; equals the line number in the file. */
   seq: number;
   /** SHA-256 (hex) of the previous line's exact text, or GENESIS_PREV for the first event. */

@@ -74,7 +74,6 @@ interface FileIdentity {
   size: number;
 }
 
-
 const TAIL_CHUNK = 64 * 1024;
 
 export class AuditLog {
@@ -99,7 +98,11 @@ export class AuditLog {
     await attempt(path, 'creating its directory', () => mkdir(dirname(path), { recursive: true, mode: 0o700 }));
     const lock = await lockLog(path).catch((error: unknown) => {
       throw error instanceof LogLockedError
-        ? new AuditWriteError(path, 'ELOCKED', `taking the lock held by process ${error.pid} (one writer per log: give each namespace its own AUDIT_LOG)`)
+        ? new AuditWriteError(
+            path,
+            'ELOCKED',
+            `taking the lock held by process ${error.pid} (one writer per log: give each namespace its own AUDIT_LOG)`,
+          )
         : new AuditWriteError(path, errnoCode(error), 'taking the lock');
     });
     try {
@@ -110,7 +113,16 @@ export class AuditLog {
         const head = await readChainHead(path, handle);
         const { dev, ino, size } = await attempt(path, 'stat', () => handle.stat());
         const every = options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY;
-        const log = new AuditLog(path, handle, lock, head, { dev, ino, size }, options.clock ?? (() => new Date()), options.signer, every);
+        const log = new AuditLog(
+          path,
+          handle,
+          lock,
+          head,
+          { dev, ino, size },
+          options.clock ?? (() => new Date()),
+          options.signer,
+          every,
+        );
         if (options.signer) await log.startCheckpoint();
         return log;
       } catch (error) {
@@ -150,21 +162,30 @@ export class AuditLog {
   private async startCheckpoint(): Promise<void> {
     const known = await readCheckpointCopy(this.path);
     if (known !== null && known.seq > this.head.seq) {
-      throw new AuditChainError(this.path, null, `the log ends at line ${this.head.seq} but its checkpoint file covers line ${known.seq} (the log was cut back)`);
+      throw new AuditChainError(
+        this.path,
+        null,
+        `the log ends at line ${this.head.seq} but its checkpoint file covers line ${known.seq} (the log was cut back)`,
+      );
     }
     if (this.head.lastIsCheckpoint) return;
     await this.write([], true, this.head.seq - (known?.seq ?? 0));
   }
 
   /** Seals, writes and fsyncs `events` (plus a checkpoint when one is due or forced) as one write. */
-  private async write(events: AuditEvent[], forceCheckpoint: boolean, unsignedBefore?: number): Promise<ChainedAuditEvent[]> {
+  private async write(
+    events: AuditEvent[],
+    forceCheckpoint: boolean,
+    unsignedBefore?: number,
+  ): Promise<ChainedAuditEvent[]> {
     if (this.failure !== null) throw this.failure;
     await this.checkStillTheLog();
     const time = this.clock().toISOString();
     const { lines, sealed, head } = sealBatch(events, time, this.head);
     let { seq, prev } = head;
     let checkpoint: string | null = null;
-    const due = this.signer !== undefined && (forceCheckpoint || this.sinceCheckpoint + events.length >= this.checkpointEvery);
+    const due =
+      this.signer !== undefined && (forceCheckpoint || this.sinceCheckpoint + events.length >= this.checkpointEvery);
     if (due && this.signer) {
       seq += 1;
       checkpoint = sealCheckpoint(this.signer, seq, prev, time, unsignedBefore).line;
@@ -192,11 +213,18 @@ export class AuditLog {
       now = await stat(this.path);
     } catch (error) {
       const code = errnoCode(error);
-      throw this.fail(code, code === 'ENOENT' ? 'finding the log at its path (it was deleted or renamed while the server ran)' : 'stat');
+      throw this.fail(
+        code,
+        code === 'ENOENT' ? 'finding the log at its path (it was deleted or renamed while the server ran)' : 'stat',
+      );
     }
-    if (now.dev !== this.file.dev || now.ino !== this.file.ino) throw this.fail('EREPLACED', 'checking the file (its path now names another file: the log was replaced)');
+    if (now.dev !== this.file.dev || now.ino !== this.file.ino)
+      throw this.fail('EREPLACED', 'checking the file (its path now names another file: the log was replaced)');
     if (now.size !== this.file.size) {
-      throw this.fail('EMODIFIED', `checking the file (its size changed from ${this.file.size} to ${now.size} bytes outside this server)`);
+      throw this.fail(
+        'EMODIFIED',
+        `checking the file (its size changed from ${this.file.size} to ${now.size} bytes outside this server)`,
+      );
     }
   }
 
@@ -290,7 +318,8 @@ async function readChainHead(path: string, handle: FileHandle): Promise<ChainHea
   const lastLineNumber = before === null ? 1 : before.ok ? before.seq + 1 : null;
   const check = checkSealedLine(last);
   if (!check.ok) throw new AuditChainError(path, lastLineNumber, check.reason);
-  if (before !== null && !before.ok) throw new AuditChainError(path, null, `the line before the last: ${before.reason}`);
+  if (before !== null && !before.ok)
+    throw new AuditChainError(path, null, `the line before the last: ${before.reason}`);
   const problem = checkLink(check, before === null ? null : { line: beforeLine ?? '', seq: before.seq });
   if (problem !== null) throw new AuditChainError(path, lastLineNumber, problem);
   return { seq: check.seq, prev: sha256Hex(last), lastIsCheckpoint: asCheckpoint(last) !== null };

@@ -26,7 +26,6 @@ export interface PostgresAuditOptions {
   checkpointEvery?: number;
 }
 
-
 export class PostgresAuditLog {
   private readonly commits = new GroupCommit<AuditEvent, ChainedAuditEvent>((events) => this.write(events, false));
   private failure: AuditWriteError | null = null;
@@ -54,7 +53,11 @@ export class PostgresAuditLog {
       await client.query(`SELECT 1 FROM ${AUDIT_TABLE} LIMIT 0`);
     } catch (error) {
       await client.end().catch(() => undefined);
-      throw new AuditWriteError(where, pgCode(error), `opening the audit table ${AUDIT_TABLE} (see docs/audit.md for its setup)`);
+      throw new AuditWriteError(
+        where,
+        pgCode(error),
+        `opening the audit table ${AUDIT_TABLE} (see docs/audit.md for its setup)`,
+      );
     }
     return new PostgresAuditLog(client, options, options.clock ?? (() => new Date()), where);
   }
@@ -70,7 +73,8 @@ export class PostgresAuditLog {
   async close(): Promise<void> {
     this.closing = true;
     await this.commits.drain();
-    if (this.failure === null && this.options.signer && this.sinceCheckpoint > 0) await this.write([], true).catch(() => undefined);
+    if (this.failure === null && this.options.signer && this.sinceCheckpoint > 0)
+      await this.write([], true).catch(() => undefined);
     if (this.failure === null) this.failure = new AuditWriteError(this.name, 'ECLOSED', 'append after close');
     await this.client.end().catch(() => undefined);
   }
@@ -93,7 +97,11 @@ export class PostgresAuditLog {
       if (row) {
         const check = checkSealedLine(row.line);
         if (!check.ok || check.seq !== Number(row.seq)) {
-          throw new AuditChainError(this.name, Number(row.seq), check.ok ? 'its seq column does not match the line' : check.reason);
+          throw new AuditChainError(
+            this.name,
+            Number(row.seq),
+            check.ok ? 'its seq column does not match the line' : check.reason,
+          );
         }
         seq = check.seq;
         prev = sha256Hex(row.line);
@@ -129,17 +137,30 @@ export class PostgresAuditLog {
 }
 
 /** Reads one chain of the table as the text of a log file, for verification. */
-export async function readChainText(url: string, chain: string | undefined): Promise<{ chain: string; text: string; lastCheckpoint: string | null }> {
+export async function readChainText(
+  url: string,
+  chain: string | undefined,
+): Promise<{ chain: string; text: string; lastCheckpoint: string | null }> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   await client.connect();
   try {
     let name = chain;
     if (name === undefined) {
-      const chains = (await client.query<{ chain: string }>(`SELECT DISTINCT chain FROM ${AUDIT_TABLE} ORDER BY chain`)).rows.map((r) => r.chain);
-      if (chains.length !== 1) throw new Error(`the table holds ${chains.length} chains (${chains.join(', ') || 'none'}): name one with --chain`);
+      const chains = (
+        await client.query<{ chain: string }>(`SELECT DISTINCT chain FROM ${AUDIT_TABLE} ORDER BY chain`)
+      ).rows.map((r) => r.chain);
+      if (chains.length !== 1)
+        throw new Error(
+          `the table holds ${chains.length} chains (${chains.join(', ') || 'none'}): name one with --chain`,
+        );
       name = chains[0] as string;
     }
-    const rows = (await client.query<{ seq: string; line: string }>(`SELECT seq, line FROM ${AUDIT_TABLE} WHERE chain = $1 ORDER BY seq`, [name])).rows;
+    const rows = (
+      await client.query<{ seq: string; line: string }>(
+        `SELECT seq, line FROM ${AUDIT_TABLE} WHERE chain = $1 ORDER BY seq`,
+        [name],
+      )
+    ).rows;
     // A row whose seq column disagrees with its line is reported by the chain check as a broken link.
     const lines = rows.map((r, i) => (Number(r.seq) === i + 1 ? r.line : `{"seq_column":${Number(r.seq)}}`));
     const lastCheckpoint = [...lines].reverse().find((line) => asCheckpoint(line) !== null) ?? null;

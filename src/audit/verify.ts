@@ -43,8 +43,11 @@ export function verifyAuditLog(text: string, signing?: SignedVerifyOptions): Aud
       if (problem !== null) return broken(i, `signed checkpoint: ${problem}`);
       const unsigned = checkpoint.checkpoint.unsigned_before ?? 0;
       if (unsigned > 0) {
-        return broken(i, `lines ${through + 1} to ${through + unsigned} were not covered by a signature when the server started ` +
-          'again (it crashed, or they were written while no server ran); check them by hand and start a new log');
+        return broken(
+          i,
+          `lines ${through + 1} to ${through + unsigned} were not covered by a signature when the server started ` +
+            'again (it crashed, or they were written while no server ran); check them by hand and start a new log',
+        );
       }
       checkpoints += 1;
       through = check.seq;
@@ -58,19 +61,31 @@ export function verifyAuditLog(text: string, signing?: SignedVerifyOptions): Aud
 }
 
 /** Coverage by checkpoints and agreement with the checkpoint file, once the chain itself holds. */
-function signedProblem(lines: string[], through: number, signing: SignedVerifyOptions): { line: number; reason: string } | null {
+function signedProblem(
+  lines: string[],
+  through: number,
+  signing: SignedVerifyOptions,
+): { line: number; reason: string } | null {
   if (through === 0) {
-    return { line: 1, reason: 'no signed checkpoint in the log (a log written with a signing key starts with one): it was replaced, or never signed' };
+    return {
+      line: 1,
+      reason:
+        'no signed checkpoint in the log (a log written with a signing key starts with one): it was replaced, or never signed',
+    };
   }
   if (through < lines.length && !signing.allowUnsignedTail) {
     return {
       line: through + 1,
-      reason: `lines ${through + 1} to ${lines.length} come after the last signed checkpoint (line ${through}): appended by someone ` +
+      reason:
+        `lines ${through + 1} to ${lines.length} come after the last signed checkpoint (line ${through}): appended by someone ` +
         'else, or the server is still running or did not stop cleanly (--allow-unsigned-tail for a live log)',
     };
   }
   if (signing.checkpointCopy === null) {
-    return { line: lines.length, reason: 'the checkpoint file is missing: without it a log cut back to an earlier checkpoint looks whole' };
+    return {
+      line: lines.length,
+      reason: 'the checkpoint file is missing: without it a log cut back to an earlier checkpoint looks whole',
+    };
   }
   const copyLine = signing.checkpointCopy.trim();
   const copy = asCheckpoint(copyLine);
@@ -78,10 +93,16 @@ function signedProblem(lines: string[], through: number, signing: SignedVerifyOp
   const copyProblem = checkCheckpoint(copy, signing.publicKey);
   if (copyProblem !== null) return { line: lines.length, reason: `the checkpoint file: ${copyProblem}` };
   if (copy.seq > lines.length) {
-    return { line: lines.length + 1, reason: `the log ends at line ${lines.length} but the checkpoint file covers line ${copy.seq}: the log was cut back` };
+    return {
+      line: lines.length + 1,
+      reason: `the log ends at line ${lines.length} but the checkpoint file covers line ${copy.seq}: the log was cut back`,
+    };
   }
   if (lines[copy.seq - 1] !== copyLine) {
-    return { line: copy.seq, reason: `line ${copy.seq} is not the checkpoint the checkpoint file holds: the log was replaced or rewritten` };
+    return {
+      line: copy.seq,
+      reason: `line ${copy.seq} is not the checkpoint the checkpoint file holds: the log was replaced or rewritten`,
+    };
   }
   return null;
 }

@@ -26,17 +26,24 @@ const style = `body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem
 dt{font-weight:600}dd{margin:0 0 .8rem 0}button{font-size:1rem;padding:.5rem 1.2rem;margin-right:.8rem}`;
 
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+  return value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
 }
 
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>` +
-    `<meta name="viewport" content="width=device-width"><style>${style}</style></head><body>${body}</body></html>`;
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>` +
+    `<meta name="viewport" content="width=device-width"><style>${style}</style></head><body>${body}</body></html>`
+  );
 }
 
 export function renderConsent(view: ConsentView): string {
   const e = escapeHtml;
-  return page(`Allow ${view.clientName}?`, `
+  return page(
+    `Allow ${view.clientName}?`,
+    `
 <h1>Allow <span id="client-name">${e(view.clientName)}</span> to act as you?</h1>
 <p>An application asks to use the gitea-warden namespace <strong id="namespace">${e(view.namespace)}</strong> with your Gitea account.
 After you allow it here, Gitea (${e(view.giteaUrl)}) asks you to sign in.</p>
@@ -52,10 +59,16 @@ After you allow it here, Gitea (${e(view.giteaUrl)}) asks you to sign in.</p>
 <input type="hidden" name="csrf" value="${e(view.csrf)}">
 <button type="submit" name="decision" value="approve" id="approve">Allow and sign in with Gitea</button>
 <button type="submit" name="decision" value="deny" id="deny">Deny</button>
-</form>`);
+</form>`,
+  );
 }
 
 export function renderNotice(notice: Notice): string {
-  const link = notice.link ? `<p><a id="continue" href="${escapeHtml(notice.link.href)}">${escapeHtml(notice.link.label)}</a></p>` : '';
-  return page(notice.title, `<h1 id="title">${escapeHtml(notice.title)}</h1><p id="message">${escapeHtml(notice.message)}</p>${link}`);
+  const link = notice.link
+    ? `<p><a id="continue" href="${escapeHtml(notice.link.href)}">${escapeHtml(notice.link.label)}</a></p>`
+    : '';
+  return page(
+    notice.title,
+    `<h1 id="title">${escapeHtml(notice.title)}</h1><p id="message">${escapeHtml(notice.message)}</p>${link}`,
+  );
 }

@@ -11,7 +11,10 @@ export type AuthErrorCode =
 
 export class AuthFailure extends Error {
   override name = 'AuthFailure';
-  constructor(readonly code: AuthErrorCode, message: string) {
+  constructor(
+    readonly code: AuthErrorCode,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -72,16 +72,27 @@ export const MIGRATIONS: readonly Migration[] = [
 /** Applies every step the store has not recorded yet; returns the versions applied now. */
 export async function migrate(driver: SqlDriver, steps: readonly Migration[] = MIGRATIONS): Promise<number[]> {
   return driver.exclusive(async (query) => {
-    await query('CREATE TABLE IF NOT EXISTS oauth_schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at BIGINT NOT NULL)');
-    const done = new Set((await query('SELECT version FROM oauth_schema_migrations')).map((row) => asNumber(row.version)));
+    await query(
+      'CREATE TABLE IF NOT EXISTS oauth_schema_migrations (version INTEGER PRIMARY KEY, description TEXT NOT NULL, applied_at BIGINT NOT NULL)',
+    );
+    const done = new Set(
+      (await query('SELECT version FROM oauth_schema_migrations')).map((row) => asNumber(row.version)),
+    );
     const known = Math.max(0, ...steps.map((s) => s.version));
     const newer = [...done].filter((v) => v > known);
-    if (newer.length > 0) throw new Error(`the token store has schema version ${Math.max(...newer)}, newer than this gitea-warden knows (${known}); upgrade gitea-warden`);
+    if (newer.length > 0)
+      throw new Error(
+        `the token store has schema version ${Math.max(...newer)}, newer than this gitea-warden knows (${known}); upgrade gitea-warden`,
+      );
     const applied: number[] = [];
     for (const step of steps) {
       if (done.has(step.version)) continue;
       for (const statement of step.statements) await query(statement);
-      await query('INSERT INTO oauth_schema_migrations (version, description, applied_at) VALUES ($1, $2, $3)', [step.version, step.description, Date.now()]);
+      await query('INSERT INTO oauth_schema_migrations (version, description, applied_at) VALUES ($1, $2, $3)', [
+        step.version,
+        step.description,
+        Date.now(),
+      ]);
       applied.push(step.version);
     }
     return applied;

@@ -111,14 +111,18 @@ export class OAuthService {
     const row = await this.options.store.getClient(clientId);
     if (!row) return undefined;
     const info = { ...row.metadata, client_id: row.clientId } as ClientInfo;
-    if (row.secretSealed !== null) info.client_secret = this.options.sealer.open(row.secretSealed, `client:${row.clientId}`);
+    if (row.secretSealed !== null)
+      info.client_secret = this.options.sealer.open(row.secretSealed, `client:${row.clientId}`);
     return info;
   }
 
   // --- /authorize, consent, Gitea, callback ---
 
   /** Parks a validated /authorize request (the SDK checked client, redirect URI and S256); returns the consent page URL. */
-  async park(client: ClientInfo, params: { redirectUri: string; codeChallenge: string; state?: string; scopes: string[]; resource?: string }): Promise<string> {
+  async park(
+    client: ClientInfo,
+    params: { redirectUri: string; codeChallenge: string; state?: string; scopes: string[]; resource?: string },
+  ): Promise<string> {
     if (params.resource !== undefined && !sameResource(params.resource, this.resource)) {
       throw new AuthFailure('invalid_target', `this server issues tokens for ${this.resource} only`);
     }
@@ -165,13 +169,32 @@ export class OAuthService {
    * POST /oauth/consent. `sameOrigin` is the HTTP layer's Origin check; the form's CSRF token must
    * equal the cookie set with the page, and both must be the token the page was shown with.
    */
-  async decide(form: { request?: string; csrf?: string; decision?: string }, cookies: Record<string, string>, sameOrigin: boolean): Promise<BrowserOutcome> {
-    if (!sameOrigin) return page(403, 'Request refused', 'The consent form was not sent from this server\'s own page (cross-origin POST). Nothing was allowed.');
+  async decide(
+    form: { request?: string; csrf?: string; decision?: string },
+    cookies: Record<string, string>,
+    sameOrigin: boolean,
+  ): Promise<BrowserOutcome> {
+    if (!sameOrigin)
+      return page(
+        403,
+        'Request refused',
+        "The consent form was not sent from this server's own page (cross-origin POST). Nothing was allowed.",
+      );
     const park = form.request ? await this.options.store.getPark(form.request) : undefined;
     if (!park || park.status !== 'parked' || park.expiresAt < this.now()) return expiredPage();
     const cookie = cookies[consentCookieName(park.id)];
-    if (!form.csrf || !cookie || form.csrf !== cookie || park.browserHash === null || tokenHash(cookie) !== park.browserHash) {
-      return page(403, 'Request refused', 'The consent form came without its security token (CSRF), or from another browser. Reload the sign-in from your application.');
+    if (
+      !form.csrf ||
+      !cookie ||
+      form.csrf !== cookie ||
+      park.browserHash === null ||
+      tokenHash(cookie) !== park.browserHash
+    ) {
+      return page(
+        403,
+        'Request refused',
+        'The consent form came without its security token (CSRF), or from another browser. Reload the sign-in from your application.',
+      );
     }
     if (form.decision !== 'approve') {
       await this.options.store.closePark(park.id);
@@ -179,24 +202,65 @@ export class OAuthService {
     }
     const state = randomBytes(32).toString('base64url');
     const verifier = randomBytes(48).toString('base64url');
-    const approved = await this.options.store.approvePark(park.id, tokenHash(state), this.options.sealer.seal(verifier, `park:${park.id}`));
+    const approved = await this.options.store.approvePark(
+      park.id,
+      tokenHash(state),
+      this.options.sealer.seal(verifier, `park:${park.id}`),
+    );
     if (!approved) return expiredPage();
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    return { kind: 'redirect', location: this.options.upstream.authorizeUrl({ redirectUri: this.options.callbackUrl, state, codeChallenge: challenge, scope: this.options.giteaScope }) };
+    return {
+      kind: 'redirect',
+      location: this.options.upstream.authorizeUrl({
+        redirectUri: this.options.callbackUrl,
+        state,
+        codeChallenge: challenge,
+        scope: this.options.giteaScope,
+      }),
+    };
   }
 
   /** GET /oauth/callback from Gitea, in the browser that gave consent. */
-  async callback(query: { code?: string; state?: string; error?: string }, cookies: Record<string, string>): Promise<BrowserOutcome> {
-    if (!query.state) return page(400, 'Sign-in failed', 'Gitea\'s answer carries no state; start the sign-in again from your application.');
+  async callback(
+    query: { code?: string; state?: string; error?: string },
+    cookies: Record<string, string>,
+  ): Promise<BrowserOutcome> {
+    if (!query.state)
+      return page(
+        400,
+        'Sign-in failed',
+        "Gitea's answer carries no state; start the sign-in again from your application.",
+      );
     const park = await this.options.store.takeParkByUpstreamState(tokenHash(query.state));
-    if (!park) return page(400, 'Sign-in failed', 'This sign-in answer is unknown, already used, or forged (state does not match a pending sign-in). Start again from your application.');
+    if (!park)
+      return page(
+        400,
+        'Sign-in failed',
+        'This sign-in answer is unknown, already used, or forged (state does not match a pending sign-in). Start again from your application.',
+      );
     const cookie = cookies[consentCookieName(park.id)];
     if (!cookie || park.browserHash === null || tokenHash(cookie) !== park.browserHash) {
-      return page(403, 'Sign-in refused', 'Gitea\'s answer arrived in another browser than the one that gave consent.', clientLink(park, 'access_denied', 'sign-in finished in another browser'));
+      return page(
+        403,
+        'Sign-in refused',
+        "Gitea's answer arrived in another browser than the one that gave consent.",
+        clientLink(park, 'access_denied', 'sign-in finished in another browser'),
+      );
     }
-    if (park.expiresAt < this.now()) return page(400, 'Sign-in expired', 'The sign-in took too long; start again from your application.', clientLink(park, 'access_denied', 'sign-in expired'));
+    if (park.expiresAt < this.now())
+      return page(
+        400,
+        'Sign-in expired',
+        'The sign-in took too long; start again from your application.',
+        clientLink(park, 'access_denied', 'sign-in expired'),
+      );
     if (query.error || !query.code) {
-      return page(403, 'Sign-in denied', 'Gitea did not grant access (you denied it there, or Gitea refused).', clientLink(park, 'access_denied', 'Gitea did not grant access'));
+      return page(
+        403,
+        'Sign-in denied',
+        'Gitea did not grant access (you denied it there, or Gitea refused).',
+        clientLink(park, 'access_denied', 'Gitea did not grant access'),
+      );
     }
     const verifier = this.options.sealer.open(park.upstreamVerifierSealed ?? '', `park:${park.id}`);
     let tokens: UpstreamTokens;
@@ -206,12 +270,21 @@ export class OAuthService {
       login = await this.options.upstream.login(tokens.accessToken);
     } catch (error) {
       const why = error instanceof UpstreamRefused ? error.code : 'error';
-      return page(502, 'Sign-in failed', `Gitea did not complete the sign-in (${why}).`, clientLink(park, 'server_error', `Gitea did not complete the sign-in (${why})`));
+      return page(
+        502,
+        'Sign-in failed',
+        `Gitea did not complete the sign-in (${why}).`,
+        clientLink(park, 'server_error', `Gitea did not complete the sign-in (${why})`),
+      );
     }
     if (!(await this.mayUse(login, tokens.accessToken))) {
       // No grant, no code: the Gitea tokens just obtained are dropped, never stored.
-      return page(403, 'Not allowed', `${login} is not among the people the profile ${this.options.access.profileName} names (authenticated_users / authenticated_teams), so no token was issued.`,
-        clientLink(park, 'access_denied', `${login} may not use this namespace`));
+      return page(
+        403,
+        'Not allowed',
+        `${login} is not among the people the profile ${this.options.access.profileName} names (authenticated_users / authenticated_teams), so no token was issued.`,
+        clientLink(park, 'access_denied', `${login} may not use this namespace`),
+      );
     }
     const grantId = randomUUID();
     await this.options.store.putGrant({
@@ -257,11 +330,17 @@ export class OAuthService {
     const row = await this.options.store.getCode(tokenHash(code));
     // A code used twice: whoever holds it may be an attacker, so its tokens end too (RFC 6749 4.1.2).
     if (row?.used) await this.options.store.revokeGrant(row.grantId);
-    if (!row || row.clientId !== clientId || row.used || row.expiresAt < this.now()) throw new AuthFailure('invalid_grant', 'the authorization code is unknown, used or expired');
+    if (!row || row.clientId !== clientId || row.used || row.expiresAt < this.now())
+      throw new AuthFailure('invalid_grant', 'the authorization code is unknown, used or expired');
     return row.codeChallenge;
   }
 
-  async exchangeCode(clientId: string, code: string, redirectUri: string | undefined, resource: string | undefined): Promise<IssuedTokens> {
+  async exchangeCode(
+    clientId: string,
+    code: string,
+    redirectUri: string | undefined,
+    resource: string | undefined,
+  ): Promise<IssuedTokens> {
     const hash = tokenHash(code);
     const row = await this.options.store.takeCode(hash);
     if (!row) {
@@ -270,10 +349,13 @@ export class OAuthService {
       if (used) await this.options.store.revokeGrant(used.grantId);
       throw new AuthFailure('invalid_grant', 'the authorization code is unknown or was used already');
     }
-    if (row.clientId !== clientId) throw new AuthFailure('invalid_grant', 'the authorization code was issued to another client');
+    if (row.clientId !== clientId)
+      throw new AuthFailure('invalid_grant', 'the authorization code was issued to another client');
     if (row.expiresAt < this.now()) throw new AuthFailure('invalid_grant', 'the authorization code expired');
-    if (redirectUri !== undefined && redirectUri !== row.redirectUri) throw new AuthFailure('invalid_grant', 'redirect_uri differs from the authorization request');
-    if (resource !== undefined && !sameResource(resource, row.resource)) throw new AuthFailure('invalid_target', `the code was issued for ${row.resource}`);
+    if (redirectUri !== undefined && redirectUri !== row.redirectUri)
+      throw new AuthFailure('invalid_grant', 'redirect_uri differs from the authorization request');
+    if (resource !== undefined && !sameResource(resource, row.resource))
+      throw new AuthFailure('invalid_target', `the code was issued for ${row.resource}`);
     const grant = await this.options.store.getGrant(row.grantId);
     if (!grant || grant.revoked) throw new AuthFailure('invalid_grant', 'the sign-in was revoked');
     return this.issue(grant);
@@ -282,7 +364,8 @@ export class OAuthService {
   async exchangeRefresh(clientId: string, refreshToken: string, resource: string | undefined): Promise<IssuedTokens> {
     const hash = tokenHash(refreshToken);
     const row = await this.options.store.getToken(hash);
-    if (!row || row.kind !== 'refresh' || row.clientId !== clientId) throw new AuthFailure('invalid_grant', 'unknown refresh token');
+    if (!row || row.kind !== 'refresh' || row.clientId !== clientId)
+      throw new AuthFailure('invalid_grant', 'unknown refresh token');
     if (row.revoked) throw new AuthFailure('invalid_grant', 'the refresh token was revoked');
     if (row.rotated) {
       // A rotated refresh token presented again was copied: end the whole sign-in (OAuth 2.1 4.3.1).
@@ -292,8 +375,10 @@ export class OAuthService {
     if (row.expiresAt < this.now()) throw new AuthFailure('invalid_grant', 'the refresh token expired');
     const grant = await this.options.store.getGrant(row.grantId);
     if (!grant || grant.revoked) throw new AuthFailure('invalid_grant', 'the sign-in was revoked');
-    if (resource !== undefined && !sameResource(resource, grant.resource)) throw new AuthFailure('invalid_target', `the refresh token was issued for ${grant.resource}`);
-    if (!(await this.options.store.rotateRefreshToken(hash))) throw new AuthFailure('invalid_grant', 'the refresh token was used already');
+    if (resource !== undefined && !sameResource(resource, grant.resource))
+      throw new AuthFailure('invalid_target', `the refresh token was issued for ${grant.resource}`);
+    if (!(await this.options.store.rotateRefreshToken(hash)))
+      throw new AuthFailure('invalid_grant', 'the refresh token was used already');
     return this.issue(grant);
   }
 
@@ -310,8 +395,18 @@ export class OAuthService {
     const refresh = newToken('gwr');
     const now = this.now();
     const base = { grantId: grant.id, clientId: grant.clientId, revoked: false, rotated: false };
-    await this.options.store.putToken({ ...base, tokenHash: tokenHash(access), kind: 'access', expiresAt: now + this.accessMs });
-    await this.options.store.putToken({ ...base, tokenHash: tokenHash(refresh), kind: 'refresh', expiresAt: now + this.refreshMs });
+    await this.options.store.putToken({
+      ...base,
+      tokenHash: tokenHash(access),
+      kind: 'access',
+      expiresAt: now + this.accessMs,
+    });
+    await this.options.store.putToken({
+      ...base,
+      tokenHash: tokenHash(refresh),
+      kind: 'refresh',
+      expiresAt: now + this.refreshMs,
+    });
     return {
       access_token: access,
       token_type: 'Bearer',
@@ -327,9 +422,11 @@ export class OAuthService {
   async verify(accessToken: string): Promise<VerifiedCaller> {
     const found = await this.options.store.accessTokenWithGrant(tokenHash(accessToken));
     const now = this.now();
-    if (!found || found.token.revoked || found.grant.revoked) throw new AuthFailure('invalid_token', 'the access token is unknown or revoked');
+    if (!found || found.token.revoked || found.grant.revoked)
+      throw new AuthFailure('invalid_token', 'the access token is unknown or revoked');
     if (found.token.expiresAt < now) throw new AuthFailure('invalid_token', 'the access token expired');
-    const grant = found.grant.giteaExpiresAt - now < REFRESH_MARGIN_MS ? await this.refreshUpstream(found.grant) : found.grant;
+    const grant =
+      found.grant.giteaExpiresAt - now < REFRESH_MARGIN_MS ? await this.refreshUpstream(found.grant) : found.grant;
     return {
       clientId: found.token.clientId,
       scopes: grant.scopes,
@@ -359,7 +456,13 @@ export class OAuthService {
     } catch (error) {
       // Another replica may have refreshed first (Gitea then refuses the old refresh token).
       const again = await store.getGrant(grant.id);
-      if (again && !again.revoked && again.version !== grant.version && again.giteaExpiresAt - this.now() >= REFRESH_MARGIN_MS) return again;
+      if (
+        again &&
+        !again.revoked &&
+        again.version !== grant.version &&
+        again.giteaExpiresAt - this.now() >= REFRESH_MARGIN_MS
+      )
+        return again;
       if (error instanceof UpstreamRefused && error.code !== 'unreachable') await store.revokeGrant(grant.id);
       throw new AuthFailure('invalid_token', 'Gitea refused to renew the sign-in; sign in again');
     }
@@ -372,7 +475,8 @@ export class OAuthService {
     );
     const now = await store.getGrant(grant.id);
     if (!now || now.revoked) throw new AuthFailure('invalid_token', 'the sign-in was revoked');
-    if (!stored && now.giteaExpiresAt - this.now() < REFRESH_MARGIN_MS) throw new AuthFailure('invalid_token', 'the Gitea token could not be renewed');
+    if (!stored && now.giteaExpiresAt - this.now() < REFRESH_MARGIN_MS)
+      throw new AuthFailure('invalid_token', 'the Gitea token could not be renewed');
     return now;
   }
 }
@@ -388,7 +492,11 @@ function page(status: number, title: string, message: string, link?: Notice['lin
 }
 
 function expiredPage(): BrowserOutcome {
-  return page(400, 'Sign-in request expired', 'This sign-in request is unknown, finished or expired. Start the sign-in again from your application.');
+  return page(
+    400,
+    'Sign-in request expired',
+    'This sign-in request is unknown, finished or expired. Start the sign-in again from your application.',
+  );
 }
 
 function clientError(park: ParkRow, error: string, description: string): string {

@@ -31,9 +31,16 @@ export interface OAuthSetup {
 }
 
 /** Checks the settings and the profile, opens (and migrates) the store. */
-export async function openOAuth(settings: OAuthSettings, profile: CompiledProfile, env: NodeJS.ProcessEnv): Promise<OAuthSetup> {
+export async function openOAuth(
+  settings: OAuthSettings,
+  profile: CompiledProfile,
+  env: NodeJS.ProcessEnv,
+): Promise<OAuthSetup> {
   const key = env.TOKEN_ENCRYPTION_KEY;
-  if (!key) throw new OAuthSetupError('AUTH_MODE=oauth needs TOKEN_ENCRYPTION_KEY (32+ characters, e.g. openssl rand -hex 32): Gitea tokens are stored encrypted with it');
+  if (!key)
+    throw new OAuthSetupError(
+      'AUTH_MODE=oauth needs TOKEN_ENCRYPTION_KEY (32+ characters, e.g. openssl rand -hex 32): Gitea tokens are stored encrypted with it',
+    );
   let sealer: Sealer;
   try {
     sealer = new Sealer(key);
@@ -42,29 +49,48 @@ export async function openOAuth(settings: OAuthSettings, profile: CompiledProfil
   }
   const secret = env.OAUTH_CLIENT_SECRET;
   if (!settings.clientId || !secret) {
-    throw new OAuthSetupError('AUTH_MODE=oauth needs OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET of an OAuth2 application in Gitea (redirect URI: <public base URL>/oauth/callback)');
+    throw new OAuthSetupError(
+      'AUTH_MODE=oauth needs OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET of an OAuth2 application in Gitea (redirect URI: <public base URL>/oauth/callback)',
+    );
   }
   const access = accessOf(profile);
   if (access.users.length === 0 && access.teams.length === 0) {
-    throw new OAuthSetupError(`profile ${profile.name ?? profile.file} names nobody who may sign in: set authenticated_users and/or authenticated_teams for AUTH_MODE=oauth`);
+    throw new OAuthSetupError(
+      `profile ${profile.name ?? profile.file} names nobody who may sign in: set authenticated_users and/or authenticated_teams for AUTH_MODE=oauth`,
+    );
   }
   const store = await openStore(settings.store, env);
-  const upstream = new GiteaOAuthClient({ baseUrl: settings.giteaUrl, clientId: settings.clientId, clientSecret: secret, timeoutMs: settings.timeoutMs });
+  const upstream = new GiteaOAuthClient({
+    baseUrl: settings.giteaUrl,
+    clientId: settings.clientId,
+    clientSecret: secret,
+    timeoutMs: settings.timeoutMs,
+  });
   return {
     store,
     service: (base, mcpUrl) =>
-      new OAuthService({ store, sealer, upstream, giteaUrl: settings.giteaUrl, resource: mcpUrl, callbackUrl: `${base}/oauth/callback`, access, giteaScope: settings.giteaScope }),
+      new OAuthService({
+        store,
+        sealer,
+        upstream,
+        giteaUrl: settings.giteaUrl,
+        resource: mcpUrl,
+        callbackUrl: `${base}/oauth/callback`,
+        access,
+        giteaScope: settings.giteaScope,
+      }),
     close: () => store.close(),
   };
 }
 
 async function openStore(setting: string | null, env: NodeJS.ProcessEnv): Promise<TokenStore> {
   try {
-    if (setting !== null && /^postgres(ql)?:\/\//.test(setting)) return await TokenStore.open(await openPostgres(setting));
+    if (setting !== null && /^postgres(ql)?:\/\//.test(setting))
+      return await TokenStore.open(await openPostgres(setting));
     return await TokenStore.open(openSqlite(setting ?? defaultStorePath(env)));
   } catch (error) {
     // The driver's message may quote the URL (and its password); name the setting instead.
-    const kind = error instanceof Error ? (error as NodeJS.ErrnoException).code ?? error.name : 'error';
+    const kind = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.name) : 'error';
     throw new OAuthSetupError(`cannot open the OAuth token store (OAUTH_STORE): ${kind}`);
   }
 }
@@ -98,6 +124,9 @@ export function accessOf(profile: CompiledProfile): NamespaceAccess {
 function repositoryScope(repos: ProfileData['repositories']): string {
   if (repos === undefined) return 'any repository your account can reach';
   if (Array.isArray(repos)) return `the repositories ${repos.join(', ')}`;
-  const parts = [repos.read ? `reading ${repos.read.join(', ')}` : null, repos.write ? `writing ${repos.write.join(', ')}` : null];
+  const parts = [
+    repos.read ? `reading ${repos.read.join(', ')}` : null,
+    repos.write ? `writing ${repos.write.join(', ')}` : null,
+  ];
   return parts.filter(Boolean).join(' and ') || 'no repository';
 }

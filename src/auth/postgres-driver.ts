@@ -12,7 +12,8 @@ export async function openPostgres(url: string): Promise<SqlDriver> {
   pool.on('error', () => undefined);
   // Fails now, at start-up, if the database cannot be reached.
   (await pool.connect()).release();
-  const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> => (await pool.query(sql, [...params])).rows as Row[];
+  const query = async (sql: string, params: readonly unknown[] = []): Promise<Row[]> =>
+    (await pool.query(sql, [...params])).rows as Row[];
   return {
     dialect: 'postgres',
     query,

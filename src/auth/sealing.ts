@@ -28,12 +28,18 @@ export class Sealer {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(Buffer.from(context, 'utf8'));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return [FORMAT, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+    return [
+      FORMAT,
+      iv.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+      body.toString('base64url'),
+    ].join('.');
   }
 
   open(sealed: string, context: string): string {
     const [format, iv, tag, body] = sealed.split('.');
-    if (format !== FORMAT || iv === undefined || tag === undefined || body === undefined) throw new SealingError('not a sealed value');
+    if (format !== FORMAT || iv === undefined || tag === undefined || body === undefined)
+      throw new SealingError('not a sealed value');
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
       decipher.setAAD(Buffer.from(context, 'utf8'));
@@ -41,7 +47,9 @@ export class Sealer {
       return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
     } catch {
       // Wrong key or tampered row; the message says which setting to check, never the value.
-      throw new SealingError('a sealed token does not open: TOKEN_ENCRYPTION_KEY differs from the one it was sealed with, or the store was altered');
+      throw new SealingError(
+        'a sealed token does not open: TOKEN_ENCRYPTION_KEY differs from the one it was sealed with, or the store was altered',
+      );
     }
   }
 }

@@ -80,21 +80,42 @@ export class TokenStore {
 
   async putClient(client: ClientRow): Promise<void> {
     await this.q('INSERT INTO oauth_clients (client_id, metadata, secret_sealed, created_at) VALUES ($1, $2, $3, $4)', [
-      client.clientId, JSON.stringify(client.metadata), client.secretSealed, Date.now(),
+      client.clientId,
+      JSON.stringify(client.metadata),
+      client.secretSealed,
+      Date.now(),
     ]);
   }
 
   async getClient(clientId: string): Promise<ClientRow | undefined> {
     const row = (await this.q('SELECT * FROM oauth_clients WHERE client_id = $1', [clientId]))[0];
-    return row && { clientId: String(row.client_id), metadata: JSON.parse(String(row.metadata)) as Record<string, unknown>, secretSealed: asText(row.secret_sealed) };
+    return (
+      row && {
+        clientId: String(row.client_id),
+        metadata: JSON.parse(String(row.metadata)) as Record<string, unknown>,
+        secretSealed: asText(row.secret_sealed),
+      }
+    );
   }
 
   async putPark(park: ParkRow): Promise<void> {
     await this.q(
       `INSERT INTO oauth_parks (id, client_id, redirect_uri, code_challenge, client_state, scopes, resource, browser_hash,
         upstream_state_hash, upstream_verifier_sealed, status, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [park.id, park.clientId, park.redirectUri, park.codeChallenge, park.clientState, park.scopes.join(' '), park.resource,
-        park.browserHash, park.upstreamStateHash, park.upstreamVerifierSealed, park.status, park.expiresAt],
+      [
+        park.id,
+        park.clientId,
+        park.redirectUri,
+        park.codeChallenge,
+        park.clientState,
+        park.scopes.join(' '),
+        park.resource,
+        park.browserHash,
+        park.upstreamStateHash,
+        park.upstreamVerifierSealed,
+        park.status,
+        park.expiresAt,
+      ],
     );
   }
 
@@ -119,13 +140,20 @@ export class TokenStore {
 
   /** Ends a park (denied, refused, or finished); returns it when it was still open. */
   async closePark(id: string): Promise<ParkRow | undefined> {
-    const row = (await this.q("UPDATE oauth_parks SET status = 'done' WHERE id = $1 AND status <> 'done' RETURNING *", [id]))[0];
+    const row = (
+      await this.q("UPDATE oauth_parks SET status = 'done' WHERE id = $1 AND status <> 'done' RETURNING *", [id])
+    )[0];
     return row && parkOf(row);
   }
 
   /** The approved park with this upstream state, taken once: a replayed state finds nothing. */
   async takeParkByUpstreamState(stateHash: string): Promise<ParkRow | undefined> {
-    const row = (await this.q("UPDATE oauth_parks SET status = 'done' WHERE upstream_state_hash = $1 AND status = 'approved' RETURNING *", [stateHash]))[0];
+    const row = (
+      await this.q(
+        "UPDATE oauth_parks SET status = 'done' WHERE upstream_state_hash = $1 AND status = 'approved' RETURNING *",
+        [stateHash],
+      )
+    )[0];
     return row && parkOf(row);
   }
 
@@ -133,8 +161,19 @@ export class TokenStore {
     await this.q(
       `INSERT INTO oauth_grants (id, login, client_id, resource, scopes, gitea_access_sealed, gitea_refresh_sealed, gitea_expires_at,
         version, revoked, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [grant.id, grant.login, grant.clientId, grant.resource, grant.scopes.join(' '), grant.giteaAccessSealed, grant.giteaRefreshSealed,
-        grant.giteaExpiresAt, grant.version, grant.revoked ? 1 : 0, Date.now()],
+      [
+        grant.id,
+        grant.login,
+        grant.clientId,
+        grant.resource,
+        grant.scopes.join(' '),
+        grant.giteaAccessSealed,
+        grant.giteaRefreshSealed,
+        grant.giteaExpiresAt,
+        grant.version,
+        grant.revoked ? 1 : 0,
+        Date.now(),
+      ],
     );
   }
 
@@ -144,7 +183,13 @@ export class TokenStore {
   }
 
   /** Stores refreshed Gitea tokens unless another replica refreshed first (then false: read the grant again). */
-  async replaceGiteaTokens(id: string, fromVersion: number, accessSealed: string, refreshSealed: string, expiresAt: number): Promise<boolean> {
+  async replaceGiteaTokens(
+    id: string,
+    fromVersion: number,
+    accessSealed: string,
+    refreshSealed: string,
+    expiresAt: number,
+  ): Promise<boolean> {
     const rows = await this.q(
       `UPDATE oauth_grants SET gitea_access_sealed = $3, gitea_refresh_sealed = $4, gitea_expires_at = $5, version = version + 1
         WHERE id = $1 AND version = $2 AND revoked = 0 RETURNING id`,
@@ -155,14 +200,26 @@ export class TokenStore {
 
   /** Ends a grant: its tokens stop working and the sealed Gitea tokens are wiped. */
   async revokeGrant(id: string): Promise<void> {
-    await this.q('UPDATE oauth_grants SET revoked = 1, gitea_access_sealed = NULL, gitea_refresh_sealed = NULL, version = version + 1 WHERE id = $1', [id]);
+    await this.q(
+      'UPDATE oauth_grants SET revoked = 1, gitea_access_sealed = NULL, gitea_refresh_sealed = NULL, version = version + 1 WHERE id = $1',
+      [id],
+    );
     await this.q('UPDATE oauth_tokens SET revoked = 1 WHERE grant_id = $1', [id]);
   }
 
   async putCode(code: CodeRow): Promise<void> {
     await this.q(
       'INSERT INTO oauth_codes (code_hash, grant_id, client_id, redirect_uri, code_challenge, resource, used, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-      [code.codeHash, code.grantId, code.clientId, code.redirectUri, code.codeChallenge, code.resource, code.used ? 1 : 0, code.expiresAt],
+      [
+        code.codeHash,
+        code.grantId,
+        code.clientId,
+        code.redirectUri,
+        code.codeChallenge,
+        code.resource,
+        code.used ? 1 : 0,
+        code.expiresAt,
+      ],
     );
   }
 
@@ -173,14 +230,25 @@ export class TokenStore {
 
   /** Marks the code used; undefined when it was used already (a replay). */
   async takeCode(codeHash: string): Promise<CodeRow | undefined> {
-    const row = (await this.q('UPDATE oauth_codes SET used = 1 WHERE code_hash = $1 AND used = 0 RETURNING *', [codeHash]))[0];
+    const row = (
+      await this.q('UPDATE oauth_codes SET used = 1 WHERE code_hash = $1 AND used = 0 RETURNING *', [codeHash])
+    )[0];
     return row && codeOf(row);
   }
 
   async putToken(token: TokenRow): Promise<void> {
-    await this.q('INSERT INTO oauth_tokens (token_hash, kind, grant_id, client_id, expires_at, revoked, rotated) VALUES ($1, $2, $3, $4, $5, $6, $7)', [
-      token.tokenHash, token.kind, token.grantId, token.clientId, token.expiresAt, token.revoked ? 1 : 0, token.rotated ? 1 : 0,
-    ]);
+    await this.q(
+      'INSERT INTO oauth_tokens (token_hash, kind, grant_id, client_id, expires_at, revoked, rotated) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [
+        token.tokenHash,
+        token.kind,
+        token.grantId,
+        token.clientId,
+        token.expiresAt,
+        token.revoked ? 1 : 0,
+        token.rotated ? 1 : 0,
+      ],
+    );
   }
 
   async getToken(tokenHash: string): Promise<TokenRow | undefined> {
@@ -190,22 +258,31 @@ export class TokenStore {
 
   /** An access token with its grant, in one read: the per-call verification. */
   async accessTokenWithGrant(tokenHash: string): Promise<{ token: TokenRow; grant: GrantRow } | undefined> {
-    const row = (await this.q(
-      `SELECT t.token_hash, t.kind, t.grant_id, t.client_id AS token_client_id, t.expires_at AS token_expires_at, t.revoked AS token_revoked,
+    const row = (
+      await this.q(
+        `SELECT t.token_hash, t.kind, t.grant_id, t.client_id AS token_client_id, t.expires_at AS token_expires_at, t.revoked AS token_revoked,
         t.rotated, g.* FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = $1 AND t.kind = 'access'`,
-      [tokenHash],
-    ))[0];
+        [tokenHash],
+      )
+    )[0];
     if (!row) return undefined;
-    const token = tokenOf({ ...row, client_id: row.token_client_id, expires_at: row.token_expires_at, revoked: row.token_revoked });
+    const token = tokenOf({
+      ...row,
+      client_id: row.token_client_id,
+      expires_at: row.token_expires_at,
+      revoked: row.token_revoked,
+    });
     return { token, grant: grantOf(row) };
   }
 
   /** Takes a refresh token for rotation, once; undefined when it was revoked or rotated already. */
   async rotateRefreshToken(tokenHash: string): Promise<TokenRow | undefined> {
-    const row = (await this.q(
-      "UPDATE oauth_tokens SET rotated = 1 WHERE token_hash = $1 AND kind = 'refresh' AND rotated = 0 AND revoked = 0 RETURNING *",
-      [tokenHash],
-    ))[0];
+    const row = (
+      await this.q(
+        "UPDATE oauth_tokens SET rotated = 1 WHERE token_hash = $1 AND kind = 'refresh' AND rotated = 0 AND revoked = 0 RETURNING *",
+        [tokenHash],
+      )
+    )[0];
     return row && tokenOf(row);
   }
 
@@ -218,7 +295,10 @@ export class TokenStore {
   }
 }
 
-const words = (value: unknown): string[] => String(value ?? '').split(' ').filter(Boolean);
+const words = (value: unknown): string[] =>
+  String(value ?? '')
+    .split(' ')
+    .filter(Boolean);
 const flag = (value: unknown): boolean => asNumber(value) !== 0;
 
 function parkOf(row: Row): ParkRow {

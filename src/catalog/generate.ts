@@ -7,7 +7,13 @@ import type { Catalog, CatalogEntry, CatalogParameter, CatalogPathParameter, Htt
 import { LOGIN_SCHEMA, REPO_NAME_SCHEMA } from './gitea-names.js';
 import { reachOf } from './reach.js';
 
-type SwaggerParameter = JsonSchema & { name: string; in: string; required?: boolean; description?: string; schema?: JsonSchema };
+type SwaggerParameter = JsonSchema & {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+  schema?: JsonSchema;
+};
 type SwaggerOperation = {
   operationId: string;
   tags?: string[];
@@ -51,7 +57,16 @@ const WILDCARD_ROUTES: Readonly<Record<string, string>> = {
   '/repos/{owner}/{repo}/pulls/{base}/{head}': 'head',
 };
 
-const LOGIN_PARAMS = new Set(['owner', 'org', 'username', 'template_owner', 'collaborator', 'assignee', 'user', 'target']);
+const LOGIN_PARAMS = new Set([
+  'owner',
+  'org',
+  'username',
+  'template_owner',
+  'collaborator',
+  'assignee',
+  'user',
+  'target',
+]);
 const REPO_PARAMS = new Set(['repo', 'template_repo', 'repo_name']);
 const SUDO_PROPERTY: JsonSchema = { ...LOGIN_SCHEMA, description: 'Run the call as this user (admin tokens only).' };
 
@@ -60,8 +75,13 @@ const SECRET_HEADERS = /^(authorization|proxy-authorization|cookie|sudo|x-gitea-
 
 /** Writes that overwrite or remove state although their method is not DELETE. */
 const DESTRUCTIVE_WRITES = new Set([
-  'repoChangeFiles', 'repoApplyDiffPatch', 'repoTransfer', 'repoReparent',
-  'repoRenameBranch', 'adminRenameUser', 'renameOrg',
+  'repoChangeFiles',
+  'repoApplyDiffPatch',
+  'repoTransfer',
+  'repoReparent',
+  'repoRenameBranch',
+  'adminRenameUser',
+  'renameOrg',
 ]);
 
 export interface SpecSource {
@@ -73,13 +93,19 @@ export function generateCatalog(source: SpecSource): Catalog {
   const definitions = spec.definitions ?? {};
   const operations = listOperations(spec);
   checkWildcardRoutes(operations.map((o) => o.path));
-  const names = assignToolNames(operations.map(({ path, method, op }) => ({ path, method, operationId: op.operationId })));
+  const names = assignToolNames(
+    operations.map(({ path, method, op }) => ({ path, method, operationId: op.operationId })),
+  );
   const entries = operations.map(({ path, method, op }) =>
     buildEntry(spec, definitions, path, method, op, names.get(op.operationId) ?? ''),
   );
   entries.sort((a, b) => a.domain.localeCompare(b.domain) || a.name.localeCompare(b.name));
   return {
-    source: { title: spec.info.title, version: spec.info.version, sha256: createHash('sha256').update(source.text).digest('hex') },
+    source: {
+      title: spec.info.title,
+      version: spec.info.version,
+      sha256: createHash('sha256').update(source.text).digest('hex'),
+    },
     entries,
   };
 }
@@ -119,10 +145,18 @@ function buildEntry(
   const parameters: CatalogEntry['parameters'] = {
     path: of('path').map((p) => ({ ...describe(p), required: true, wildcard: WILDCARD_ROUTES[path] === p.name })),
     query: of('query').map(describe),
-    header: of('header').filter((p) => !SECRET_HEADERS.test(p.name)).map(describe),
-    form: of('formData').filter((p) => p.type !== 'file').map(describe),
-    file: of('formData').filter((p) => p.type === 'file').map(describe),
-    body: bodyParam?.schema ? { required: bodyParam.required === true, schema: toJsonSchema(bodyParam.schema, definitions) } : null,
+    header: of('header')
+      .filter((p) => !SECRET_HEADERS.test(p.name))
+      .map(describe),
+    form: of('formData')
+      .filter((p) => p.type !== 'file')
+      .map(describe),
+    file: of('formData')
+      .filter((p) => p.type === 'file')
+      .map(describe),
+    body: bodyParam?.schema
+      ? { required: bodyParam.required === true, schema: toJsonSchema(bodyParam.schema, definitions) }
+      : null,
   };
   return {
     name,
@@ -151,7 +185,11 @@ function parameterSchema(param: SwaggerParameter, definitions: Definitions): Jso
   return schema;
 }
 
-function annotate(method: HttpMethod, operationId: string, query: readonly CatalogParameter[]): CatalogEntry['annotations'] {
+function annotate(
+  method: HttpMethod,
+  operationId: string,
+  query: readonly CatalogParameter[],
+): CatalogEntry['annotations'] {
   const replacingPut = method === 'PUT' && /^(update|replace)|Update|Replace/.test(operationId);
   const queryNames = new Set(query.map((q) => q.name));
   return {
@@ -196,7 +234,14 @@ export function renderToolsDoc(catalog: Catalog): string {
     lines.push(`## ${domain} (${entries.length})`, '');
     lines.push('| Tool | Method | Path | operationId | Annotations | Summary |', '|---|---|---|---|---|---|');
     for (const e of entries) {
-      const cells = [`\`${e.name}\``, e.method, `\`${e.path}\``, e.operationId, annotationWords(e).join(', '), e.summary];
+      const cells = [
+        `\`${e.name}\``,
+        e.method,
+        `\`${e.path}\``,
+        e.operationId,
+        annotationWords(e).join(', '),
+        e.summary,
+      ];
       lines.push(`| ${cells.map(escapeCell).join(' | ')} |`);
     }
     lines.push('');
@@ -238,8 +283,10 @@ const MAX_REPORTED_LINES = 20;
  */
 export function catalogDrift(expected: GeneratedFiles, actual: GeneratedFiles): string[] {
   const findings: string[] = [];
-  if (expected.catalogJson !== actual.catalogJson) findings.push(...catalogJsonDrift(expected.catalogJson, actual.catalogJson));
-  if (expected.toolsDoc !== actual.toolsDoc) findings.push(...lineDrift('docs/tools.md', expected.toolsDoc, actual.toolsDoc));
+  if (expected.catalogJson !== actual.catalogJson)
+    findings.push(...catalogJsonDrift(expected.catalogJson, actual.catalogJson));
+  if (expected.toolsDoc !== actual.toolsDoc)
+    findings.push(...lineDrift('docs/tools.md', expected.toolsDoc, actual.toolsDoc));
   return findings;
 }
 
@@ -253,14 +300,17 @@ function catalogJsonDrift(expectedText: string, actualText: string): string[] {
   const expected = JSON.parse(expectedText) as Catalog;
   const findings: string[] = [];
   if (JSON.stringify(expected.source) !== JSON.stringify(actual.source)) {
-    findings.push(`src/catalog/tools.json: source differs (committed ${describeSource(actual)}, spec ${describeSource(expected)})`);
+    findings.push(
+      `src/catalog/tools.json: source differs (committed ${describeSource(actual)}, spec ${describeSource(expected)})`,
+    );
   }
   const actualByName = new Map((actual.entries ?? []).map((e) => [e.name, e]));
   const expectedByName = new Map(expected.entries.map((e) => [e.name, e]));
   for (const [name, entry] of expectedByName) {
     const committed = actualByName.get(name);
     if (!committed) findings.push(`src/catalog/tools.json: missing tool ${name}`);
-    else if (JSON.stringify(committed) !== JSON.stringify(entry)) findings.push(`src/catalog/tools.json: ${name} differs in ${differingFields(entry, committed).join(', ')}`);
+    else if (JSON.stringify(committed) !== JSON.stringify(entry))
+      findings.push(`src/catalog/tools.json: ${name} differs in ${differingFields(entry, committed).join(', ')}`);
   }
   for (const name of actualByName.keys()) {
     if (!expectedByName.has(name)) findings.push(`src/catalog/tools.json: unexpected tool ${name}`);

@@ -32,7 +32,9 @@ export function readCatalog(file: string): Catalog {
   }
   const catalog = data as Partial<Catalog>;
   if (!catalog.source || !Array.isArray(catalog.entries) || catalog.entries.length === 0) {
-    throw new Error(`the tool catalog ${file} has no source or no entries; regenerate it with: gitea-warden catalog generate`);
+    throw new Error(
+      `the tool catalog ${file} has no source or no entries; regenerate it with: gitea-warden catalog generate`,
+    );
   }
   return catalog as Catalog;
 }

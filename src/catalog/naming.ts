@@ -19,7 +19,10 @@ const DOMAIN_RULES: ReadonlyArray<readonly [RegExp, string]> = [
   [/^\/repos\/\{owner\}\/\{repo\}\/pulls(\/|$)/, 'pulls'],
   [/^\/repos\/\{owner\}\/\{repo\}\/(branch_protections|tag_protections)(\/|$)/, 'protections'],
   [/^\/repos\/\{owner\}\/\{repo\}\/branches(\/|$)/, 'branches'],
-  [/^\/repos\/\{owner\}\/\{repo\}\/(contents|contents-ext|raw|media|file-contents|diffpatch|editorconfig|archive)(\/|$)/, 'contents'],
+  [
+    /^\/repos\/\{owner\}\/\{repo\}\/(contents|contents-ext|raw|media|file-contents|diffpatch|editorconfig|archive)(\/|$)/,
+    'contents',
+  ],
   [/^\/repos\/\{owner\}\/\{repo\}\/(commits|statuses|compare|git\/commits)(\/|$)/, 'commits'],
   [/^\/repos\/\{owner\}\/\{repo\}\/git\//, 'git'],
   [/^\/repos\/\{owner\}\/\{repo\}\/releases(\/|$)/, 'releases'],
@@ -112,7 +115,8 @@ export function baseAction(operationId: string, domain: string): string {
 
 function removePhrase(words: string[], phrase: string[]): string[] {
   for (let i = 0; i + phrase.length <= words.length; i++) {
-    if (phrase.every((word, j) => words[i + j] === word)) return [...words.slice(0, i), ...words.slice(i + phrase.length)];
+    if (phrase.every((word, j) => words[i + j] === word))
+      return [...words.slice(0, i), ...words.slice(i + phrase.length)];
   }
   return words;
 }
@@ -140,7 +144,10 @@ export function assignToolNames(operations: readonly NamedOperation[]): Map<stri
     return { op, domain, scope: scopeOf(op.path), action: collectionAware(op, baseAction(op.operationId, domain)) };
   });
   qualifyCollisions(candidates, (c, group) => (isSoleRepoMember(c, group) ? c.action : `${c.scope}_${c.action}`));
-  qualifyCollisions(candidates, (c) => (c.scope === 'repo' ? '' : `${c.scope}_`) + actionWords(c.op.operationId).join('_'));
+  qualifyCollisions(
+    candidates,
+    (c) => (c.scope === 'repo' ? '' : `${c.scope}_`) + actionWords(c.op.operationId).join('_'),
+  );
   qualifyCollisions(candidates, (c) => snakeCase(c.op.operationId));
   const names = new Map<string, string>();
   const taken = new Set<string>();
@@ -168,7 +175,10 @@ function isSoleRepoMember(c: Candidate, group: readonly Candidate[]): boolean {
   return c.scope === 'repo' && group.filter((other) => other.scope === 'repo').length === 1;
 }
 
-function qualifyCollisions(candidates: Candidate[], qualify: (c: Candidate, group: readonly Candidate[]) => string): void {
+function qualifyCollisions(
+  candidates: Candidate[],
+  qualify: (c: Candidate, group: readonly Candidate[]) => string,
+): void {
   const groups = new Map<string, Candidate[]>();
   for (const c of candidates) {
     const key = `${c.domain}_${c.action}`;

@@ -30,18 +30,38 @@ export interface ReachOperation {
 type Definitions = Readonly<Record<string, JsonSchema>>;
 
 /** Path parameter pairs that name one repository. */
-const PATH_PAIRS: ReadonlyArray<readonly [string, string]> = [['owner', 'repo'], ['template_owner', 'template_repo'], ['org', 'repo']];
+const PATH_PAIRS: ReadonlyArray<readonly [string, string]> = [
+  ['owner', 'repo'],
+  ['template_owner', 'template_repo'],
+  ['org', 'repo'],
+];
 
 /** Input fields that name a repository or its owner wherever they appear (query, form or top-level body). */
 const REPOSITORY_FIELDS = new Set([
-  'owner', 'repo', 'repo_owner', 'repo_name', 'template_owner', 'template_repo', 'new_owner', 'organization', 'context', 'scoped_workflow_source_repo_id',
+  'owner',
+  'repo',
+  'repo_owner',
+  'repo_name',
+  'template_owner',
+  'template_repo',
+  'new_owner',
+  'organization',
+  'context',
+  'scoped_workflow_source_repo_id',
 ]);
 
 /** Properties through which an object belongs to one repository. */
 const REPOSITORY_PROPERTIES = new Set(['repository', 'repo', 'head_repository', 'repo_name']);
 
 /** Objects that name their repository only in their API URLs (`.../repos/{owner}/{repo}/...`). */
-const URL_BEARING = new Set(['Repository', 'RepositoryMeta', 'ActionWorkflowJob', 'ActionTask', 'Commit', 'NotificationSubject']);
+const URL_BEARING = new Set([
+  'Repository',
+  'RepositoryMeta',
+  'ActionWorkflowJob',
+  'ActionTask',
+  'Commit',
+  'NotificationSubject',
+]);
 
 /** Operations whose path names a repository but whose result lists other repositories' objects. */
 const CROSS_REPOSITORY_IN_PATH: Readonly<Record<string, string>> = {
@@ -62,8 +82,8 @@ const ACTS_ON_UNNAMED: Readonly<Record<string, string>> = {
   adminEditHook: 'a system webhook receives events of every repository',
   orgCreateHook: 'an organization webhook receives events of every repository of the organization',
   orgEditHook: 'an organization webhook receives events of every repository of the organization',
-  userCreateHook: "a user webhook receives events of every repository of the user",
-  userEditHook: "a user webhook receives events of every repository of the user",
+  userCreateHook: 'a user webhook receives events of every repository of the user',
+  userEditHook: 'a user webhook receives events of every repository of the user',
   adminCreateRunnerRegistrationToken: 'a runner registered with it runs jobs of every repository',
   orgCreateRunnerRegistrationToken: 'a runner registered with it runs jobs of every repository of the organization',
   userCreateRunnerRegistrationToken: 'a runner registered with it runs jobs of every repository of the user',
@@ -88,7 +108,10 @@ const ACTS_ON_UNNAMED: Readonly<Record<string, string>> = {
 };
 
 /** Every named operation that the reach rules above mention, so a spec upgrade that drops one is seen. */
-export const REACH_RULE_OPERATIONS: readonly string[] = [...Object.keys(CROSS_REPOSITORY_IN_PATH), ...Object.keys(ACTS_ON_UNNAMED)];
+export const REACH_RULE_OPERATIONS: readonly string[] = [
+  ...Object.keys(CROSS_REPOSITORY_IN_PATH),
+  ...Object.keys(ACTS_ON_UNNAMED),
+];
 
 export function reachOf(spec: ReachSpec, operation: ReachOperation): RepositoryReach {
   const definitions = spec.definitions ?? {};
@@ -96,10 +119,13 @@ export function reachOf(spec: ReachSpec, operation: ReachOperation): RepositoryR
   const pathParams = new Set(parameters.filter((p) => p.in === 'path').map((p) => p.name));
   const inPath = PATH_PAIRS.some(([owner, repo]) => pathParams.has(owner) && pathParams.has(repo));
   const fields = parameters.flatMap((p) => {
-    if (p.in === 'query' || p.in === 'formData') return REPOSITORY_FIELDS.has(p.name.toLowerCase()) ? [`$.${p.name}`] : [];
+    if (p.in === 'query' || p.in === 'formData')
+      return REPOSITORY_FIELDS.has(p.name.toLowerCase()) ? [`$.${p.name}`] : [];
     if (p.in !== 'body' || !p.schema) return [];
     const body = resolve(p.schema, definitions);
-    return Object.keys((body.properties as JsonSchema | undefined) ?? {}).filter((k) => REPOSITORY_FIELDS.has(k.toLowerCase())).map((k) => `$.body.${k}`);
+    return Object.keys((body.properties as JsonSchema | undefined) ?? {})
+      .filter((k) => REPOSITORY_FIELDS.has(k.toLowerCase()))
+      .map((k) => `$.body.${k}`);
   });
   return { inPath, fields, unnamed: unnamedReach(spec, operation, inPath) };
 }
@@ -130,10 +156,22 @@ const bearingCache = new WeakMap<Definitions, Set<string>>();
 function repositoryBearing(definitions: Definitions): Set<string> {
   const cached = bearingCache.get(definitions);
   if (cached) return cached;
-  const direct = new Set(Object.entries(definitions).filter(([name, schema]) =>
-    URL_BEARING.has(name) || Object.keys((schema.properties as JsonSchema | undefined) ?? {}).some((key) => REPOSITORY_PROPERTIES.has(key))).map(([name]) => name));
-  const bearing = new Set(Object.keys(definitions).filter((name) =>
-    direct.has(name) || [...referenced(definitions[name], definitions)].some((ref) => direct.has(ref))));
+  const direct = new Set(
+    Object.entries(definitions)
+      .filter(
+        ([name, schema]) =>
+          URL_BEARING.has(name) ||
+          Object.keys((schema.properties as JsonSchema | undefined) ?? {}).some((key) =>
+            REPOSITORY_PROPERTIES.has(key),
+          ),
+      )
+      .map(([name]) => name),
+  );
+  const bearing = new Set(
+    Object.keys(definitions).filter(
+      (name) => direct.has(name) || [...referenced(definitions[name], definitions)].some((ref) => direct.has(ref)),
+    ),
+  );
   bearingCache.set(definitions, bearing);
   return bearing;
 }

@@ -47,18 +47,21 @@ export function buildRouteTable(entries: readonly CatalogEntry[]): RouteTable {
 
 function compileTemplate(entry: CatalogEntry): SegmentMatcher[] {
   const wildcards = new Set(entry.parameters.path.filter((p) => p.wildcard).map((p) => p.name));
-  return entry.path.split('/').slice(1).map((segment): SegmentMatcher => {
-    const whole = /^\{([^}]+)\}$/.exec(segment);
-    if (whole?.[1]) return { kind: wildcards.has(whole[1]) ? 'wildcard' : 'param', name: whole[1] };
-    if (!segment.includes('{')) return { kind: 'literal', text: segment };
-    const names: string[] = [];
-    const source = segment.replace(/\{([^}]+)\}|[^{]+/g, (part, name: string | undefined) => {
-      if (!name) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      names.push(name);
-      return '([^/]+?)';
+  return entry.path
+    .split('/')
+    .slice(1)
+    .map((segment): SegmentMatcher => {
+      const whole = /^\{([^}]+)\}$/.exec(segment);
+      if (whole?.[1]) return { kind: wildcards.has(whole[1]) ? 'wildcard' : 'param', name: whole[1] };
+      if (!segment.includes('{')) return { kind: 'literal', text: segment };
+      const names: string[] = [];
+      const source = segment.replace(/\{([^}]+)\}|[^{]+/g, (part, name: string | undefined) => {
+        if (!name) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        names.push(name);
+        return '([^/]+?)';
+      });
+      return { kind: 'compound', regex: new RegExp(`^${source}$`), names };
     });
-    return { kind: 'compound', regex: new RegExp(`^${source}$`), names };
-  });
 }
 
 function compareSpecificity(a: Route, b: Route): number {
@@ -82,7 +85,12 @@ export function matchRoute(table: RouteTable, method: string, rawPath: string): 
     const chosen = route.byMethod.get(method.toUpperCase() as HttpMethod);
     if (!chosen) {
       const allowed = [...route.byMethod.keys()];
-      return { ok: false, reason: 'method_not_allowed', detail: `${route.template} allows ${allowed.join(', ')}`, allowed };
+      return {
+        ok: false,
+        reason: 'method_not_allowed',
+        detail: `${route.template} allows ${allowed.join(', ')}`,
+        allowed,
+      };
     }
     const pathParams = convertParams(chosen, raw);
     if (pathParams) return { ok: true, entry: chosen, pathParams };
@@ -98,7 +106,8 @@ function splitPath(rawPath: string): SplitPath {
   if (rawPath.includes('%')) return bad('path must not be percent-encoded');
   if (/[?#\\]/.test(rawPath)) return bad('path must not contain ?, # or \\; pass query parameters separately');
   if (!rawPath.startsWith('/')) return bad('path must start with /');
-  const path = rawPath === API_PREFIX || rawPath.startsWith(`${API_PREFIX}/`) ? rawPath.slice(API_PREFIX.length) : rawPath;
+  const path =
+    rawPath === API_PREFIX || rawPath.startsWith(`${API_PREFIX}/`) ? rawPath.slice(API_PREFIX.length) : rawPath;
   const segments = path.split('/').slice(1);
   if (segments.some((s) => s === '')) return bad('path has an empty segment');
   if (segments.some((s) => s === '.' || s === '..')) return bad('path has a . or .. segment');
@@ -106,7 +115,10 @@ function splitPath(rawPath: string): SplitPath {
 }
 
 /** Raw parameter values when the template matches all segments; wildcards backtrack. */
-function matchSegments(matchers: readonly SegmentMatcher[], segments: readonly string[]): Record<string, string> | null {
+function matchSegments(
+  matchers: readonly SegmentMatcher[],
+  segments: readonly string[],
+): Record<string, string> | null {
   const [matcher, ...restMatchers] = matchers;
   if (!matcher) return segments.length === 0 ? {} : null;
   if (matcher.kind === 'wildcard') {
@@ -124,7 +136,10 @@ function matchSegments(matchers: readonly SegmentMatcher[], segments: readonly s
   return rest ? { ...own, ...rest } : null;
 }
 
-function matchOne(matcher: Exclude<SegmentMatcher, { kind: 'wildcard' }>, segment: string): Record<string, string> | null {
+function matchOne(
+  matcher: Exclude<SegmentMatcher, { kind: 'wildcard' }>,
+  segment: string,
+): Record<string, string> | null {
   if (matcher.kind === 'literal') return matcher.text === segment ? {} : null;
   if (matcher.kind === 'param') return { [matcher.name]: segment };
   const found = matcher.regex.exec(segment);

@@ -6,12 +6,41 @@ export type Definitions = Record<string, JsonSchema>;
 
 /** Keywords kept as-is; everything else (x-*, example, discriminator, readOnly, xml, ...) is dropped. */
 const KEPT_KEYWORDS = new Set([
-  'type', 'format', 'title', 'description', 'default', 'enum',
-  'minimum', 'maximum', 'multipleOf', 'minLength', 'maxLength', 'pattern',
-  'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', 'required',
+  'type',
+  'format',
+  'title',
+  'description',
+  'default',
+  'enum',
+  'minimum',
+  'maximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'required',
 ]);
 /** Formats ajv-formats knows; any other (uint64, ...) is dropped so ajv never meets an unknown format. */
-const KNOWN_FORMATS = new Set(['date-time', 'date', 'time', 'email', 'uri', 'uuid', 'int32', 'int64', 'float', 'double', 'byte', 'binary', 'password']);
+const KNOWN_FORMATS = new Set([
+  'date-time',
+  'date',
+  'time',
+  'email',
+  'uri',
+  'uuid',
+  'int32',
+  'int64',
+  'float',
+  'double',
+  'byte',
+  'binary',
+  'password',
+]);
 
 const REF_PREFIX = '#/definitions/';
 
@@ -34,17 +63,22 @@ export function toJsonSchema(node: JsonSchema, definitions: Definitions, seen: r
   if (isSchema(node.items)) out.items = toJsonSchema(node.items, definitions, seen);
   if (isSchema(node.properties)) {
     out.properties = Object.fromEntries(
-      Object.entries(node.properties).map(([name, prop]) => [name, toJsonSchema(prop as JsonSchema, definitions, seen)]),
+      Object.entries(node.properties).map(([name, prop]) => [
+        name,
+        toJsonSchema(prop as JsonSchema, definitions, seen),
+      ]),
     );
   }
-  if (isSchema(node.additionalProperties)) out.additionalProperties = toJsonSchema(node.additionalProperties, definitions, seen);
+  if (isSchema(node.additionalProperties))
+    out.additionalProperties = toJsonSchema(node.additionalProperties, definitions, seen);
   else if (typeof node.additionalProperties === 'boolean') out.additionalProperties = node.additionalProperties;
   // Gitea decodes JSON keys case-insensitively: an undeclared `FORCE_MERGE` would reach Gitea as
   // force_merge while the policy rules read `force_merge`. Objects with declared fields are closed.
   else if (isSchema(node.properties)) out.additionalProperties = false;
   for (const combinator of ['allOf', 'anyOf', 'oneOf'] as const) {
     const parts = node[combinator];
-    if (Array.isArray(parts)) out[combinator] = parts.map((part) => toJsonSchema(part as JsonSchema, definitions, seen));
+    if (Array.isArray(parts))
+      out[combinator] = parts.map((part) => toJsonSchema(part as JsonSchema, definitions, seen));
   }
   return node['x-nullable'] === true ? nullable(out) : out;
 }

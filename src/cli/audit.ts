@@ -60,13 +60,19 @@ export async function run(argv: string[]): Promise<number> {
   return verifyFile(file, values['public-key'], values['checkpoint-file'], allowUnsignedTail);
 }
 
-async function verifyFile(file: string, publicKeyFile: string | undefined, checkpointFile: string | undefined, allowUnsignedTail: boolean): Promise<number> {
+async function verifyFile(
+  file: string,
+  publicKeyFile: string | undefined,
+  checkpointFile: string | undefined,
+  allowUnsignedTail: boolean,
+): Promise<number> {
   const text = await readOrReport(file);
   if (text === null) return 2;
   const signing = publicKeyFile === undefined ? undefined : await signingOptions(publicKeyFile, allowUnsignedTail);
   if (signing === null) return 2;
   // A missing checkpoint file is a finding (exit 1), not a usage error.
-  if (signing) signing.checkpointCopy = await readFile(checkpointFile ?? checkpointPathOf(file), 'utf8').catch(() => null);
+  if (signing)
+    signing.checkpointCopy = await readFile(checkpointFile ?? checkpointPathOf(file), 'utf8').catch(() => null);
   return report(verifyAuditLog(text, signing));
 }
 
@@ -74,7 +80,12 @@ async function verifyFile(file: string, publicKeyFile: string | undefined, check
  * A chain in the table. Its rows cannot be deleted or changed by the server's role, so the table is
  * its own second place: its last checkpoint stands in for the checkpoint file.
  */
-async function verifyTable(url: string, chain: string | undefined, publicKeyFile: string | undefined, allowUnsignedTail: boolean): Promise<number> {
+async function verifyTable(
+  url: string,
+  chain: string | undefined,
+  publicKeyFile: string | undefined,
+  allowUnsignedTail: boolean,
+): Promise<number> {
   const signing = publicKeyFile === undefined ? undefined : await signingOptions(publicKeyFile, allowUnsignedTail);
   if (signing === null) return 2;
   let read;
@@ -82,7 +93,10 @@ async function verifyTable(url: string, chain: string | undefined, publicKeyFile
     const { readChainText } = await import('../audit/postgres-log.js');
     read = await readChainText(url, chain);
   } catch (error) {
-    const why = error instanceof Error && !('code' in error) ? error.message : `cannot read the audit table (${String((error as { code?: unknown }).code ?? 'error')})`;
+    const why =
+      error instanceof Error && !('code' in error)
+        ? error.message
+        : `cannot read the audit table (${String((error as { code?: unknown }).code ?? 'error')})`;
     process.stderr.write(`gitea-warden audit: ${describeDatabase(url)}: ${why}\n`);
     return 2;
   }
@@ -105,7 +119,9 @@ async function signingOptions(publicKeyFile: string, allowUnsignedTail: boolean)
 }
 
 export function report(result: AuditVerification): number {
-  const signed = result.signed ? `, ${result.signed.checkpoints} signed checkpoints cover lines 1 to ${result.signed.through}` : '';
+  const signed = result.signed
+    ? `, ${result.signed.checkpoints} signed checkpoints cover lines 1 to ${result.signed.through}`
+    : '';
   if (result.ok) {
     process.stdout.write(`ok: ${result.events} events, chain intact${signed}\n`);
     return 0;
@@ -133,9 +149,13 @@ async function keygen(privatePath: string, publicPath: string): Promise<number> 
     await writeFile(publicPath, publicKey.export({ type: 'spki', format: 'pem' }), { flag: 'wx' });
   } catch (error) {
     const code = (error as { code?: string }).code ?? 'EIO';
-    process.stderr.write(`gitea-warden audit: cannot write the key files (${code}); existing files are never overwritten\n`);
+    process.stderr.write(
+      `gitea-warden audit: cannot write the key files (${code}); existing files are never overwritten\n`,
+    );
     return 2;
   }
-  process.stdout.write(`wrote ${privatePath} (private, mode 0600: AUDIT_SIGNING_KEY_FILE) and ${publicPath} (public: audit verify --public-key)\n`);
+  process.stdout.write(
+    `wrote ${privatePath} (private, mode 0600: AUDIT_SIGNING_KEY_FILE) and ${publicPath} (public: audit verify --public-key)\n`,
+  );
   return 0;
 }

@@ -23,14 +23,21 @@ guarded-only operations and how repository scopes hold each operation that can r
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { check: { type: 'boolean', default: false }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      check: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     process.stdout.write(USAGE);
     return 0;
   }
   const fresh = renderOperationsDoc(operationsDocInput());
-  return writeOrCheckDoc('catalog docs', values.out ?? operationsDocFile, fresh, { check: values.check, regenerate: OPERATIONS_DOC_REGENERATE });
+  return writeOrCheckDoc('catalog docs', values.out ?? operationsDocFile, fresh, {
+    check: values.check,
+    regenerate: OPERATIONS_DOC_REGENERATE,
+  });
 }
 
 /** The data docs/operations.md is rendered from, as committed in this checkout. */

@@ -19,7 +19,11 @@ export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { spec: { type: 'string' }, check: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      spec: { type: 'string' },
+      check: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     process.stdout.write(USAGE);
@@ -56,7 +60,9 @@ function check(fresh: GeneratedFiles): number {
     process.stdout.write('catalog: tools.json and docs/tools.md are up to date\n');
     return 0;
   }
-  process.stdout.write(`catalog: committed files differ from the spec; run gitea-warden catalog generate\n${drift.map((d) => `  ${d}\n`).join('')}`);
+  process.stdout.write(
+    `catalog: committed files differ from the spec; run gitea-warden catalog generate\n${drift.map((d) => `  ${d}\n`).join('')}`,
+  );
   return 1;
 }
 

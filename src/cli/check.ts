@@ -19,7 +19,11 @@ as policies. Exit 0 clean, 1 findings, 2 unusable input.
 export async function run(argv: string[]): Promise<number> {
   let values, positionals;
   try {
-    ({ values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { format: { type: 'string', default: 'text' }, policies: { type: 'string' }, help: { type: 'boolean' } } }));
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { format: { type: 'string', default: 'text' }, policies: { type: 'string' }, help: { type: 'boolean' } },
+    }));
   } catch (error) {
     return fail('check', errorMessage(error));
   }
@@ -27,7 +31,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  if (!['text', 'json', 'sarif'].includes(values.format)) return fail('check', `unknown format '${values.format}' (text, json or sarif)`);
+  if (!['text', 'json', 'sarif'].includes(values.format))
+    return fail('check', `unknown format '${values.format}' (text, json or sarif)`);
   const dir = resolve(values.policies ?? policiesDir);
   const paths = positionals.length > 0 ? positionals : [profilesDir, dir];
   const missing = paths.find((path) => !existsSync(path));
@@ -36,7 +41,8 @@ export async function run(argv: string[]): Promise<number> {
   const policyDirs = paths.filter(isPolicyDir).map((path) => resolve(path));
   for (const policyDir of policyDirs) findings.push(...checkPolicies(policyDir));
   const files = paths.filter((path) => !isPolicyDir(path)).flatMap(profileFilesIn);
-  if (files.length === 0 && policyDirs.length === 0) return fail('check', 'nothing to check (no .yaml, .yml or .json files)');
+  if (files.length === 0 && policyDirs.length === 0)
+    return fail('check', 'nothing to check (no .yaml, .yml or .json files)');
   if (files.length > 0) {
     let policy;
     try {
@@ -65,18 +71,29 @@ function format(findings: Finding[], kind: string): string {
 }
 
 function toSarif(findings: Finding[]): object {
-  const rules = [...new Set(findings.map((f) => f.code))].sort().map((id) => ({ id, shortDescription: { text: id.replace(/_/g, ' ') } }));
+  const rules = [...new Set(findings.map((f) => f.code))]
+    .sort()
+    .map((id) => ({ id, shortDescription: { text: id.replace(/_/g, ' ') } }));
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
-    runs: [{
-      tool: { driver: { name: 'gitea-warden', informationUri: 'https://gitea-warden.local/docs/check', rules } },
-      results: findings.map((f) => ({
-        ruleId: f.code,
-        level: f.severity === 'error' ? 'error' : 'warning',
-        message: { text: f.fix ? `${f.message} (fix: ${f.fix})` : f.message },
-        locations: [{ physicalLocation: { artifactLocation: { uri: f.file }, ...(f.line ? { region: { startLine: f.line } } : {}) } }],
-      })),
-    }],
+    runs: [
+      {
+        tool: { driver: { name: 'gitea-warden', informationUri: 'https://gitea-warden.local/docs/check', rules } },
+        results: findings.map((f) => ({
+          ruleId: f.code,
+          level: f.severity === 'error' ? 'error' : 'warning',
+          message: { text: f.fix ? `${f.message} (fix: ${f.fix})` : f.message },
+          locations: [
+            {
+              physicalLocation: {
+                artifactLocation: { uri: f.file },
+                ...(f.line ? { region: { startLine: f.line } } : {}),
+              },
+            },
+          ],
+        })),
+      },
+    ],
   };
 }

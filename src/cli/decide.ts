@@ -105,12 +105,33 @@ export class BatchDecider {
     try {
       profile = this.profileFor(request.profile, service);
     } catch (error) {
-      return deny(null, [], 'invalid_profile', { file: typeof request.profile === 'string' ? request.profile : '<inline>', line: null, rule: errorMessage(error) }, 'fix the profile (gitea-warden check shows every problem)');
+      return deny(
+        null,
+        [],
+        'invalid_profile',
+        {
+          file: typeof request.profile === 'string' ? request.profile : '<inline>',
+          line: null,
+          rule: errorMessage(error),
+        },
+        'fix the profile (gitea-warden check shows every problem)',
+      );
     }
-    if (request.targets !== undefined && !isTargets(request.targets)) return invalid('"targets" is an object whose "repositories", "branches" and "paths" are lists of strings');
+    if (request.targets !== undefined && !isTargets(request.targets))
+      return invalid('"targets" is an object whose "repositories", "branches" and "paths" are lists of strings');
     const targets = request.targets !== undefined ? { targets: request.targets } : {};
-    if (hasOperation) return decide(profile, { operations: [request.operation as string], ...(service ? { service } : {}), ...targets }, this.context);
-    return decideCall(profile, { operationId: request.operation_id as string, arguments: request.arguments ?? {}, ...targets }, this.policy.operationMap, this.context);
+    if (hasOperation)
+      return decide(
+        profile,
+        { operations: [request.operation as string], ...(service ? { service } : {}), ...targets },
+        this.context,
+      );
+    return decideCall(
+      profile,
+      { operationId: request.operation_id as string, arguments: request.arguments ?? {}, ...targets },
+      this.policy.operationMap,
+      this.context,
+    );
   }
 
   private profileFor(reference: unknown, service: string | undefined): CompiledProfile {
@@ -134,9 +155,20 @@ export class BatchDecider {
 export const MAX_REQUEST_LINE_CHARS = 1 << 20;
 
 /** Reads JSON Lines and writes one answer line per non-blank line, in order; a bad line gets invalid_request. */
-export async function decideLines(input: AsyncIterable<string | Buffer>, write: (line: string) => void, decider: BatchDecider): Promise<void> {
+export async function decideLines(
+  input: AsyncIterable<string | Buffer>,
+  write: (line: string) => void,
+  decider: BatchDecider,
+): Promise<void> {
   for await (const line of boundedLines(input, MAX_REQUEST_LINE_CHARS)) {
-    if (line === null) write(JSON.stringify(invalid(`line is longer than ${MAX_REQUEST_LINE_CHARS} characters; split the request or name the profile by path`)));
+    if (line === null)
+      write(
+        JSON.stringify(
+          invalid(
+            `line is longer than ${MAX_REQUEST_LINE_CHARS} characters; split the request or name the profile by path`,
+          ),
+        ),
+      );
     else if (line.trim() !== '') write(JSON.stringify(forOutput(answer(line, decider))));
   }
 }
@@ -186,8 +218,15 @@ const TARGET_KINDS = ['repositories', 'branches', 'paths'];
 
 /** Stated targets must be well formed: a kind the policy cannot read would otherwise count as "none". */
 function isTargets(value: unknown): value is Record<string, string[]> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    && Object.entries(value).every(([kind, list]) => TARGET_KINDS.includes(kind) && Array.isArray(list) && list.every((item) => typeof item === 'string'));
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Object.entries(value).every(
+      ([kind, list]) =>
+        TARGET_KINDS.includes(kind) && Array.isArray(list) && list.every((item) => typeof item === 'string'),
+    )
+  );
 }
 
 function invalid(message: string): Decision {

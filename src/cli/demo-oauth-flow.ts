@@ -1,7 +1,12 @@
 // The MCP client's part of a per-user OAuth sign-in, for the demo and the tests: an in-memory
 // OAuthClientProvider for the SDK's auth(), and a person's browser walking consent (approve), Gitea's
 // sign-in and grant pages and the callback, stopping at the client's redirect URI.
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthTokens } from '../server/sdk.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthTokens,
+} from '../server/sdk.js';
 import { fieldOf, type BrowserResponse, type ScriptedBrowser } from '../sandbox/scripted-browser.js';
 
 /** The MCP client's side: an in-memory OAuthClientProvider, a public client on a loopback redirect. */
@@ -11,7 +16,10 @@ export class AgentClientProvider implements OAuthClientProvider {
   verifier = '';
   authorizationUrl: URL | undefined;
 
-  constructor(readonly redirectUrl = 'http://127.0.0.1:9/callback', readonly name = 'warden-agent') {}
+  constructor(
+    readonly redirectUrl = 'http://127.0.0.1:9/callback',
+    readonly name = 'warden-agent',
+  ) {}
 
   get clientMetadata(): OAuthClientMetadata {
     return {
@@ -56,18 +64,34 @@ export interface SignIn {
  * Walks the browser part: consent (approve), Gitea's sign-in as `login`, Gitea's grant page, the
  * callback. Stops at the client's redirect URI.
  */
-export async function browserSignIn(browser: ScriptedBrowser, authorizationUrl: URL, serveBase: string, login: string, password: string, redirectUrl: string): Promise<SignIn> {
+export async function browserSignIn(
+  browser: ScriptedBrowser,
+  authorizationUrl: URL,
+  serveBase: string,
+  login: string,
+  password: string,
+  redirectUrl: string,
+): Promise<SignIn> {
   const consent = await browser.follow(authorizationUrl.toString(), redirectUrl);
   if (consent.status !== 200) return { consentPage: consent.body, final: consent };
   const decided = await browser.request(`${serveBase}/oauth/consent`, {
-    form: { request: fieldOf(consent.body, 'request') ?? '', csrf: fieldOf(consent.body, 'csrf') ?? '', decision: 'approve' },
+    form: {
+      request: fieldOf(consent.body, 'request') ?? '',
+      csrf: fieldOf(consent.body, 'csrf') ?? '',
+      decision: 'approve',
+    },
     headers: { origin: serveBase },
   });
   if (decided.location === null) return { consentPage: consent.body, final: decided };
   // Gitea: not signed in, so the sign-in form first.
   const signInForm = await browser.follow(decided.location, redirectUrl);
   const signedIn = await browser.request(new URL('/user/login', signInForm.url).toString(), {
-    form: { _csrf: fieldOf(signInForm.body, '_csrf') ?? '', redirect_to: fieldOf(signInForm.body, 'redirect_to') ?? '/', user_name: login, password },
+    form: {
+      _csrf: fieldOf(signInForm.body, '_csrf') ?? '',
+      redirect_to: fieldOf(signInForm.body, 'redirect_to') ?? '/',
+      user_name: login,
+      password,
+    },
   });
   const grantPage = await browser.follow(signedIn.location ?? '', redirectUrl);
   // Gitea skips its grant page for a confidential application the person granted before.
@@ -85,4 +109,3 @@ export async function browserSignIn(browser: ScriptedBrowser, authorizationUrl: 
   const final = await browser.follow(granted.location ?? '', redirectUrl);
   return { consentPage: consent.body, final };
 }
-

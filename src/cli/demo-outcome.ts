@@ -29,7 +29,7 @@ export function observe(outcome: CallOutcome): Observed {
     return {
       verdict: 'deny',
       reason: unknownTool ? 'unknown_tool' : 'protocol_error',
-     
+
       httpStatus: null,
       details: [unknownTool ? 'not served here: this namespace does not list the tool at all' : outcome.message],
       payload: {},
@@ -37,21 +37,33 @@ export function observe(outcome: CallOutcome): Observed {
   }
   const { payload } = outcome;
   const status = typeof payload.status === 'number' ? payload.status : null;
-  if (!outcome.isError) return { verdict: 'allow', reason: 'allowed', httpStatus: status, details: checkLines(payload), payload };
+  if (!outcome.isError)
+    return { verdict: 'allow', reason: 'allowed', httpStatus: status, details: checkLines(payload), payload };
   const error = isRecord(payload.error) ? payload.error : {};
   const kind = text(error.kind) ?? 'error';
   const fromGitea = payload.request !== null && typeof error.status === 'number';
   if (fromGitea || ERROR_KINDS.has(kind)) {
-    return { verdict: 'error', reason: kind, httpStatus: typeof error.status === 'number' ? error.status : null, details: lines(text(error.message)), payload };
+    return {
+      verdict: 'error',
+      reason: kind,
+      httpStatus: typeof error.status === 'number' ? error.status : null,
+      details: lines(text(error.message)),
+      payload,
+    };
   }
-  return { verdict: 'deny', reason: text(error.reason) ?? kind, httpStatus: null, details: refusalLines(error), payload };
+  return {
+    verdict: 'deny',
+    reason: text(error.reason) ?? kind,
+    httpStatus: null,
+    details: refusalLines(error),
+    payload,
+  };
 }
 
 /** null when the observation is what the story expected, else what differs, in words. */
 export function mismatch(expected: Expected, observed: Observed): string | null {
   const differs =
-    expected.verdict !== observed.verdict ||
-    (expected.verdict === 'deny' && expected.reason !== observed.reason);
+    expected.verdict !== observed.verdict || (expected.verdict === 'deny' && expected.reason !== observed.reason);
   return differs ? `expected ${describeExpected(expected)}, got ${describeObserved(observed)}` : null;
 }
 
@@ -83,7 +95,11 @@ function checkLines(source: Record<string, unknown>): string[] {
   const action = text(holder.action);
   return [
     // A check's code names its failure (confirmation_mismatch): a passed one reads better as its detail alone.
-    ...checks.map((c) => (c.passed === true ? `check passed: ${text(c.detail) ?? text(c.code) ?? '?'}` : `check FAILED: ${text(c.code) ?? '?'}${text(c.detail) ? ` (${text(c.detail)})` : ''}`)),
+    ...checks.map((c) =>
+      c.passed === true
+        ? `check passed: ${text(c.detail) ?? text(c.code) ?? '?'}`
+        : `check FAILED: ${text(c.code) ?? '?'}${text(c.detail) ? ` (${text(c.detail)})` : ''}`,
+    ),
     ...(action ? [`action: ${action}`] : []),
   ];
 }

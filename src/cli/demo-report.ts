@@ -54,7 +54,9 @@ export class Printer {
     const mark = row.problem === null ? this.green('✓') : this.red('✗');
     const paint = observed.verdict === 'allow' ? this.green : this.red;
     const status = observed.httpStatus === null ? '' : ` (HTTP ${observed.httpStatus})`;
-    this.write(`  ${mark} ${row.namespace.padEnd(NAMESPACE_WIDTH)} ${row.call.padEnd(CALL_WIDTH)} → ${paint(row.actual)}${status}\n`);
+    this.write(
+      `  ${mark} ${row.namespace.padEnd(NAMESPACE_WIDTH)} ${row.call.padEnd(CALL_WIDTH)} → ${paint(row.actual)}${status}\n`,
+    );
     for (const line of observed.details) this.detail(line);
     if (row.problem !== null) this.detail(this.red(`MISMATCH: ${row.problem}`));
   }
@@ -69,12 +71,18 @@ export class Printer {
     this.write(`    ${['namespace', 'call', 'expected'].map((h, i) => h.padEnd(widths[i] ?? 0)).join(' ')} actual\n`);
     for (const row of rows) {
       const mark = row.problem === null ? this.green('✓') : this.red('✗');
-      this.write(`  ${mark} ${[row.namespace, row.call, row.expected].map((c, i) => c.padEnd(widths[i] ?? 0)).join(' ')} ${row.actual}\n`);
+      this.write(
+        `  ${mark} ${[row.namespace, row.call, row.expected].map((c, i) => c.padEnd(widths[i] ?? 0)).join(' ')} ${row.actual}\n`,
+      );
     }
     if (stopped !== null) this.write(this.red(`\n  The story stopped early: ${stopped}\n`));
-    this.write(`\n${this.bold('Audit logs')} (one hash-chained log per namespace; check one with: gitea-warden audit verify <file>)\n`);
+    this.write(
+      `\n${this.bold('Audit logs')} (one hash-chained log per namespace; check one with: gitea-warden audit verify <file>)\n`,
+    );
     for (const audit of audits) {
-      this.write(`  ${audit.ok ? this.green('✓') : this.red('✗')} ${audit.namespace.padEnd(NAMESPACE_WIDTH)} ${audit.file}\n        ${audit.verdict}\n`);
+      this.write(
+        `  ${audit.ok ? this.green('✓') : this.red('✗')} ${audit.namespace.padEnd(NAMESPACE_WIDTH)} ${audit.file}\n        ${audit.verdict}\n`,
+      );
     }
   }
 

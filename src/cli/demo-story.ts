@@ -57,10 +57,22 @@ export function demoSeed(): SandboxSeed {
     name: VAULT,
     private: true,
     description: 'Deployment secrets',
-    branches: [{ name: 'main', commits: [{ message: 'Add deploy keys', author: 'admin', files: { [SECRET_FILE]: 'ssh-ed25519 AAAA... deploy@acme\n' } }] }],
+    branches: [
+      {
+        name: 'main',
+        commits: [
+          {
+            message: 'Add deploy keys',
+            author: 'admin',
+            files: { [SECRET_FILE]: 'ssh-ed25519 AAAA... deploy@acme\n' },
+          },
+        ],
+      },
+    ],
   });
   const gadgets = seed.repos.find((repo) => repo.owner === OWNER && repo.name === 'gadgets');
-  if (gadgets) gadgets.issues = [...(gadgets.issues ?? []), { title: 'Release blocked', body: TOXIC_ISSUE, author: 'mallory' }];
+  if (gadgets)
+    gadgets.issues = [...(gadgets.issues ?? []), { title: 'Release blocked', body: TOXIC_ISSUE, author: 'mallory' }];
   return seed;
 }
 
@@ -80,17 +92,28 @@ interface PullRequest {
 
 async function introductions(stage: Stage, logins: Record<Role, string>): Promise<void> {
   stage.chapter('1. Four namespaces, four Gitea identities');
-  stage.say('Each namespace is its own `gitea-warden serve` process with one profile and one token; gitea_whoami shows whom Gitea verified.');
+  stage.say(
+    'Each namespace is its own `gitea-warden serve` process with one profile and one token; gitea_whoami shows whom Gitea verified.',
+  );
   for (const role of ROLES) {
-    const observed = await stage.attempt({ role, tool: 'gitea_whoami', expect: { verdict: 'allow' }, confirm: verifiedAs(logins[role]) });
+    const observed = await stage.attempt({
+      role,
+      tool: 'gitea_whoami',
+      expect: { verdict: 'allow' },
+      confirm: verifiedAs(logins[role]),
+    });
     const p = observed.payload;
-    stage.note(`login ${String(p.login)} (${p.verified === true ? 'verified' : String(p.verification)}), profile ${String(p.profile)}, role ${String(p.role)}`);
+    stage.note(
+      `login ${String(p.login)} (${p.verified === true ? 'verified' : String(p.verification)}), profile ${String(p.profile)}, role ${String(p.role)}`,
+    );
   }
 }
 
 function verifiedAs(login: string) {
   return (observed: Observed): string | null =>
-    observed.payload.verified === true && observed.payload.login === login ? null : `expected the verified login ${login}`;
+    observed.payload.verified === true && observed.payload.login === login
+      ? null
+      : `expected the verified login ${login}`;
 }
 
 async function authorOpensPullRequest(stage: Stage): Promise<PullRequest> {
@@ -98,7 +121,11 @@ async function authorOpensPullRequest(stage: Stage): Promise<PullRequest> {
   const commit = await stage.attempt({
     role: 'author',
     tool: 'gitea_contents_create_file',
-    args: { ...where, filepath: 'greeting.txt', body: { content: base64('Hello from the demo\n'), branch: 'main', new_branch: BRANCH, message: 'Add a greeting' } },
+    args: {
+      ...where,
+      filepath: 'greeting.txt',
+      body: { content: base64('Hello from the demo\n'), branch: 'main', new_branch: BRANCH, message: 'Add a greeting' },
+    },
     expect: { verdict: 'allow' },
   });
   const commitSha = field(commit, ['data', 'commit', 'sha']);
@@ -106,20 +133,45 @@ async function authorOpensPullRequest(stage: Stage): Promise<PullRequest> {
   const opened = await stage.attempt({
     role: 'author',
     tool: 'gitea_pulls_create',
-    args: { ...where, body: { head: BRANCH, base: 'main', title: 'Add a greeting', body: 'Opened by the gitea-warden demo.' } },
+    args: {
+      ...where,
+      body: { head: BRANCH, base: 'main', title: 'Add a greeting', body: 'Opened by the gitea-warden demo.' },
+    },
     expect: { verdict: 'allow' },
   });
   const number = field(opened, ['data', 'number']);
   const head = field(opened, ['data', 'head', 'sha']);
-  if (typeof number !== 'number' || typeof head !== 'string') throw new StoryStopped('the pull request was not created, so nobody can review or merge it');
+  if (typeof number !== 'number' || typeof head !== 'string')
+    throw new StoryStopped('the pull request was not created, so nobody can review or merge it');
   stage.note(`pull request #${number} ${BRANCH} -> main, head ${short(head)}`);
 
   stage.say('Now the author tries to approve its own pull request. Its namespace does not even list the review tool…');
-  await stage.attempt({ role: 'author', tool: 'gitea_pulls_create_review', args: { ...where, index: number, body: { event: 'APPROVED' } }, expect: { verdict: 'deny', reason: 'unknown_tool' } });
+  await stage.attempt({
+    role: 'author',
+    tool: 'gitea_pulls_create_review',
+    args: { ...where, index: number, body: { event: 'APPROVED' } },
+    expect: { verdict: 'deny', reason: 'unknown_tool' },
+  });
   stage.say('…and the raw escape hatch is checked exactly like the tool it stands for:');
-  await stage.attempt(raw('author', 'POST', `/repos/${OWNER}/${REPO}/pulls/${number}/reviews`, { event: 'APPROVED', commit_id: head }, 'forbidden'));
+  await stage.attempt(
+    raw(
+      'author',
+      'POST',
+      `/repos/${OWNER}/${REPO}/pulls/${number}/reviews`,
+      { event: 'APPROVED', commit_id: head },
+      'forbidden',
+    ),
+  );
   stage.say('Merging its own pull request is refused the same way:');
-  await stage.attempt(raw('author', 'POST', `/repos/${OWNER}/${REPO}/pulls/${number}/merge`, { do: 'merge', head_commit_id: head }, 'forbidden'));
+  await stage.attempt(
+    raw(
+      'author',
+      'POST',
+      `/repos/${OWNER}/${REPO}/pulls/${number}/merge`,
+      { do: 'merge', head_commit_id: head },
+      'forbidden',
+    ),
+  );
   return { number, head };
 }
 
@@ -131,25 +183,50 @@ async function reviewerApproves(stage: Stage, pr: PullRequest): Promise<void> {
     args: { ...where, index: pr.number, body: { event: 'APPROVED', commit_id: pr.head, body: 'Looks good.' } },
     expect: { verdict: 'allow' },
   });
-  stage.note(`approved #${pr.number} at ${short(pr.head)}; the self-review guard passed (the reviewer is not the author)`);
-  stage.say('Approving is the reviewer\'s whole job; merging is not:');
-  await stage.attempt(raw('reviewer', 'POST', `/repos/${OWNER}/${REPO}/pulls/${pr.number}/merge`, { do: 'merge', head_commit_id: pr.head }, 'forbidden'));
+  stage.note(
+    `approved #${pr.number} at ${short(pr.head)}; the self-review guard passed (the reviewer is not the author)`,
+  );
+  stage.say("Approving is the reviewer's whole job; merging is not:");
+  await stage.attempt(
+    raw(
+      'reviewer',
+      'POST',
+      `/repos/${OWNER}/${REPO}/pulls/${pr.number}/merge`,
+      { do: 'merge', head_commit_id: pr.head },
+      'forbidden',
+    ),
+  );
 }
 
 async function mergerMerges(stage: Stage, pr: PullRequest, logins: Record<Role, string>): Promise<void> {
   stage.chapter('4. The merger merges exactly the reviewed head');
-  const read = await stage.attempt({ role: 'merger', tool: 'gitea_pulls_get', args: { ...where, index: pr.number }, expect: { verdict: 'allow' } });
+  const read = await stage.attempt({
+    role: 'merger',
+    tool: 'gitea_pulls_get',
+    args: { ...where, index: pr.number },
+    expect: { verdict: 'allow' },
+  });
   const baseSha = field(read, ['data', 'base', 'sha']);
-  stage.note(`#${pr.number} by ${String(field(read, ['data', 'user', 'login']))}, head ${short(String(field(read, ['data', 'head', 'sha'])))}, mergeable ${String(field(read, ['data', 'mergeable']))}`);
-  stage.say(`A merge that names another head (here main's tip ${short(String(baseSha))}) is refused: a push after the review cannot slip in.`);
+  stage.note(
+    `#${pr.number} by ${String(field(read, ['data', 'user', 'login']))}, head ${short(String(field(read, ['data', 'head', 'sha'])))}, mergeable ${String(field(read, ['data', 'mergeable']))}`,
+  );
+  stage.say(
+    `A merge that names another head (here main's tip ${short(String(baseSha))}) is refused: a push after the review cannot slip in.`,
+  );
   await stage.attempt({
     role: 'merger',
     tool: 'gitea_pulls_merge',
-    args: { ...where, index: pr.number, body: { do: 'merge', head_commit_id: typeof baseSha === 'string' ? baseSha : '0'.repeat(40) } },
+    args: {
+      ...where,
+      index: pr.number,
+      body: { do: 'merge', head_commit_id: typeof baseSha === 'string' ? baseSha : '0'.repeat(40) },
+    },
     expect: { verdict: 'deny', reason: 'head_sha_mismatch' },
   });
-  stage.say(`With head_commit_id = ${short(pr.head)} the merge guard reads the live facts: author ${logins.author}, merger ${logins.merger}, ` +
-    `${logins.reviewer}'s latest review (an official approval of this head), and whether Gitea would delete the head branch by default.`);
+  stage.say(
+    `With head_commit_id = ${short(pr.head)} the merge guard reads the live facts: author ${logins.author}, merger ${logins.merger}, ` +
+      `${logins.reviewer}'s latest review (an official approval of this head), and whether Gitea would delete the head branch by default.`,
+  );
   const merged = await stage.attempt({
     role: 'merger',
     tool: 'gitea_pulls_merge',
@@ -157,23 +234,37 @@ async function mergerMerges(stage: Stage, pr: PullRequest, logins: Record<Role, 
     expect: { verdict: 'allow' },
   });
   if (merged.verdict === 'allow') {
-    stage.note('checks passed: not a self-merge, head_commit_id is the current head, an official independent approval of that head, no changes requested, no branch deleted by default');
+    stage.note(
+      'checks passed: not a self-merge, head_commit_id is the current head, an official independent approval of that head, no changes requested, no branch deleted by default',
+    );
   }
 }
 
 async function reconcilerCleansUp(stage: Stage, pr: PullRequest): Promise<void> {
   stage.chapter('5. The reconciler tidies up, only through the guarded tool');
   const confirmation = `CLEANUP MERGED PR ${pr.number} BRANCH ${BRANCH}`;
-  stage.say('gitea_cleanup_merged_pr_branch checks the pull request is merged, the branch is its head, its tip is proven on the target ' +
-    `(a commit there has it as a parent), nothing protects it and no open pull request uses it as head or base. Confirmation: "${confirmation}".`);
+  stage.say(
+    'gitea_cleanup_merged_pr_branch checks the pull request is merged, the branch is its head, its tip is proven on the target ' +
+      `(a commit there has it as a parent), nothing protects it and no open pull request uses it as head or base. Confirmation: "${confirmation}".`,
+  );
   await stage.attempt({
     role: 'reconciler',
     tool: 'gitea_cleanup_merged_pr_branch',
     args: { ...where, pr_number: pr.number, branch: BRANCH, confirmation },
     expect: { verdict: 'allow' },
   });
-  stage.say(`Deleting a branch directly (${OTHER_MERGED_BRANCH}, head of the merged PR #2) is not the reconciler's to do:`);
-  await stage.attempt(raw('reconciler', 'DELETE', `/repos/${OWNER}/${REPO}/branches/${OTHER_MERGED_BRANCH}`, undefined, 'guarded_tool_only'));
+  stage.say(
+    `Deleting a branch directly (${OTHER_MERGED_BRANCH}, head of the merged PR #2) is not the reconciler's to do:`,
+  );
+  await stage.attempt(
+    raw(
+      'reconciler',
+      'DELETE',
+      `/repos/${OWNER}/${REPO}/branches/${OTHER_MERGED_BRANCH}`,
+      undefined,
+      'guarded_tool_only',
+    ),
+  );
 }
 
 async function outsiderInstructions(stage: Stage): Promise<void> {
@@ -187,17 +278,26 @@ async function outsiderInstructions(stage: Stage): Promise<void> {
     tool: 'gitea_issues_list',
     args: { owner: OWNER, repo: 'gadgets', type: 'issues' },
     expect: { verdict: 'allow' },
-    confirm: (observed) => (integrityOf(observed).withheld === 1 ? null : 'expected the outsider\'s issue withheld'),
+    confirm: (observed) => (integrityOf(observed).withheld === 1 ? null : "expected the outsider's issue withheld"),
   });
   for (const item of (integrityOf(listed).items ?? []) as Array<Record<string, unknown>>) {
-    stage.note(`${String(item.type)} ${String(item.id)} by ${String(item.author)}: ${String(item.level)}, text ${String(item.text)}`);
+    stage.note(
+      `${String(item.type)} ${String(item.id)} by ${String(item.author)}: ${String(item.level)}, text ${String(item.text)}`,
+    );
   }
   stage.say(
     "The author's floor is write: the text is withheld, and the session is now tainted by it. An agent that follows the " +
       'instructions anyway may still read the private file (this profile has no repository scope)…',
   );
-  await stage.attempt({ role: 'author', tool: 'gitea_contents_get', args: { owner: OWNER, repo: VAULT, filepath: SECRET_FILE }, expect: { verdict: 'allow' } });
-  stage.say('…but nothing it writes leaves: after untrusted content, writes stay in that content\'s repository, and only while nothing else was read.');
+  await stage.attempt({
+    role: 'author',
+    tool: 'gitea_contents_get',
+    args: { owner: OWNER, repo: VAULT, filepath: SECRET_FILE },
+    expect: { verdict: 'allow' },
+  });
+  stage.say(
+    "…but nothing it writes leaves: after untrusted content, writes stay in that content's repository, and only while nothing else was read.",
+  );
   await stage.attempt({
     role: 'author',
     tool: 'gitea_contents_create_file',
@@ -217,16 +317,29 @@ function integrityOf(observed: Observed): Record<string, unknown> {
 }
 
 /** A raw request (gitea_api_request) the story expects the policy layer to refuse for `reason`. */
-function raw(role: Role, method: string, path: string, body: Record<string, unknown> | undefined, reason: string): Attempt {
+function raw(
+  role: Role,
+  method: string,
+  path: string,
+  body: Record<string, unknown> | undefined,
+  reason: string,
+): Attempt {
   const tail = path.split('/').slice(-3).join('/');
   const args = body === undefined ? { method, path } : { method, path, body };
-  return { role, tool: 'gitea_api_request', label: `gitea_api_request ${method} …/${tail}`, args, expect: { verdict: 'deny', reason } };
+  return {
+    role,
+    tool: 'gitea_api_request',
+    label: `gitea_api_request ${method} …/${tail}`,
+    args,
+    expect: { verdict: 'deny', reason },
+  };
 }
 
 /** A value deep in the result payload, or undefined. */
 function field(observed: Observed, path: readonly string[]): unknown {
   let value: unknown = observed.payload;
-  for (const key of path) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  for (const key of path)
+    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
   return value;
 }
 

@@ -11,7 +11,16 @@ import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { createNamespace, profileIdentity, type Namespace } from './demo-namespace.js';
 import { describeExpected, describeObserved, mismatch, observe, type Observed } from './demo-outcome.js';
 import { Printer, type AuditCheck, type Row } from './demo-report.js';
-import { demoSeed, profileOf, ROLES, StoryStopped, tellStory, type Attempt, type Role, type Stage } from './demo-story.js';
+import {
+  demoSeed,
+  profileOf,
+  ROLES,
+  StoryStopped,
+  tellStory,
+  type Attempt,
+  type Role,
+  type Stage,
+} from './demo-story.js';
 
 const usage = `usage: gitea-warden demo [--json] [--audit-dir DIR]
        gitea-warden demo oauth
@@ -40,7 +49,10 @@ export async function run(argv: string[]): Promise<number> {
   }
   let options: Options;
   try {
-    const { values } = parseArgs({ args: argv, options: { json: { type: 'boolean' }, 'audit-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    const { values } = parseArgs({
+      args: argv,
+      options: { json: { type: 'boolean' }, 'audit-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
     if (values.help) {
       process.stdout.write(usage);
       return 0;
@@ -54,7 +66,10 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 async function demo(options: Options): Promise<number> {
-  const printer = new Printer(options.json ? null : process.stdout, process.stdout.isTTY === true && !process.env.NO_COLOR);
+  const printer = new Printer(
+    options.json ? null : process.stdout,
+    process.stdout.isTTY === true && !process.env.NO_COLOR,
+  );
   const auditDir = prepareAuditDir(options.auditDir);
   const cleanup = new Cleanup();
   const stopOnSignal = () => void cleanup.run().finally(() => process.exit(130));
@@ -89,7 +104,10 @@ async function demo(options: Options): Promise<number> {
   ];
   printer.summary(rows, audits, stopped);
   printer.conclusion(mismatches);
-  if (options.json) process.stdout.write(`${JSON.stringify({ ok: mismatches.length === 0, calls: rows, audit_logs: audits, mismatches }, null, 2)}\n`);
+  if (options.json)
+    process.stdout.write(
+      `${JSON.stringify({ ok: mismatches.length === 0, calls: rows, audit_logs: audits, mismatches }, null, 2)}\n`,
+    );
   return mismatches.length === 0 ? 0 : 1;
 }
 
@@ -117,7 +135,9 @@ class LiveStage implements Stage {
     const namespace = this.namespaces.get(attempt.role);
     if (!namespace) throw new StoryStopped(`no ${attempt.role} namespace`);
     const observed = observe(await namespace.call(attempt.tool, attempt.args));
-    const problem = mismatch(attempt.expect, observed) ?? (observed.verdict === 'allow' ? (attempt.confirm?.(observed) ?? null) : null);
+    const problem =
+      mismatch(attempt.expect, observed) ??
+      (observed.verdict === 'allow' ? (attempt.confirm?.(observed) ?? null) : null);
     const row: Row = {
       namespace: attempt.role,
       call: attempt.label ?? attempt.tool,
@@ -143,8 +163,15 @@ async function startNamespaces(sandbox: Sandbox, auditDir: string, cleanup: Clea
       const profile = profileOf(role);
       const { login, tokenVariable } = profileIdentity(profile);
       const token = login === null ? undefined : sandbox.users[login]?.token;
-      if (login === null || token === undefined) throw new StoryStopped(`profile ${profile} names no sandbox user (authenticated_username)`);
-      const namespace = createNamespace({ profile, giteaUrl: sandbox.url, tokenVariable, token, auditLog: auditFile(auditDir, role) });
+      if (login === null || token === undefined)
+        throw new StoryStopped(`profile ${profile} names no sandbox user (authenticated_username)`);
+      const namespace = createNamespace({
+        profile,
+        giteaUrl: sandbox.url,
+        tokenVariable,
+        token,
+        auditLog: auditFile(auditDir, role),
+      });
       cleanup.add(() => namespace.close());
       await namespace.connect();
       return { role, login, namespace };
@@ -178,10 +205,21 @@ function verifyAuditLogs(dir: string): AuditCheck[] {
     try {
       text = readFileSync(file, 'utf8');
     } catch (error) {
-      return { namespace: role, file, ok: false, verdict: `cannot read (${(error as NodeJS.ErrnoException).code ?? 'EIO'})` };
+      return {
+        namespace: role,
+        file,
+        ok: false,
+        verdict: `cannot read (${(error as NodeJS.ErrnoException).code ?? 'EIO'})`,
+      };
     }
     const result = verifyAuditLog(text);
-    if (!result.ok) return { namespace: role, file, ok: false, verdict: `broken: line ${result.firstBroken?.line}: ${result.firstBroken?.reason}` };
+    if (!result.ok)
+      return {
+        namespace: role,
+        file,
+        ok: false,
+        verdict: `broken: line ${result.firstBroken?.line}: ${result.firstBroken?.reason}`,
+      };
     if (result.events === 0) return { namespace: role, file, ok: false, verdict: 'empty: no call was audited' };
     return { namespace: role, file, ok: true, verdict: `ok: ${result.events} events, chain intact` };
   });

@@ -17,7 +17,16 @@ Exit 1 when access is gained unless --allow-gain; 0 otherwise; 2 unusable input.
 export async function run(argv: string[]): Promise<number> {
   let values, positionals;
   try {
-    ({ values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { 'allow-gain': { type: 'boolean' }, format: { type: 'string', default: 'text' }, help: { type: 'boolean' }, ...policyOptions } }));
+    ({ values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        'allow-gain': { type: 'boolean' },
+        format: { type: 'string', default: 'text' },
+        help: { type: 'boolean' },
+        ...policyOptions,
+      },
+    }));
   } catch (error) {
     return fail('diff', errorMessage(error));
   }
@@ -25,7 +34,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  if (!['text', 'json'].includes(values.format)) return fail('diff', `unknown format '${values.format}' (text or json)`);
+  if (!['text', 'json'].includes(values.format))
+    return fail('diff', `unknown format '${values.format}' (text or json)`);
   const [oldPath, newPath, ...extra] = positionals;
   if (!oldPath || !newPath || extra.length > 0) return fail('diff', 'give exactly two profiles: OLD NEW');
   let result;
@@ -40,7 +50,11 @@ export async function run(argv: string[]): Promise<number> {
     const gained = [...result.gained, ...result.scopes.gained];
     const lost = [...result.lost, ...result.scopes.lost];
     const lines = [...gained.map((change) => `+ ${change}`), ...lost.map((change) => `- ${change}`)];
-    process.stdout.write(lines.length === 0 ? 'no change in access\n' : `${lines.join('\n')}\n${gained.length} gained, ${lost.length} lost\n`);
+    process.stdout.write(
+      lines.length === 0
+        ? 'no change in access\n'
+        : `${lines.join('\n')}\n${gained.length} gained, ${lost.length} lost\n`,
+    );
   }
   return result.gained.length + result.scopes.gained.length > 0 && !values['allow-gain'] ? 1 : 0;
 }

@@ -23,7 +23,18 @@ Exit 0 allow, 1 deny, 2 unusable input.
 export async function run(argv: string[]): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { profile: { type: 'string' }, operation: { type: 'string' }, tool: { type: 'string' }, args: { type: 'string' }, service: { type: 'string' }, help: { type: 'boolean' }, ...policyOptions } }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        profile: { type: 'string' },
+        operation: { type: 'string' },
+        tool: { type: 'string' },
+        args: { type: 'string' },
+        service: { type: 'string' },
+        help: { type: 'boolean' },
+        ...policyOptions,
+      },
+    }));
   } catch (error) {
     return fail('explain', errorMessage(error));
   }
@@ -65,7 +76,10 @@ export function render(decision: Decision, subject: string, profileFile: string,
     `  operations:  ${decision.operations.length > 0 ? decision.operations.join(', ') : '(none: could not be normalized or mapped)'}`,
     `  reason:      ${decision.reason}`,
     `  decided by:  ${where}  ${decision.determining.rule}`,
-    ...decision.failed.map((failed) => `  failed:      ${failed.code}: ${failed.message}${failed.entry ? ` [${failed.entry.file}${failed.entry.line ? `:${failed.entry.line}` : ''} ${failed.entry.rule}]` : ''}`),
+    ...decision.failed.map(
+      (failed) =>
+        `  failed:      ${failed.code}: ${failed.message}${failed.entry ? ` [${failed.entry.file}${failed.entry.line ? `:${failed.entry.line}` : ''} ${failed.entry.rule}]` : ''}`,
+    ),
     ...(decision.hint ? [`  hint:        ${decision.hint}`] : []),
   ];
   return `${lines.join('\n')}\n`;

@@ -4,7 +4,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { lineDrift } from '../catalog/generate.js';
 
 /** Exit 0 when written or up to date; 1 with the drifted lines and the command that regenerates it. */
-export function writeOrCheckDoc(command: string, file: string, fresh: string, options: { check: boolean; regenerate: string }): number {
+export function writeOrCheckDoc(
+  command: string,
+  file: string,
+  fresh: string,
+  options: { check: boolean; regenerate: string },
+): number {
   if (!options.check) {
     writeFileSync(file, fresh);
     process.stdout.write(`${command}: wrote ${file}\n`);
@@ -16,7 +21,9 @@ export function writeOrCheckDoc(command: string, file: string, fresh: string, op
     return 0;
   }
   const drift = lineDrift(file, fresh, committed);
-  process.stdout.write(`${command}: ${file} differs from a fresh generation; run ${options.regenerate}\n${drift.map((d) => `  ${d}\n`).join('')}`);
+  process.stdout.write(
+    `${command}: ${file} differs from a fresh generation; run ${options.regenerate}\n${drift.map((d) => `  ${d}\n`).join('')}`,
+  );
   return 1;
 }
 

@@ -14,11 +14,22 @@ const CLIENTS = ['claude-code', 'vscode', 'cursor'] as const;
 type Client = (typeof CLIENTS)[number];
 
 /** Where each client reads its project configuration, and how it expands a variable of the environment. */
-const CLIENT_FILES: Record<Client, { file: string; fromEnv: (name: string) => string; profilePath: (file: string) => string }> = {
+const CLIENT_FILES: Record<
+  Client,
+  { file: string; fromEnv: (name: string) => string; profilePath: (file: string) => string }
+> = {
   // Claude Code starts project servers in the project directory and expands ${VAR} from its environment.
   'claude-code': { file: '.mcp.json', fromEnv: (name) => `\${${name}}`, profilePath: (file) => file },
-  vscode: { file: '.vscode/mcp.json', fromEnv: (name) => `\${env:${name}}`, profilePath: (file) => `\${workspaceFolder}/${file}` },
-  cursor: { file: '.cursor/mcp.json', fromEnv: (name) => `\${env:${name}}`, profilePath: (file) => `\${workspaceFolder}/${file}` },
+  vscode: {
+    file: '.vscode/mcp.json',
+    fromEnv: (name) => `\${env:${name}}`,
+    profilePath: (file) => `\${workspaceFolder}/${file}`,
+  },
+  cursor: {
+    file: '.cursor/mcp.json',
+    fromEnv: (name) => `\${env:${name}}`,
+    profilePath: (file) => `\${workspaceFolder}/${file}`,
+  },
 };
 
 const HELP = `usage: gitea-warden init [--author LOGIN] [--reviewer LOGIN] [--merger LOGIN] [--reconciler LOGIN]
@@ -71,7 +82,10 @@ export async function run(argv: string[]): Promise<number> {
   const files = planFiles(plan);
   const existing = files.filter((file) => existsSync(file.path));
   if (existing.length > 0 && !force) {
-    return fail('init', `not overwriting ${existing.map((file) => shown(file.path)).join(', ')} (--force replaces them); nothing was written`);
+    return fail(
+      'init',
+      `not overwriting ${existing.map((file) => shown(file.path)).join(', ')} (--force replaces them); nothing was written`,
+    );
   }
   for (const file of files) {
     mkdirSync(dirname(file.path), { recursive: true });
@@ -84,7 +98,12 @@ export async function run(argv: string[]): Promise<number> {
 
 function parse(argv: string[]): { plan: Plan; force: boolean } | 'help' {
   const options = {
-    ...Object.fromEntries(ROLES.flatMap((role) => [[role, { type: 'string' }], [`${role}-token-var`, { type: 'string' }]])),
+    ...Object.fromEntries(
+      ROLES.flatMap((role) => [
+        [role, { type: 'string' }],
+        [`${role}-token-var`, { type: 'string' }],
+      ]),
+    ),
     'login-from-env': { type: 'string' },
     repo: { type: 'string', multiple: true },
     client: { type: 'string' },
@@ -92,26 +111,34 @@ function parse(argv: string[]): { plan: Plan; force: boolean } | 'help' {
     force: { type: 'boolean' },
     help: { type: 'boolean' },
   } as const;
-  const { values } = parseArgs({ args: argv, options: options as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }> });
+  const { values } = parseArgs({
+    args: argv,
+    options: options as Record<string, { type: 'string' | 'boolean'; multiple?: boolean }>,
+  });
   if (values.help) return 'help';
   const text = (name: string): string | undefined => {
     const value = values[name];
     return typeof value === 'string' ? value : undefined;
   };
   const loginVariable = text('login-from-env') ?? null;
-  if (loginVariable !== null && !VARIABLE.test(loginVariable)) throw new Error(`--login-from-env wants a variable name like GITEA_LOGIN, not '${loginVariable}'`);
+  if (loginVariable !== null && !VARIABLE.test(loginVariable))
+    throw new Error(`--login-from-env wants a variable name like GITEA_LOGIN, not '${loginVariable}'`);
   const given = ROLES.filter((role) => text(role) !== undefined);
   const roles = (loginVariable === null ? given : [...ROLES]).map((role) => {
     const login = text(role) ?? null;
-    if (login !== null && !LOGIN.test(login)) throw new Error(`--${role}: '${login}' is not a Gitea login (letters, digits, '-', '_', '.')`);
+    if (login !== null && !LOGIN.test(login))
+      throw new Error(`--${role}: '${login}' is not a Gitea login (letters, digits, '-', '_', '.')`);
     const tokenVariable = text(`${role}-token-var`) ?? `GITEA_${role.toUpperCase()}_TOKEN`;
-    if (!VARIABLE.test(tokenVariable)) throw new Error(`--${role}-token-var wants a variable name like GITEA_${role.toUpperCase()}_TOKEN`);
+    if (!VARIABLE.test(tokenVariable))
+      throw new Error(`--${role}-token-var wants a variable name like GITEA_${role.toUpperCase()}_TOKEN`);
     return { role, login, tokenVariable };
   });
   for (const role of ROLES) {
-    if (text(`${role}-token-var`) !== undefined && !roles.some((planned) => planned.role === role)) throw new Error(`--${role}-token-var without --${role} LOGIN`);
+    if (text(`${role}-token-var`) !== undefined && !roles.some((planned) => planned.role === role))
+      throw new Error(`--${role}-token-var without --${role} LOGIN`);
   }
-  if (roles.length === 0) throw new Error('name at least one role and its Gitea login (--author LOGIN ...), or --login-from-env VAR');
+  if (roles.length === 0)
+    throw new Error('name at least one role and its Gitea login (--author LOGIN ...), or --login-from-env VAR');
   const logins = roles.flatMap((planned) => (planned.login ? [planned.login.toLowerCase()] : []));
   if (new Set(logins).size < logins.length) {
     // Gitea logins are case-insensitive; one user in two roles would approve or merge its own work.
@@ -121,13 +148,23 @@ function parse(argv: string[]): { plan: Plan; force: boolean } | 'help' {
   const badRepository = repositories.find((repository) => !REPOSITORY.test(repository));
   if (badRepository !== undefined) throw new Error(`--repo wants OWNER/NAME (or OWNER/*), not '${badRepository}'`);
   const client = text('client') ?? null;
-  if (client !== null && !(CLIENTS as readonly string[]).includes(client)) throw new Error(`--client must be one of: ${CLIENTS.join(', ')}`);
-  const plan: Plan = { dir: resolve(text('dir') ?? '.'), roles, loginVariable, repositories, client: client as Client | null };
+  if (client !== null && !(CLIENTS as readonly string[]).includes(client))
+    throw new Error(`--client must be one of: ${CLIENTS.join(', ')}`);
+  const plan: Plan = {
+    dir: resolve(text('dir') ?? '.'),
+    roles,
+    loginVariable,
+    repositories,
+    client: client as Client | null,
+  };
   return { plan, force: values.force === true };
 }
 
 function planFiles(plan: Plan): Array<{ path: string; text: string }> {
-  const profiles = plan.roles.map((planned) => ({ path: join(plan.dir, profileFile(planned.role)), text: profileText(plan, planned) }));
+  const profiles = plan.roles.map((planned) => ({
+    path: join(plan.dir, profileFile(planned.role)),
+    text: profileText(plan, planned),
+  }));
   if (plan.client === null) return profiles;
   return [...profiles, { path: join(plan.dir, CLIENT_FILES[plan.client].file), text: clientConfig(plan, plan.client) }];
 }
@@ -137,13 +174,18 @@ const profileFile = (role: Role) => `profiles/gitea-${role}.yaml`;
 /** The reference profile of the role, comments kept, with this team's identity and scope. */
 function profileText(plan: Plan, planned: Plan['roles'][number]): string {
   // The schema comment points into the package's own policies/, which is not beside the user's profiles.
-  const reference = readFileSync(join(profilesDir, `gitea-${planned.role}.yaml`), 'utf8').replace(/^# yaml-language-server:.*\n/, '');
+  const reference = readFileSync(join(profilesDir, `gitea-${planned.role}.yaml`), 'utf8').replace(
+    /^# yaml-language-server:.*\n/,
+    '',
+  );
   const doc = parseDocument(reference);
   if (planned.login !== null) {
     doc.set('authenticated_username', planned.login);
   } else {
     // In the place of authenticated_username, so the profile says where its login comes from.
-    const pair = isMap(doc.contents) ? doc.contents.items.find((item) => isScalar(item.key) && item.key.value === 'authenticated_username') : undefined;
+    const pair = isMap(doc.contents)
+      ? doc.contents.items.find((item) => isScalar(item.key) && item.key.value === 'authenticated_username')
+      : undefined;
     if (!pair) throw new Error(`the reference profile gitea-${planned.role} has no authenticated_username`);
     pair.key = doc.createNode('authenticated_username_from_env') as unknown as typeof pair.key;
     pair.value = doc.createNode(plan.loginVariable) as unknown as typeof pair.value;
@@ -172,14 +214,24 @@ function clientConfig(plan: Plan, client: Client): string {
 }
 
 function nextSteps(plan: Plan): string {
-  const variables = [...new Set(plan.roles.flatMap((planned) => [planned.tokenVariable, ...(planned.login === null && plan.loginVariable ? [plan.loginVariable] : [])]))];
+  const variables = [
+    ...new Set(
+      plan.roles.flatMap((planned) => [
+        planned.tokenVariable,
+        ...(planned.login === null && plan.loginVariable ? [plan.loginVariable] : []),
+      ]),
+    ),
+  ];
   const profiles = shown(join(plan.dir, 'profiles'));
   const shared = plan.roles.filter((planned) => planned.login === null).length > 1;
   const lines = [
     '',
     ...(shared
-      ? [`note: one login for several roles: the guards refuse approving or merging that login's own pull requests;`,
-        `      a reviewer or merger that must approve your work needs a Gitea user of its own (--reviewer LOGIN).`, '']
+      ? [
+          `note: one login for several roles: the guards refuse approving or merging that login's own pull requests;`,
+          `      a reviewer or merger that must approve your work needs a Gitea user of its own (--reviewer LOGIN).`,
+          '',
+        ]
       : []),
     'next:',
     `  gitea-warden check ${profiles}/`,

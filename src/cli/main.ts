@@ -7,17 +7,29 @@ import { didYouMean } from '../policy/nearest.js';
 type Command = { summary: string; load: () => Promise<{ run: (argv: string[]) => Promise<number> }> };
 
 const commands: Record<string, Command> = {
-  init: { summary: 'write starter profiles for your team and the MCP client configuration', load: () => import('./init.js') },
-  serve: { summary: 'run one MCP namespace (stdio or streamable HTTP) with one profile', load: () => import('./serve.js') },
+  init: {
+    summary: 'write starter profiles for your team and the MCP client configuration',
+    load: () => import('./init.js'),
+  },
+  serve: {
+    summary: 'run one MCP namespace (stdio or streamable HTTP) with one profile',
+    load: () => import('./serve.js'),
+  },
   check: { summary: 'lint profile files and policies (text, json or sarif)', load: () => import('./check.js') },
-  decide: { summary: 'decide requests against a profile (one, or --batch JSON Lines)', load: () => import('./decide.js') },
+  decide: {
+    summary: 'decide requests against a profile (one, or --batch JSON Lines)',
+    load: () => import('./decide.js'),
+  },
   explain: { summary: 'explain one decision for a person', load: () => import('./explain.js') },
   diff: { summary: 'operations a profile gains or loses between two versions', load: () => import('./diff.js') },
   migrate: { summary: 'turn legacy profiles into canonical ones', load: () => import('./migrate.js') },
   tools: { summary: 'list the catalog, or what a profile lists (--profile P)', load: () => import('./tools.js') },
   audit: { summary: 'verify a hash-chained audit log', load: () => import('./audit.js') },
   catalog: { summary: 'generate the catalog from the Gitea spec', load: () => import('./catalog.js') },
-  reasons: { summary: 'generate docs/reasons.md, every outcome code and its meaning', load: () => import('./reasons.js') },
+  reasons: {
+    summary: 'generate docs/reasons.md, every outcome code and its meaning',
+    load: () => import('./reasons.js'),
+  },
   sandbox: { summary: 'serve the stand-in Gitea on 127.0.0.1', load: () => import('./sandbox.js') },
   demo: { summary: 'walk the four namespaces through the sandbox', load: () => import('./demo.js') },
 };
@@ -30,7 +42,9 @@ function usage(): string {
 
 /** The installed package's version (src/cli or dist/cli sit two levels below package.json). */
 function version(): string {
-  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
   return manifest.version;
 }
 
@@ -51,7 +65,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = commands[name];
   if (!command) {
-    process.stderr.write(`gitea-warden: unknown command '${name}'${didYouMean(name, Object.keys(commands))}\n\n${usage()}`);
+    process.stderr.write(
+      `gitea-warden: unknown command '${name}'${didYouMean(name, Object.keys(commands))}\n\n${usage()}`,
+    );
     return 2;
   }
   const module = await command.load();

@@ -22,7 +22,17 @@ reads other policy files. Exit 0 when the result is valid, 1 when it still has f
 export async function run(argv: string[]): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { input: { type: 'string', short: 'i' }, output: { type: 'string', short: 'o' }, backup: { type: 'string' }, write: { type: 'boolean', short: 'w' }, help: { type: 'boolean' }, ...policyOptions } }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        input: { type: 'string', short: 'i' },
+        output: { type: 'string', short: 'o' },
+        backup: { type: 'string' },
+        write: { type: 'boolean', short: 'w' },
+        help: { type: 'boolean' },
+        ...policyOptions,
+      },
+    }));
   } catch (error) {
     return fail('migrate', errorMessage(error));
   }
@@ -46,8 +56,12 @@ export async function run(argv: string[]): Promise<number> {
   const migrated = migrateProfileText(text, policy);
   if (!migrated) return fail('migrate', `${values.input} is not a YAML/JSON profile`);
   for (const step of migrated.steps) {
-    if (step.to !== null) process.stderr.write(`${step.list}[${step.index}]: ${step.from} -> ${step.to} (${step.kind})\n`);
-    if (step.kind === 'unknown') process.stderr.write(`${step.list}[${step.index}]: '${step.from}' has no canonical replacement; fix it by hand\n`);
+    if (step.to !== null)
+      process.stderr.write(`${step.list}[${step.index}]: ${step.from} -> ${step.to} (${step.kind})\n`);
+    if (step.kind === 'unknown')
+      process.stderr.write(
+        `${step.list}[${step.index}]: '${step.from}' has no canonical replacement; fix it by hand\n`,
+      );
   }
   const findings = validate(migrated.text, values.output ?? values.input, policy);
   for (const finding of findings) process.stderr.write(`${findingLine(finding)}\n`);
@@ -86,10 +100,13 @@ export function migrateProfileText(text: string, policy: PolicySet): MigratedPro
       steps.push({ ...step, list });
       const item = node.items[step.index];
       const range = isScalar(item) ? item.range : undefined;
-      if (step.to !== null && range) edits.push({ start: range[0], end: range[1], to: quotedLike(text.slice(range[0], range[1]), step.to) });
+      if (step.to !== null && range)
+        edits.push({ start: range[0], end: range[1], to: quotedLike(text.slice(range[0], range[1]), step.to) });
     }
   }
-  const migrated = edits.sort((a, b) => b.start - a.start).reduce((out, edit) => out.slice(0, edit.start) + edit.to + out.slice(edit.end), text);
+  const migrated = edits
+    .sort((a, b) => b.start - a.start)
+    .reduce((out, edit) => out.slice(0, edit.start) + edit.to + out.slice(edit.end), text);
   return { text: migrated, steps };
 }
 
@@ -102,6 +119,13 @@ function quotedLike(written: string, name: string): string {
 function validate(text: string, file: string, policy: PolicySet): Finding[] {
   const doc = parseDocumentText(text, file);
   const schema = schemaFindings(doc, loadSchema('profile', policy.dir));
-  const lint = schema.length > 0 ? [] : profileFindings(compileProfile({ data: doc.data as ProfileData, file, lineOf: doc.lineOf }, policy.vocabulary), policy.vocabulary, policy.invariants);
+  const lint =
+    schema.length > 0
+      ? []
+      : profileFindings(
+          compileProfile({ data: doc.data as ProfileData, file, lineOf: doc.lineOf }, policy.vocabulary),
+          policy.vocabulary,
+          policy.invariants,
+        );
   return [...schema, ...lint];
 }

@@ -18,8 +18,14 @@ export function policySetFrom(values: { policies?: string | undefined }): Policy
 }
 
 /** The decide() context of the policy commands: the same one the server builds, from the same files. */
-export function decideContextFrom(policy: PolicySet, values: { 'reference-profiles'?: string | undefined }): DecideContext {
-  return decideContextFor(policy, { holders: hintHolders(policy, values['reference-profiles'] ?? profilesDir), guardedOnly: policy.guards.guarded_only });
+export function decideContextFrom(
+  policy: PolicySet,
+  values: { 'reference-profiles'?: string | undefined },
+): DecideContext {
+  return decideContextFor(policy, {
+    holders: hintHolders(policy, values['reference-profiles'] ?? profilesDir),
+    guardedOnly: policy.guards.guarded_only,
+  });
 }
 
 /** The decision as emitted by decide: files shown as the server shows them, the shape unchanged. */

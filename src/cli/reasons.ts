@@ -19,7 +19,14 @@ refusals, audit outcomes, check findings) with its meaning, from src/policy/reas
 export async function run(argv: string[]): Promise<number> {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: { check: { type: 'boolean', default: false }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        check: { type: 'boolean', default: false },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
   } catch (error) {
     return fail('reasons', errorMessage(error));
   }
@@ -27,5 +34,8 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  return writeOrCheckDoc('reasons', values.out ?? reasonsDocFile, renderReasonsDoc(), { check: values.check, regenerate: REASONS_DOC_REGENERATE });
+  return writeOrCheckDoc('reasons', values.out ?? reasonsDocFile, renderReasonsDoc(), {
+    check: values.check,
+    regenerate: REASONS_DOC_REGENERATE,
+  });
 }

@@ -22,7 +22,10 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(settingsHelp());
       return 0;
     }
-    flags = Object.fromEntries(Object.entries(parsed.values).filter(([name]) => name !== 'help')) as Record<string, string | undefined>;
+    flags = Object.fromEntries(Object.entries(parsed.values).filter(([name]) => name !== 'help')) as Record<
+      string,
+      string | undefined
+    >;
   } catch (error) {
     return fail(error instanceof Error ? error.message : 'bad arguments');
   }
@@ -33,10 +36,16 @@ export async function run(argv: string[]): Promise<number> {
     const transport = settings.transport === 'http' ? await import('../transports/http.js') : null;
     const http = transport ? httpOptions(settings, process.env, transport.DEFAULT_MAX_BODY_BYTES) : null;
     if (http) checkStartup(http);
-    if (settings.authMode !== 'bearer' && http === null) throw new StartupError(`AUTH_MODE=${settings.authMode} needs MCP_TRANSPORT=http`);
+    if (settings.authMode !== 'bearer' && http === null)
+      throw new StartupError(`AUTH_MODE=${settings.authMode} needs MCP_TRANSPORT=http`);
     const logger = createLogger(settings.logLevel as Parameters<typeof createLogger>[0]);
     const namespace = await loadNamespace(settings, process.env, logger);
-    const oauth = settings.authMode === 'bearer' ? null : await (await import('../auth/oauth-setup.js')).openOAuth(oauthSettings(settings), namespace.session.profile, process.env);
+    const oauth =
+      settings.authMode === 'bearer'
+        ? null
+        : await (
+            await import('../auth/oauth-setup.js')
+          ).openOAuth(oauthSettings(settings), namespace.session.profile, process.env);
     try {
       await serve(namespace, http, oauth, logger);
     } finally {
@@ -44,7 +53,8 @@ export async function run(argv: string[]): Promise<number> {
     }
     return 0;
   } catch (error) {
-    if (error instanceof SettingsError || error instanceof StartupError || isOAuthSetupError(error)) return fail(error.message);
+    if (error instanceof SettingsError || error instanceof StartupError || isOAuthSetupError(error))
+      return fail(error.message);
     throw error;
   }
 }
@@ -71,10 +81,21 @@ function isOAuthSetupError(error: unknown): error is Error {
 }
 
 function oauthSettings(settings: Settings) {
-  return { giteaUrl: settings.giteaUrl, clientId: settings.oauthClientId, store: settings.oauthStore, giteaScope: settings.oauthGiteaScopes, timeoutMs: settings.timeoutMs };
+  return {
+    giteaUrl: settings.giteaUrl,
+    clientId: settings.oauthClientId,
+    store: settings.oauthStore,
+    giteaScope: settings.oauthGiteaScopes,
+    timeoutMs: settings.timeoutMs,
+  };
 }
 
-async function serve(namespace: Namespace, http: StartupOptions | null, oauth: OAuthSetup | null, logger: Logger): Promise<void> {
+async function serve(
+  namespace: Namespace,
+  http: StartupOptions | null,
+  oauth: OAuthSetup | null,
+  logger: Logger,
+): Promise<void> {
   // The audit sink and version stay the same across profile switches.
   const { audit, version, profile } = namespace.session;
   if (http === null) {
@@ -91,7 +112,9 @@ async function serve(namespace: Namespace, http: StartupOptions | null, oauth: O
     {
       ...http,
       info: { name: 'gitea-warden', version, profile: profile.name ?? profile.file },
-      ...(oauth ? { oauthService: (base: string, mcpUrl: string) => Promise.resolve(oauth.service(base, mcpUrl)) } : {}),
+      ...(oauth
+        ? { oauthService: (base: string, mcpUrl: string) => Promise.resolve(oauth.service(base, mcpUrl)) }
+        : {}),
       ...(shared ? { rateLimiter: shared } : {}),
     },
     // A signed-in person's call runs in a namespace of its own, as that person.
@@ -118,7 +141,9 @@ async function sharedRateLimiter(sink: string | undefined, perMinute: number): P
 }
 
 function flagOptions() {
-  const options: Record<string, { type: 'string' } | { type: 'boolean'; short?: string }> = { help: { type: 'boolean', short: 'h' } };
+  const options: Record<string, { type: 'string' } | { type: 'boolean'; short?: string }> = {
+    help: { type: 'boolean', short: 'h' },
+  };
   for (const spec of SETTINGS) options[spec.flag] = { type: 'string' };
   return options;
 }

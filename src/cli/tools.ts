@@ -5,7 +5,12 @@ import { annotationWords, groupByDomain } from '../catalog/generate.js';
 import { loadCatalog } from '../catalog/load.js';
 import type { CatalogEntry } from '../catalog/types.js';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { namespaceListing, readmeFile, readmeWithClientTable, renderNamespacesDoc } from '../server/namespace-report.js';
+import {
+  namespaceListing,
+  readmeFile,
+  readmeWithClientTable,
+  renderNamespacesDoc,
+} from '../server/namespace-report.js';
 import type { ToolModeSetting } from '../server/settings.js';
 
 const USAGE = `usage: gitea-warden tools [--json] [--profile P [--config FILE] [--tool-mode M]] [--report-md] [--report-readme]
@@ -52,7 +57,9 @@ export async function run(argv: string[]): Promise<number> {
       process.stderr.write(`--tool-mode must be one of: auto, static, discovery\n`);
       return 2;
     }
-    process.stdout.write(renderListing(values.profile, values.config ?? null, mode as ToolModeSetting, values.json ?? false));
+    process.stdout.write(
+      renderListing(values.profile, values.config ?? null, mode as ToolModeSetting, values.json ?? false),
+    );
     return 0;
   }
   const { entries } = loadCatalog();
@@ -61,7 +68,13 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 function renderJson(entries: readonly CatalogEntry[]): string {
-  const rows = entries.map((e) => ({ name: e.name, operationId: e.operationId, method: e.method, path: e.path, annotations: e.annotations }));
+  const rows = entries.map((e) => ({
+    name: e.name,
+    operationId: e.operationId,
+    method: e.method,
+    path: e.path,
+    annotations: e.annotations,
+  }));
   return `${JSON.stringify(rows, null, 2)}\n`;
 }
 
@@ -71,7 +84,9 @@ function renderTable(entries: readonly CatalogEntry[]): string {
   for (const [domain, group] of groupByDomain(entries)) {
     lines.push(`${domain} (${group.length})`);
     for (const e of group) {
-      lines.push(`  ${e.name.padEnd(width)}  ${e.method.padEnd(6)} ${e.path}  [${annotationWords(e).join(', ')}]  ${e.operationId}`);
+      lines.push(
+        `  ${e.name.padEnd(width)}  ${e.method.padEnd(6)} ${e.path}  [${annotationWords(e).join(', ')}]  ${e.operationId}`,
+      );
     }
     lines.push('');
   }
@@ -91,6 +106,8 @@ function renderListing(profile: string, config: string | null, mode: ToolModeSet
   };
   if (json) return `${JSON.stringify({ ...summary, names: listing.tools.map((t) => t.name) }, null, 2)}\n`;
   const names = listing.tools.map((t) => `  ${t.name}${t.annotations.readOnlyHint ? '' : '  [writes]'}`);
-  return `${names.join('\n')}\n\n${summary.tools} tools, ${summary.bytes} bytes of tools/list (~${summary.estimated_tokens} tokens) for ${summary.profile}\n` +
-    `${summary.tool_mode} mode: ${summary.reason}\n`;
+  return (
+    `${names.join('\n')}\n\n${summary.tools} tools, ${summary.bytes} bytes of tools/list (~${summary.estimated_tokens} tokens) for ${summary.profile}\n` +
+    `${summary.tool_mode} mode: ${summary.reason}\n`
+  );
 }

@@ -32,7 +32,15 @@ const NOTE_RESERVE = 600;
  * Binary content is kept whole or omitted: half a base64 body is of no use.
  */
 export function boundData(data: unknown, maxItems: number, maxChars: number, overhead: number): Bounded {
-  const cuts: Cuts = { arrays: [], listShown: null, listTotal: null, stringsShortenedTo: null, textCut: null, dataCutToText: false, binaryOmitted: false };
+  const cuts: Cuts = {
+    arrays: [],
+    listShown: null,
+    listTotal: null,
+    stringsShortenedTo: null,
+    textCut: null,
+    dataCutToText: false,
+    binaryOmitted: false,
+  };
   const budget = Math.max(0, maxChars - overhead - NOTE_RESERVE);
   if (isBinary(data)) return { data: boundBinary(data, budget, cuts), cuts };
   let bounded = cutArrays(data, maxItems, '$', cuts, 0);
@@ -74,7 +82,9 @@ function size(value: unknown): number {
 }
 
 function isBinary(data: unknown): data is { content_base64: string | null; size: number } {
-  return typeof data === 'object' && data !== null && 'content_base64' in data && 'content_type' in data && 'size' in data;
+  return (
+    typeof data === 'object' && data !== null && 'content_base64' in data && 'content_type' in data && 'size' in data
+  );
 }
 
 function boundBinary(data: { content_base64: string | null }, budget: number, cuts: Cuts): unknown {
@@ -87,7 +97,9 @@ function cutArrays(value: unknown, maxItems: number, path: string, cuts: Cuts, d
   if (typeof value !== 'object' || value === null || depth > MAX_WALK_DEPTH) return value;
   if (Array.isArray(value)) {
     if (value.length > maxItems) cuts.arrays.push({ path, total: value.length });
-    return value.slice(0, maxItems).map((item, index) => cutArrays(item, maxItems, `${path}[${index}]`, cuts, depth + 1));
+    return value
+      .slice(0, maxItems)
+      .map((item, index) => cutArrays(item, maxItems, `${path}[${index}]`, cuts, depth + 1));
   }
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => [key, cutArrays(item, maxItems, `${path}.${key}`, cuts, depth + 1)]),
@@ -135,15 +147,35 @@ function dropListItems(data: unknown, budget: number, cuts: Cuts): unknown {
 }
 
 /** What was cut and how to get the rest; null when nothing was. */
-export function truncationNote(cuts: Cuts, pagination: Pagination | null, maxItems: number, maxChars: number): string | null {
+export function truncationNote(
+  cuts: Cuts,
+  pagination: Pagination | null,
+  maxItems: number,
+  maxChars: number,
+): string | null {
   const parts: string[] = [];
-  if (cuts.listShown !== null && cuts.listTotal !== null) parts.push(`only the first ${cuts.listShown} of ${cuts.listTotal} items returned by Gitea are shown`);
+  if (cuts.listShown !== null && cuts.listTotal !== null)
+    parts.push(`only the first ${cuts.listShown} of ${cuts.listTotal} items returned by Gitea are shown`);
   const nested = cuts.arrays.filter((cut) => cut.path !== '$' && cut.path !== '$.data');
-  if (nested.length > 0) parts.push(`nested arrays cut to ${maxItems} items at ${nested.slice(0, 3).map((cut) => cut.path).join(', ')}${nested.length > 3 ? ', …' : ''}`);
-  if (cuts.stringsShortenedTo !== null) parts.push(`strings longer than ${cuts.stringsShortenedTo} characters were shortened`);
-  if (cuts.textCut) parts.push(`the text was cut after ${cuts.textCut.shown} of ${cuts.textCut.total} characters to fit ${maxChars} characters`);
-  if (cuts.dataCutToText) parts.push(`the data was cut to fit ${maxChars} characters and is shown as partial JSON text`);
-  if (cuts.binaryOmitted) parts.push(`the binary content is larger than the response budget of ${maxChars} characters (MAX_TOOL_RESPONSE_CHARS) and was omitted`);
+  if (nested.length > 0)
+    parts.push(
+      `nested arrays cut to ${maxItems} items at ${nested
+        .slice(0, 3)
+        .map((cut) => cut.path)
+        .join(', ')}${nested.length > 3 ? ', …' : ''}`,
+    );
+  if (cuts.stringsShortenedTo !== null)
+    parts.push(`strings longer than ${cuts.stringsShortenedTo} characters were shortened`);
+  if (cuts.textCut)
+    parts.push(
+      `the text was cut after ${cuts.textCut.shown} of ${cuts.textCut.total} characters to fit ${maxChars} characters`,
+    );
+  if (cuts.dataCutToText)
+    parts.push(`the data was cut to fit ${maxChars} characters and is shown as partial JSON text`);
+  if (cuts.binaryOmitted)
+    parts.push(
+      `the binary content is larger than the response budget of ${maxChars} characters (MAX_TOOL_RESPONSE_CHARS) and was omitted`,
+    );
   if (parts.length === 0) return null;
   return `${capitalize(parts.join('; '))}. ${pagingHint(cuts, pagination)}`;
 }

@@ -15,7 +15,10 @@ const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 function refuse<T>(message: string, kind: ErrorBody['kind'] = 'bad_request'): Encoded<T> {
-  return { ok: false, error: errorBody(null, kind, message, 'Correct the argument and call again; nothing was sent to Gitea.') };
+  return {
+    ok: false,
+    error: errorBody(null, kind, message, 'Correct the argument and call again; nothing was sent to Gitea.'),
+  };
 }
 
 function scalarText(value: unknown): string | null {
@@ -60,7 +63,12 @@ export function encodePath(entry: CatalogEntry, args: Record<string, unknown>): 
   return { ok: true, value: path };
 }
 
-function appendAll(target: URLSearchParams, params: CatalogParameter[], args: Record<string, unknown>, where: string): Encoded<URLSearchParams> {
+function appendAll(
+  target: URLSearchParams,
+  params: CatalogParameter[],
+  args: Record<string, unknown>,
+  where: string,
+): Encoded<URLSearchParams> {
   for (const param of params) {
     const value = args[param.name];
     if (value === undefined || value === null) continue;
@@ -77,23 +85,35 @@ export function encodeQuery(entry: CatalogEntry, args: Record<string, unknown>):
   return appendAll(new URLSearchParams(), entry.parameters.query, args, 'query');
 }
 
-export function encodeBody(entry: CatalogEntry, args: Record<string, unknown>, maxBinaryBytes: number): Encoded<RequestBody | null> {
+export function encodeBody(
+  entry: CatalogEntry,
+  args: Record<string, unknown>,
+  maxBinaryBytes: number,
+): Encoded<RequestBody | null> {
   const { form, file, body } = entry.parameters;
   if (file.length > 0 || (form.length > 0 && entry.consumes.includes('multipart/form-data'))) {
     return encodeMultipart(entry, args, maxBinaryBytes);
   }
   if (form.length > 0) {
     const fields = appendAll(new URLSearchParams(), form, args, 'form');
-    return fields.ok ? { ok: true, value: { content: fields.value, contentType: 'application/x-www-form-urlencoded' } } : fields;
+    return fields.ok
+      ? { ok: true, value: { content: fields.value, contentType: 'application/x-www-form-urlencoded' } }
+      : fields;
   }
   if (body === null) return { ok: true, value: null };
-  if (args.body === undefined) return body.required ? refuse(`the request body ('body') is required`) : { ok: true, value: null };
+  if (args.body === undefined)
+    return body.required ? refuse(`the request body ('body') is required`) : { ok: true, value: null };
   const textOnly = entry.consumes.length > 0 && entry.consumes.every((type) => type.startsWith('text/'));
-  if (textOnly && typeof args.body === 'string') return { ok: true, value: { content: args.body, contentType: entry.consumes[0] } };
+  if (textOnly && typeof args.body === 'string')
+    return { ok: true, value: { content: args.body, contentType: entry.consumes[0] } };
   return { ok: true, value: { content: JSON.stringify(args.body), contentType: 'application/json' } };
 }
 
-function encodeMultipart(entry: CatalogEntry, args: Record<string, unknown>, maxBinaryBytes: number): Encoded<RequestBody> {
+function encodeMultipart(
+  entry: CatalogEntry,
+  args: Record<string, unknown>,
+  maxBinaryBytes: number,
+): Encoded<RequestBody> {
   const formData = new FormData();
   for (const param of entry.parameters.form) {
     const text = scalarText(args[param.name]);
@@ -121,7 +141,10 @@ function decodeBase64File(name: string, value: unknown, maxBinaryBytes: number):
   const padding = compact.endsWith('==') ? 2 : compact.endsWith('=') ? 1 : 0;
   const decodedSize = Math.floor((compact.length * 3) / 4) - padding;
   if (decodedSize > maxBinaryBytes) {
-    return refuse(`file field '${name}' would decode to ${decodedSize} bytes, above the limit of ${maxBinaryBytes} (MAX_BINARY_BYTES)`, 'payload_too_large');
+    return refuse(
+      `file field '${name}' would decode to ${decodedSize} bytes, above the limit of ${maxBinaryBytes} (MAX_BINARY_BYTES)`,
+      'payload_too_large',
+    );
   }
   if (compact.length % 4 === 1 || !BASE64.test(compact)) return refuse(`file field '${name}' is not valid base64`);
   return { ok: true, value: Buffer.from(compact, 'base64') };

@@ -4,8 +4,22 @@ import type { CatalogEntry } from '../catalog/types.js';
 import type { GiteaIdentity } from './types.js';
 import { encodeBody, encodePath, encodeQuery, type Encoded } from './encode.js';
 import { decodeBody, type BinaryData, type Decoded } from './decode.js';
-import { errorBody, giteaErrorMessage, kindForStatus, missingScopes, stripHeaderText, truncateMessage, type ErrorBody } from './errors.js';
-import { errorResult, successFrame, type EnvelopeIdentity, type ExecutionResult, type RequestLine } from './envelope.js';
+import {
+  errorBody,
+  giteaErrorMessage,
+  kindForStatus,
+  missingScopes,
+  stripHeaderText,
+  truncateMessage,
+  type ErrorBody,
+} from './errors.js';
+import {
+  errorResult,
+  successFrame,
+  type EnvelopeIdentity,
+  type ExecutionResult,
+  type RequestLine,
+} from './envelope.js';
 import { GiteaHttpClient, type HttpOutcome, type HttpRequest, type HttpResponse } from './http.js';
 import { readPagination, requestedPage } from './pagination.js';
 import { Redactor } from './redact.js';
@@ -39,7 +53,9 @@ export async function execute(
   const prepared = prepareRequest(entry, args, sudo, options);
   if (!prepared.ok) return finishError(prepared.error, null, secrets, options);
   const line: RequestLine = { method: entry.method, path: prepared.value.path };
-  const client = context.client ?? new GiteaHttpClient(context.identity, { timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes });
+  const client =
+    context.client ??
+    new GiteaHttpClient(context.identity, { timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes });
   const outcome = await client.send(prepared.value);
   if (!outcome.ok) return finishError(errorBody(null, outcome.kind, outcome.message), line, secrets, options);
   if (outcome.status >= 300) return finishError(upstreamError(outcome), line, secrets, options);
@@ -47,7 +63,12 @@ export async function execute(
   return finishSuccess(entry, args, outcome, { identity, line, secrets, options });
 }
 
-function prepareRequest(entry: CatalogEntry, args: Record<string, unknown>, sudo: string | null, options: ExecutorOptions): Encoded<HttpRequest> {
+function prepareRequest(
+  entry: CatalogEntry,
+  args: Record<string, unknown>,
+  sudo: string | null,
+  options: ExecutorOptions,
+): Encoded<HttpRequest> {
   const path = encodePath(entry, args);
   if (!path.ok) return path;
   const query = encodeQuery(entry, args);
@@ -62,7 +83,14 @@ function prepareRequest(entry: CatalogEntry, args: Record<string, unknown>, sudo
   }
   if (sudo !== null) headers.sudo = sudo;
   if (Object.values(headers).some((value) => /[\u0000-\u001f\u007f]/.test(value))) {
-    return { ok: false, error: errorBody(null, 'bad_request', 'a header argument (sudo or a header parameter) contains control characters') };
+    return {
+      ok: false,
+      error: errorBody(
+        null,
+        'bad_request',
+        'a header argument (sudo or a header parameter) contains control characters',
+      ),
+    };
   }
   return { ok: true, value: { method: entry.method, path: path.value, query: query.value, headers, body: body.value } };
 }
@@ -70,17 +98,28 @@ function prepareRequest(entry: CatalogEntry, args: Record<string, unknown>, sudo
 function upstreamError(response: HttpResponse): ErrorBody {
   const kind = kindForStatus(response.status);
   if (kind === 'redirect_refused') {
-    return errorBody(response.status, kind, `Gitea answered with a redirect (HTTP ${response.status}), which is not followed`);
+    return errorBody(
+      response.status,
+      kind,
+      `Gitea answered with a redirect (HTTP ${response.status}), which is not followed`,
+    );
   }
   const decoded = decodeBody(response.headers.get('content-type'), response.body);
   const data = decoded.form === 'binary' ? null : decoded.data;
   const scopes = missingScopes(response.status, data);
-  const hint = scopes ? `The profile's token lacks the scope ${scopes.join(', ')}; issue a token that has it (README: token scopes per profile).` : undefined;
+  const hint = scopes
+    ? `The profile's token lacks the scope ${scopes.join(', ')}; issue a token that has it (README: token scopes per profile).`
+    : undefined;
   return errorBody(response.status, kind, giteaErrorMessage(response.status, data), hint);
 }
 
 /** Error messages quote Gitea (and sometimes the request): redacted, masked, then cut. */
-function finishError(error: ErrorBody, line: RequestLine | null, secrets: string[], options: ExecutorOptions): ExecutionResult {
+function finishError(
+  error: ErrorBody,
+  line: RequestLine | null,
+  secrets: string[],
+  options: ExecutorOptions,
+): ExecutionResult {
   const redactor = new Redactor(secrets, { patterns: options.secretDetectionMode !== 'off' });
   let message = redactor.text(stripHeaderText(error.message));
   if (options.secretDetectionMode === 'block' && redactor.findings.kinds.size > 0) {
@@ -97,12 +136,22 @@ interface SuccessContext {
   options: ExecutorOptions;
 }
 
-function finishSuccess(entry: CatalogEntry, args: Record<string, unknown>, response: HttpResponse, call: SuccessContext): ExecutionResult {
+function finishSuccess(
+  entry: CatalogEntry,
+  args: Record<string, unknown>,
+  response: HttpResponse,
+  call: SuccessContext,
+): ExecutionResult {
   const { options } = call;
   const decoded = decodeBody(response.headers.get('content-type'), response.body);
   if (decoded.form === 'binary' && decoded.bytes.length > options.maxBinaryBytes) {
     const message = `The binary body is ${decoded.bytes.length} bytes, above the limit of ${options.maxBinaryBytes} (MAX_BINARY_BYTES)`;
-    return finishError(errorBody(response.status, 'payload_too_large', message, 'Fetch a smaller file, or raise MAX_BINARY_BYTES.'), call.line, call.secrets, options);
+    return finishError(
+      errorBody(response.status, 'payload_too_large', message, 'Fetch a smaller file, or raise MAX_BINARY_BYTES.'),
+      call.line,
+      call.secrets,
+      options,
+    );
   }
   // Handing over the fresh credential is the point of these operations: only exact redaction applies.
   const patterns = options.secretDetectionMode !== 'off' && !isCredentialIssuing(entry);
@@ -111,7 +160,17 @@ function finishSuccess(entry: CatalogEntry, args: Record<string, unknown>, respo
   if (patterns && options.secretDetectionMode === 'block' && redactor.findings.kinds.size > 0) {
     const kinds = [...redactor.findings.kinds].sort().join(', ');
     const message = `The result was withheld: it contains secret-like content (${kinds}). The request itself was carried out (HTTP ${response.status}).`;
-    return finishError(errorBody(response.status, 'secret_blocked', message, 'Do not repeat a write. Read a narrower resource, or ask the operator about SECRET_DETECTION_MODE.'), call.line, call.secrets, options);
+    return finishError(
+      errorBody(
+        response.status,
+        'secret_blocked',
+        message,
+        'Do not repeat a write. Read a narrower resource, or ask the operator about SECRET_DETECTION_MODE.',
+      ),
+      call.line,
+      call.secrets,
+      options,
+    );
   }
   const pagination = entry.annotations.paginated ? readPagination(response.headers, requestedPage(args), data) : null;
   const frame = successFrame(

@@ -2,7 +2,14 @@
 // a field missing or of the wrong type, a pagination bound reached) becomes a missing fact, which
 // the guards treat as a denial. Facts come from Gitea only, never from the caller's arguments.
 import type { CallFacts, CallGuard } from '../policy/guards/call-guards.js';
-import type { BranchFacts, LandingFacts, OpenPull, PullFacts, RepositoryFacts, ReviewFact } from '../policy/guards/facts.js';
+import type {
+  BranchFacts,
+  LandingFacts,
+  OpenPull,
+  PullFacts,
+  RepositoryFacts,
+  ReviewFact,
+} from '../policy/guards/facts.js';
 import type { FactBounds } from '../policy/guards/settings.js';
 import type { Fact } from '../policy/guards/verdict.js';
 import { encodePathValue } from './encode.js';
@@ -90,11 +97,21 @@ async function readWithTotal(
  * size below the one asked for). Without the header, the first empty page ends the list.
  * Reaching the bound first is a missing fact.
  */
-async function readAllPages(reader: FactReader, what: string, path: string | null, query: Record<string, string>, bounds: FactBounds): Promise<Fact<unknown[]>> {
+async function readAllPages(
+  reader: FactReader,
+  what: string,
+  path: string | null,
+  query: Record<string, string>,
+  bounds: FactBounds,
+): Promise<Fact<unknown[]>> {
   const items: unknown[] = [];
   let lastPage = 0;
   for (let page = 1; page <= bounds.max_pages; page++) {
-    const answer = await readWithTotal(reader, `${what} (page ${page})`, path, { ...query, page, limit: bounds.page_size });
+    const answer = await readWithTotal(reader, `${what} (page ${page})`, path, {
+      ...query,
+      page,
+      limit: bounds.page_size,
+    });
     if (!answer.ok) return answer;
     const { data, total } = answer.value;
     if (!Array.isArray(data)) return missing(`${what} (page ${page}) is not a list.`);
@@ -102,14 +119,18 @@ async function readAllPages(reader: FactReader, what: string, path: string | nul
     if (data.length === 0 && page > lastPage) return present(items);
     items.push(...data);
   }
-  return missing(`${what} has more than ${bounds.max_pages} pages of ${bounds.page_size}; not judged from a partial list.`);
+  return missing(
+    `${what} has more than ${bounds.max_pages} pages of ${bounds.page_size}; not judged from a partial list.`,
+  );
 }
 
 /** Parses each item; one malformed item makes the whole list a missing fact. */
 function parseEach<T>(what: string, items: Fact<unknown[]>, parse: (item: unknown) => T | null): Fact<T[]> {
   if (!items.ok) return items;
   const parsed = items.value.map(parse);
-  return parsed.every((item): item is T => item !== null) ? present(parsed) : missing(`${what} has an entry Gitea described incompletely.`);
+  return parsed.every((item): item is T => item !== null)
+    ? present(parsed)
+    : missing(`${what} has an entry Gitea described incompletely.`);
 }
 
 /** A git object id (SHA-1 or SHA-256), never a ref name such as refs/pull/7/head. */
@@ -138,7 +159,15 @@ export function parsePull(data: unknown): PullFacts | null {
   const head = headBranch(data);
   const baseRef = text(field(data, 'base', 'ref'));
   // head.sha can read refs/pull/N/head (not a commit): no SHA, no fact.
-  if (typeof number !== 'number' || state === null || typeof merged !== 'boolean' || !isCommitSha(headSha) || !head || !baseRef) return null;
+  if (
+    typeof number !== 'number' ||
+    state === null ||
+    typeof merged !== 'boolean' ||
+    !isCommitSha(headSha) ||
+    !head ||
+    !baseRef
+  )
+    return null;
   return {
     number,
     author: text(field(data, 'user', 'login')),
@@ -158,7 +187,9 @@ export async function readPull(reader: FactReader, ref: PullRef): Promise<Fact<P
   const answer = await read(reader, what, repoPath(ref.owner, ref.repo, 'pulls', String(ref.index)));
   if (!answer.ok) return answer;
   const pull = parsePull(answer.value);
-  return pull ? present(pull) : missing(`${what} lacks its number, state, merged flag, head branch, head commit SHA or base.`);
+  return pull
+    ? present(pull)
+    : missing(`${what} lacks its number, state, merged flag, head branch, head commit SHA or base.`);
 }
 
 /** Whether issue #index is a pull request (Gitea's issue carries `pull_request` then); unreadable is a missing fact. */
@@ -190,7 +221,13 @@ function parseReview(data: unknown): ReviewFact | null {
 
 export async function readReviews(reader: FactReader, ref: PullRef, bounds: FactBounds): Promise<Fact<ReviewFact[]>> {
   const what = `The reviews of pull request #${ref.index}`;
-  const pages = await readAllPages(reader, what, repoPath(ref.owner, ref.repo, 'pulls', String(ref.index), 'reviews'), {}, bounds);
+  const pages = await readAllPages(
+    reader,
+    what,
+    repoPath(ref.owner, ref.repo, 'pulls', String(ref.index), 'reviews'),
+    {},
+    bounds,
+  );
   return parseEach(what, pages, parseReview);
 }
 
@@ -200,18 +237,29 @@ export async function readRepository(reader: FactReader, owner: string, repo: st
   if (!answer.ok) return answer;
   const fullName = text(field(answer.value, 'full_name'));
   const deletes = field(answer.value, 'default_delete_branch_after_merge');
-  if (fullName === null || typeof deletes !== 'boolean') return missing(`${what} lacks its full_name or default_delete_branch_after_merge.`);
-  return present({ fullName, defaultDeleteBranchAfterMerge: deletes, parent: text(field(answer.value, 'parent', 'full_name')) });
+  if (fullName === null || typeof deletes !== 'boolean')
+    return missing(`${what} lacks its full_name or default_delete_branch_after_merge.`);
+  return present({
+    fullName,
+    defaultDeleteBranchAfterMerge: deletes,
+    parent: text(field(answer.value, 'parent', 'full_name')),
+  });
 }
 
-export async function readBranch(reader: FactReader, owner: string, repo: string, branch: string): Promise<Fact<BranchFacts>> {
+export async function readBranch(
+  reader: FactReader,
+  owner: string,
+  repo: string,
+  branch: string,
+): Promise<Fact<BranchFacts>> {
   const what = `Branch ${branch} of ${owner}/${repo}`;
   const answer = await read(reader, what, repoPath(owner, repo, 'branches', { branch }));
   if (!answer.ok) return answer;
   const name = text(field(answer.value, 'name'));
   const sha = text(field(answer.value, 'commit', 'id'));
   const isProtected = field(answer.value, 'protected');
-  if (name === null || !isCommitSha(sha) || typeof isProtected !== 'boolean') return missing(`${what} lacks its name, commit or protected flag.`);
+  if (name === null || !isCommitSha(sha) || typeof isProtected !== 'boolean')
+    return missing(`${what} lacks its name, commit or protected flag.`);
   return present({ name, sha, protected: isProtected });
 }
 
@@ -229,7 +277,12 @@ export async function readDefaultBranch(reader: FactReader, owner: string, repo:
  * computes with GetFirstMatchProtectedBranchRule (plain rule names case-insensitively, glob rules by
  * gobwas/glob). A branch that does not exist yet (404) has no flag: not protected.
  */
-export async function readBranchProtected(reader: FactReader, owner: string, repo: string, branch: string): Promise<Fact<boolean>> {
+export async function readBranchProtected(
+  reader: FactReader,
+  owner: string,
+  repo: string,
+  branch: string,
+): Promise<Fact<boolean>> {
   const what = `Branch ${branch} of ${owner}/${repo}`;
   const path = repoPath(owner, repo, 'branches', { branch });
   if (path === null) return missing(`${what} was not read: a name in its path is not valid.`);
@@ -249,12 +302,22 @@ export async function readBranchProtected(reader: FactReader, owner: string, rep
  * admins only: a 403 gives null, and the guard then relies on the branch's own `protected` flag, which
  * Gitea computes from the same rules. Any other failure is a missing fact.
  */
-export async function readProtectionRules(reader: FactReader, owner: string, repo: string): Promise<Fact<string[] | null>> {
+export async function readProtectionRules(
+  reader: FactReader,
+  owner: string,
+  repo: string,
+): Promise<Fact<string[] | null>> {
   const what = `The branch protections of ${owner}/${repo}`;
-  const answer = await read(reader, what, repoPath(owner, repo, 'branch_protections'), undefined, { forbiddenAsNull: true });
+  const answer = await read(reader, what, repoPath(owner, repo, 'branch_protections'), undefined, {
+    forbiddenAsNull: true,
+  });
   if (!answer.ok || answer.value === null) return answer as Fact<null>;
   if (!Array.isArray(answer.value)) return missing(`${what} are not a list.`);
-  return parseEach(what, present(answer.value), (rule) => text(field(rule, 'rule_name')) ?? text(field(rule, 'branch_name')));
+  return parseEach(
+    what,
+    present(answer.value),
+    (rule) => text(field(rule, 'rule_name')) ?? text(field(rule, 'branch_name')),
+  );
 }
 
 function parseCommitLink(data: unknown): { sha: string; parents: string[] } | null {
@@ -266,9 +329,19 @@ function parseCommitLink(data: unknown): { sha: string; parents: string[] } | nu
 }
 
 /** Compare commit...target: the commits the target has that the commit lacks, each with its parents (landed-check.ts). */
-export async function readLandingEvidence(reader: FactReader, owner: string, repo: string, commit: string, target: string): Promise<Fact<LandingFacts>> {
+export async function readLandingEvidence(
+  reader: FactReader,
+  owner: string,
+  repo: string,
+  commit: string,
+  target: string,
+): Promise<Fact<LandingFacts>> {
   const what = `The compare ${commit}...${target}`;
-  const answer = await read(reader, what, repoPath(owner, repo, 'compare', `${encodeURIComponent(commit)}...${encodeURIComponent(target)}`));
+  const answer = await read(
+    reader,
+    what,
+    repoPath(owner, repo, 'compare', `${encodeURIComponent(commit)}...${encodeURIComponent(target)}`),
+  );
   if (!answer.ok) return answer;
   const commits = field(answer.value, 'commits');
   if (!Array.isArray(commits)) return missing(`${what} lacks its commit list.`);
@@ -296,7 +369,12 @@ async function readOpenPullsOf(reader: FactReader, fullName: string, bounds: Fac
  * this repository's own (heads from anywhere, bases here), and those of its parent and its forks
  * (heads from here). Forks the token cannot see stay out of view (docs/gitea-semantics.md).
  */
-export async function readOpenPulls(reader: FactReader, owner: string, repo: string, bounds: FactBounds): Promise<Fact<OpenPull[]>> {
+export async function readOpenPulls(
+  reader: FactReader,
+  owner: string,
+  repo: string,
+  bounds: FactBounds,
+): Promise<Fact<OpenPull[]>> {
   const repository = await readRepository(reader, owner, repo);
   if (!repository.ok) return repository;
   const forks = await readAllPages(reader, `The forks of ${owner}/${repo}`, repoPath(owner, repo, 'forks'), {}, bounds);
@@ -335,12 +413,26 @@ export async function readLanding(
 }
 
 /** The facts the self-review and merge guards judge, for the guards a call needs. */
-export async function gatherCallFacts(reader: FactReader, guards: readonly CallGuard[], request: CallFactsRequest, bounds: FactBounds): Promise<CallFacts> {
-  const identity = request.identity ? present(request.identity) : missing<string>("The session's Gitea identity is not verified.");
+export async function gatherCallFacts(
+  reader: FactReader,
+  guards: readonly CallGuard[],
+  request: CallFactsRequest,
+  bounds: FactBounds,
+): Promise<CallFacts> {
+  const identity = request.identity
+    ? present(request.identity)
+    : missing<string>("The session's Gitea identity is not verified.");
   const { expectedHeadSha, deleteBranch } = request;
   if (request.index === null) {
     const unnamed = 'The call names no pull request number to read.';
-    return { identity, pull: missing(unnamed), reviews: missing(unnamed), repository: missing(unnamed), expectedHeadSha, deleteBranch };
+    return {
+      identity,
+      pull: missing(unnamed),
+      reviews: missing(unnamed),
+      repository: missing(unnamed),
+      expectedHeadSha,
+      deleteBranch,
+    };
   }
   const ref = { owner: request.owner, repo: request.repo, index: request.index };
   const merging = guards.includes('merge');
@@ -349,5 +441,12 @@ export async function gatherCallFacts(reader: FactReader, guards: readonly CallG
     merging ? readReviews(reader, ref, bounds) : undefined,
     merging && deleteBranch === null ? readRepository(reader, ref.owner, ref.repo) : undefined,
   ]);
-  return { identity, pull, ...(reviews ? { reviews } : {}), ...(repository ? { repository } : {}), expectedHeadSha, deleteBranch };
+  return {
+    identity,
+    pull,
+    ...(reviews ? { reviews } : {}),
+    ...(repository ? { repository } : {}),
+    expectedHeadSha,
+    deleteBranch,
+  };
 }

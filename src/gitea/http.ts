@@ -36,7 +36,10 @@ export interface HttpClientOptions {
 
 /** Thrown by `get` only (the FactReader contract has no failure value); the message carries no secret. */
 export class GiteaReadError extends Error {
-  constructor(readonly kind: HttpFailure['kind'], message: string) {
+  constructor(
+    readonly kind: HttpFailure['kind'],
+    message: string,
+  ) {
     super(message);
     this.name = 'GiteaReadError';
   }
@@ -50,7 +53,10 @@ export class GiteaHttpClient implements FactReader {
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
 
-  constructor(private readonly identity: GiteaIdentity, options: HttpClientOptions = {}) {
+  constructor(
+    private readonly identity: GiteaIdentity,
+    options: HttpClientOptions = {},
+  ) {
     this.apiBase = `${identity.baseUrl.replace(/\/+$/, '')}/api/v1`;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.maxResponseBytes = options.maxResponseBytes ?? 32 * 1024 * 1024;
@@ -70,7 +76,11 @@ export class GiteaHttpClient implements FactReader {
       });
       const body = await readCapped(response, this.maxResponseBytes);
       if (body === null) {
-        return { ok: false, kind: 'payload_too_large', message: `Gitea's answer is larger than ${this.maxResponseBytes} bytes` };
+        return {
+          ok: false,
+          kind: 'payload_too_large',
+          message: `Gitea's answer is larger than ${this.maxResponseBytes} bytes`,
+        };
       }
       return { ok: true, status: response.status, headers: response.headers, body };
     } catch (error) {
@@ -79,7 +89,9 @@ export class GiteaHttpClient implements FactReader {
   }
 
   async get(path: string, query: Record<string, string | number | boolean> = {}): Promise<ReadResult> {
-    const params = new URLSearchParams(Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]));
+    const params = new URLSearchParams(
+      Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]),
+    );
     const outcome = await this.send({ method: 'GET', path, query: params });
     if (!outcome.ok) throw new GiteaReadError(outcome.kind, outcome.message);
     const decoded = decodeBody(outcome.headers.get('content-type'), outcome.body);
@@ -106,7 +118,11 @@ export class GiteaHttpClient implements FactReader {
     }
     const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
     const code = typeof cause?.code === 'string' ? cause.code : name;
-    return { ok: false, kind: 'network_error', message: `Could not reach Gitea at ${originOf(this.apiBase)} (${code})` };
+    return {
+      ok: false,
+      kind: 'network_error',
+      message: `Could not reach Gitea at ${originOf(this.apiBase)} (${code})`,
+    };
   }
 }
 

@@ -21,7 +21,10 @@ export interface UpstreamTokens {
 /** Gitea answered the token request with an OAuth error (e.g. invalid_grant), or not at all. */
 export class UpstreamRefused extends Error {
   override name = 'UpstreamRefused';
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -49,7 +52,10 @@ export class GiteaOAuthClient {
   }
 
   exchangeCode(code: string, codeVerifier: string, redirectUri: string, now: number): Promise<UpstreamTokens> {
-    return this.tokenRequest({ grant_type: 'authorization_code', code, code_verifier: codeVerifier, redirect_uri: redirectUri }, now);
+    return this.tokenRequest(
+      { grant_type: 'authorization_code', code, code_verifier: codeVerifier, redirect_uri: redirectUri },
+      now,
+    );
   }
 
   refresh(refreshToken: string, now: number): Promise<UpstreamTokens> {
@@ -60,7 +66,8 @@ export class GiteaOAuthClient {
   async login(accessToken: string): Promise<string> {
     const answer = await this.api(accessToken).get('/user');
     const login = (answer.data as { login?: unknown } | null)?.login;
-    if (answer.status !== 200 || typeof login !== 'string' || login === '') throw new UpstreamRefused('user_unreadable', `GET /user answered HTTP ${answer.status}`);
+    if (answer.status !== 200 || typeof login !== 'string' || login === '')
+      throw new UpstreamRefused('user_unreadable', `GET /user answered HTTP ${answer.status}`);
     return login;
   }
 
@@ -70,8 +77,12 @@ export class GiteaOAuthClient {
     const teams: string[] = [];
     for (let page = 1; page <= 50; page++) {
       const answer = await client.get('/user/teams', { page, limit: 50 });
-      if (answer.status !== 200 || !Array.isArray(answer.data)) throw new UpstreamRefused('teams_unreadable', `GET /user/teams answered HTTP ${answer.status}`);
-      for (const team of answer.data as Array<{ name?: unknown; organization?: { username?: unknown; name?: unknown } | null }>) {
+      if (answer.status !== 200 || !Array.isArray(answer.data))
+        throw new UpstreamRefused('teams_unreadable', `GET /user/teams answered HTTP ${answer.status}`);
+      for (const team of answer.data as Array<{
+        name?: unknown;
+        organization?: { username?: unknown; name?: unknown } | null;
+      }>) {
         const org = team.organization?.username ?? team.organization?.name;
         if (typeof org === 'string' && typeof team.name === 'string') teams.push(`${org}/${team.name}`.toLowerCase());
       }
@@ -90,15 +101,27 @@ export class GiteaOAuthClient {
       response = await fetch(`${this.base}/login/oauth/access_token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-        body: new URLSearchParams({ ...fields, client_id: this.app.clientId, client_secret: this.app.clientSecret }).toString(),
+        body: new URLSearchParams({
+          ...fields,
+          client_id: this.app.clientId,
+          client_secret: this.app.clientSecret,
+        }).toString(),
         redirect: 'manual',
         signal: AbortSignal.timeout(this.app.timeoutMs),
       });
     } catch (error) {
-      throw new UpstreamRefused('unreachable', `Gitea's token endpoint did not answer (${error instanceof Error ? error.name : 'error'})`);
+      throw new UpstreamRefused(
+        'unreachable',
+        `Gitea's token endpoint did not answer (${error instanceof Error ? error.name : 'error'})`,
+      );
     }
     const body = (await response.json().catch(() => null)) as Record<string, unknown> | null;
-    if (response.status !== 200 || body === null || typeof body.access_token !== 'string' || typeof body.refresh_token !== 'string') {
+    if (
+      response.status !== 200 ||
+      body === null ||
+      typeof body.access_token !== 'string' ||
+      typeof body.refresh_token !== 'string'
+    ) {
       const code = typeof body?.error === 'string' ? body.error : `http_${response.status}`;
       throw new UpstreamRefused(code, `Gitea refused the token request (${code})`);
     }

@@ -41,10 +41,22 @@ export function readPagination(headers: Headers, requested: PageRequest, data: u
   const limit = appliedLimit(page, requested.limit, itemCount, total, morePages);
   const lastPage = links.get('last') ?? (total !== null && limit ? Math.max(1, Math.ceil(total / limit)) : null);
   const nextPage = linkedNext ?? (total !== null && limit && page * limit < total ? page + 1 : null);
-  return { page, limit, total_count: total, next_page: nextPage, last_page: lastPage ?? (nextPage === null ? page : null) };
+  return {
+    page,
+    limit,
+    total_count: total,
+    next_page: nextPage,
+    last_page: lastPage ?? (nextPage === null ? page : null),
+  };
 }
 
-function appliedLimit(page: number, requested: number | null, items: number | null, total: number | null, hasNext: boolean): number | null {
+function appliedLimit(
+  page: number,
+  requested: number | null,
+  items: number | null,
+  total: number | null,
+  hasNext: boolean,
+): number | null {
   if (items === null) return requested;
   // A page with a successor is full: its length is the page size Gitea used.
   if (hasNext && items > 0) return items;

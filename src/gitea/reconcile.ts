@@ -32,11 +32,17 @@ function valueOf<T>(fact: Fact<T>): T | null {
   return fact.ok ? fact.value : null;
 }
 
-function landingEvidence(pull: Fact<PullFacts>, target: Fact<BranchFacts>, landing: Fact<LandingFacts>): ReconcileReport['evidence'] {
+function landingEvidence(
+  pull: Fact<PullFacts>,
+  target: Fact<BranchFacts>,
+  landing: Fact<LandingFacts>,
+): ReconcileReport['evidence'] {
   const p = valueOf(pull);
   const t = valueOf(target);
   const l = valueOf(landing);
-  const child = l ? (l.commits.find((c) => c.parents.some((parent) => parent.toLowerCase() === l.commit.toLowerCase()))?.sha ?? null) : null;
+  const child = l
+    ? (l.commits.find((c) => c.parents.some((parent) => parent.toLowerCase() === l.commit.toLowerCase()))?.sha ?? null)
+    : null;
   return {
     pr_number: p?.number ?? null,
     pr_state: p ? (p.merged ? 'merged' : p.state) : null,
@@ -75,26 +81,51 @@ export async function cleanupMergedPrBranch(
     readOpenPulls(reader, owner, repo, bounds),
   ]);
   // What a deletion loses is the branch's own tip: that is the commit proven landed.
-  const landing = await readLanding(reader, owner, repo, baseOf(pull), branch.ok ? { ok: true, value: branch.value.sha } : branch);
+  const landing = await readLanding(
+    reader,
+    owner,
+    repo,
+    baseOf(pull),
+    branch.ok ? { ok: true, value: branch.value.sha } : branch,
+  );
   const verdict = judge({ pull, ...landing, branch, protections, openPulls });
-  const evidence = { ...landingEvidence(pull, landing.target, landing.landing), branch: name, branch_sha: valueOf(branch)?.sha ?? null };
+  const evidence = {
+    ...landingEvidence(pull, landing.target, landing.landing),
+    branch: name,
+    branch_sha: valueOf(branch)?.sha ?? null,
+  };
   if (!passed(verdict)) return { checks: verdict.checks, evidence, action: 'refused' };
   const failure = await write(`Deleting branch ${name}`, () => writer.deleteBranch(owner, repo, name));
-  return failure ? { checks: verdict.checks, evidence, action: 'failed', failure } : { checks: verdict.checks, evidence, action: 'deleted' };
+  return failure
+    ? { checks: verdict.checks, evidence, action: 'failed', failure }
+    : { checks: verdict.checks, evidence, action: 'deleted' };
 }
 
-export async function reconcileAlreadyLandedPr(gitea: GiteaSides, ref: PullRef, judge: (facts: ReconcileFacts) => GuardVerdict): Promise<ReconcileReport> {
+export async function reconcileAlreadyLandedPr(
+  gitea: GiteaSides,
+  ref: PullRef,
+  judge: (facts: ReconcileFacts) => GuardVerdict,
+): Promise<ReconcileReport> {
   const { reader, writer } = gitea;
   const pull = await readPull(reader, ref);
-  const landing = await readLanding(reader, ref.owner, ref.repo, baseOf(pull), pull.ok ? { ok: true, value: pull.value.headSha } : pull);
+  const landing = await readLanding(
+    reader,
+    ref.owner,
+    ref.repo,
+    baseOf(pull),
+    pull.ok ? { ok: true, value: pull.value.headSha } : pull,
+  );
   const verdict = judge({ pull, ...landing });
   const evidence = landingEvidence(pull, landing.target, landing.landing);
   if (!passed(verdict)) return { checks: verdict.checks, evidence, action: 'refused' };
   // The comment goes first: the pull request is never closed without the evidence on record.
   const failure =
-    (await write('Recording the evidence comment', () => writer.commentIssue(ref.owner, ref.repo, ref.index, landedComment(evidence)))) ??
-    (await write(`Closing pull request #${ref.index}`, () => writer.closePull(ref.owner, ref.repo, ref.index)));
-  return failure ? { checks: verdict.checks, evidence, action: 'failed', failure } : { checks: verdict.checks, evidence, action: 'closed' };
+    (await write('Recording the evidence comment', () =>
+      writer.commentIssue(ref.owner, ref.repo, ref.index, landedComment(evidence)),
+    )) ?? (await write(`Closing pull request #${ref.index}`, () => writer.closePull(ref.owner, ref.repo, ref.index)));
+  return failure
+    ? { checks: verdict.checks, evidence, action: 'failed', failure }
+    : { checks: verdict.checks, evidence, action: 'closed' };
 }
 
 function baseOf(pull: Fact<PullFacts>): Fact<string> {

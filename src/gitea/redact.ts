@@ -32,7 +32,14 @@ function escapeRegExp(text: string): string {
 
 /** JSON's two-character escapes, by the character they stand for. */
 const SHORT_ESCAPES: ReadonlyMap<string, string> = new Map([
-  ['"', '\\"'], ['\\', '\\\\'], ['/', '\\/'], ['\b', '\\b'], ['\f', '\\f'], ['\n', '\\n'], ['\r', '\\r'], ['\t', '\\t'],
+  ['"', '\\"'],
+  ['\\', '\\\\'],
+  ['/', '\\/'],
+  ['\b', '\\b'],
+  ['\f', '\\f'],
+  ['\n', '\\n'],
+  ['\r', '\\r'],
+  ['\t', '\\t'],
 ]);
 
 /**
@@ -43,7 +50,11 @@ function escapeTolerantSource(secret: string): string {
   let source = '';
   for (let index = 0; index < secret.length; index++) {
     const unit = secret.charAt(index);
-    const hex = secret.charCodeAt(index).toString(16).padStart(4, '0').replace(/[a-f]/g, (digit) => `[${digit}${digit.toUpperCase()}]`);
+    const hex = secret
+      .charCodeAt(index)
+      .toString(16)
+      .padStart(4, '0')
+      .replace(/[a-f]/g, (digit) => `[${digit}${digit.toUpperCase()}]`);
     const short = SHORT_ESCAPES.get(unit);
     source += `(?:${escapeRegExp(unit)}|\\\\u${hex}${short === undefined ? '' : `|${escapeRegExp(short)}`})`;
   }
@@ -65,7 +76,9 @@ function encodedForms(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8');
   const forms = new Set<string>([encodeURIComponent(secret)]);
   for (const offset of [0, 1, 2]) {
-    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64').replace(/=+$/, '');
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes])
+      .toString('base64')
+      .replace(/=+$/, '');
     const end = offset + bytes.length;
     const lastPure = Math.floor(end / 3) * 4 + [0, 1, 2][end % 3]!;
     const core = encoded.slice([0, 2, 3][offset], lastPure);
@@ -119,7 +132,10 @@ export class Redactor {
   /** Every searched form (the secret and its encodings, longest first); group `secret<i>` is entry i. */
   private readonly formLabels: string[];
 
-  constructor(secrets: readonly string[], private readonly options: RedactorOptions) {
+  constructor(
+    secrets: readonly string[],
+    private readonly options: RedactorOptions,
+  ) {
     const distinct = [...new Set(secrets.filter((secret) => secret.length > 0))].sort((a, b) => b.length - a.length);
     this.labels = distinct.map((secret) => [secret, `[REDACTED ${fingerprint(secret)}]`]);
     const forms = this.labels
@@ -182,9 +198,13 @@ export class Redactor {
     // Not base64 after all (it does not survive a round trip): redact it as the text it is.
     const isBase64 = bytes.toString('base64') === content.replace(/\s+/g, '');
     const redacted = isBase64 ? this.fileBytes(bytes, typeof file.path === 'string' ? file.path : null) : null;
-    const newContent = redacted === null ? this.text(content) : redacted === bytes ? content : redacted.toString('base64');
+    const newContent =
+      redacted === null ? this.text(content) : redacted === bytes ? content : redacted.toString('base64');
     return Object.fromEntries(
-      Object.entries(file).map(([key, item]) => [this.text(key), key === 'content' ? newContent : this.field(key, item, depth + 1)]),
+      Object.entries(file).map(([key, item]) => [
+        this.text(key),
+        key === 'content' ? newContent : this.field(key, item, depth + 1),
+      ]),
     );
   }
 
@@ -210,7 +230,8 @@ export class Redactor {
       return this.value(item, depth);
     }
     const redacted = this.text(item);
-    if (redacted.length < MIN_SECRET_FIELD_LENGTH || redacted.includes('[REDACTED ') || redacted.includes('[MASKED ')) return redacted;
+    if (redacted.length < MIN_SECRET_FIELD_LENGTH || redacted.includes('[REDACTED ') || redacted.includes('[MASKED '))
+      return redacted;
     this.findings.kinds.add('secret_field');
     return maskValue(redacted);
   }

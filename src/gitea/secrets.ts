@@ -21,9 +21,20 @@ export const CREDENTIAL_ISSUING_OPERATIONS: ReadonlySet<string> = new Set([
 
 /** Request-body fields whose values (4+ characters) are redacted from the same call's result. */
 export const SECRET_BODY_FIELDS: ReadonlySet<string> = new Set([
-  'password', 'secret', 'client_secret', 'token', 'access_token', 'auth_password', 'auth_token',
-  'private_key', 'authorization_header', 'remote_password', 'mirror_password', 'mirror_token',
-  'aws_secret_access_key', 'aws_access_key_id',
+  'password',
+  'secret',
+  'client_secret',
+  'token',
+  'access_token',
+  'auth_password',
+  'auth_token',
+  'private_key',
+  'authorization_header',
+  'remote_password',
+  'mirror_password',
+  'mirror_token',
+  'aws_secret_access_key',
+  'aws_access_key_id',
 ]);
 
 /** Shorter values under secret-named fields are left alone: redacting `abc` everywhere would garble results. */
@@ -50,7 +61,8 @@ export function requestBodySecrets(entry: CatalogEntry, args: Record<string, unk
   collectSecretFields(body, 0, found);
   for (const param of [...entry.parameters.form, ...entry.parameters.query]) {
     const value = args[param.name];
-    if (SECRET_BODY_FIELDS.has(param.name) && typeof value === 'string' && value.length >= MIN_SECRET_FIELD_LENGTH) found.push(value);
+    if (SECRET_BODY_FIELDS.has(param.name) && typeof value === 'string' && value.length >= MIN_SECRET_FIELD_LENGTH)
+      found.push(value);
   }
   return found;
 }
@@ -63,7 +75,11 @@ function collectSecretFields(value: unknown, depth: number, found: string[]): vo
   }
   if (!isRecord(value)) return;
   for (const [key, item] of Object.entries(value)) {
-    if (SECRET_BODY_FIELDS.has(key.toLowerCase()) && typeof item === 'string' && item.length >= MIN_SECRET_FIELD_LENGTH) {
+    if (
+      SECRET_BODY_FIELDS.has(key.toLowerCase()) &&
+      typeof item === 'string' &&
+      item.length >= MIN_SECRET_FIELD_LENGTH
+    ) {
       found.push(item);
     } else {
       collectSecretFields(item, depth + 1, found);
@@ -84,7 +100,9 @@ function anyCase(source: string): string {
   return source.replace(/[a-z]/g, (letter) => `[${letter}${letter.toUpperCase()}]`);
 }
 
-const TOKEN_LABEL = anyCase(String.raw`(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret[_-]?key|client[_-]?secret|private[_-]?token|token|password|passwd|secret)`);
+const TOKEN_LABEL = anyCase(
+  String.raw`(?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|secret[_-]?key|client[_-]?secret|private[_-]?token|token|password|passwd|secret)`,
+);
 const VALUE_CHARS = String.raw`[^\s"',;&<>]`;
 
 /**
@@ -92,7 +110,10 @@ const VALUE_CHARS = String.raw`[^\s"',;&<>]`;
  * token is only recognised behind a label (`token: <hex>`) or under a secret-named JSON key.
  */
 export const SECRET_PATTERNS: readonly SecretPattern[] = [
-  { kind: 'private_key', source: String.raw`-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s]*)` },
+  {
+    kind: 'private_key',
+    source: String.raw`-----BEGIN[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]{0,40} PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s]*)`,
+  },
   { kind: 'jwt', source: String.raw`\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*` },
   { kind: 'aws_access_key', source: String.raw`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b` },
   { kind: 'github_token', source: String.raw`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b` },
@@ -108,7 +129,11 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   // The host and the fixed path stay readable; the secret part is masked. Gitea stores and returns
   // them in a hook's config.url (services/convert/convert.go ToHook), for the hook types of
   // services/webhook/ (slack.go, discord.go, msteams.go, feishu.go, dingtalk.go, wechatwork.go, telegram.go).
-  { kind: 'webhook_url', source: String.raw`\bhttps?://hooks\.slack\.com/(?:services|workflows|triggers)/(?<slackHook>[A-Za-z0-9_/-]{8,})`, valueGroup: 'slackHook' },
+  {
+    kind: 'webhook_url',
+    source: String.raw`\bhttps?://hooks\.slack\.com/(?:services|workflows|triggers)/(?<slackHook>[A-Za-z0-9_/-]{8,})`,
+    valueGroup: 'slackHook',
+  },
   {
     kind: 'webhook_url',
     source: String.raw`\bhttps?://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/(?<discordHook>\d+/[A-Za-z0-9_-]{8,})`,
@@ -119,18 +144,42 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
     source: String.raw`\bhttps?://(?:[A-Za-z0-9-]+\.)*(?:webhook\.office\.com|outlook\.office(?:365)?\.com)/(?<teamsHook>webhook(?:b2)?/[^\s"'<>]{8,})`,
     valueGroup: 'teamsHook',
   },
-  { kind: 'webhook_url', source: String.raw`\bhttps?://[A-Za-z0-9.-]+\.logic\.azure\.com[^\s"'<>]*?[?&]sig=(?<azureSig>[A-Za-z0-9_%-]{8,})`, valueGroup: 'azureSig' },
-  { kind: 'webhook_url', source: String.raw`\bhttps?://chat\.googleapis\.com/v1/spaces/[^\s"'<>?]+(?<gchatHook>\?[^\s"'<>]{8,})`, valueGroup: 'gchatHook' },
+  {
+    kind: 'webhook_url',
+    source: String.raw`\bhttps?://[A-Za-z0-9.-]+\.logic\.azure\.com[^\s"'<>]*?[?&]sig=(?<azureSig>[A-Za-z0-9_%-]{8,})`,
+    valueGroup: 'azureSig',
+  },
+  {
+    kind: 'webhook_url',
+    source: String.raw`\bhttps?://chat\.googleapis\.com/v1/spaces/[^\s"'<>?]+(?<gchatHook>\?[^\s"'<>]{8,})`,
+    valueGroup: 'gchatHook',
+  },
   {
     kind: 'webhook_url',
     source: String.raw`\bhttps?://open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/(?<larkHook>[A-Za-z0-9-]{8,})`,
     valueGroup: 'larkHook',
   },
-  { kind: 'webhook_url', source: String.raw`\bhttps?://oapi\.dingtalk\.com/robot/send\?access_token=(?<dingHook>[A-Za-z0-9]{8,})`, valueGroup: 'dingHook' },
-  { kind: 'webhook_url', source: String.raw`\bhttps?://qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=(?<wecomHook>[A-Za-z0-9-]{8,})`, valueGroup: 'wecomHook' },
-  { kind: 'webhook_url', source: String.raw`\bhttps?://api\.telegram\.org/bot(?<telegramBot>\d+:[A-Za-z0-9_-]{20,})`, valueGroup: 'telegramBot' },
+  {
+    kind: 'webhook_url',
+    source: String.raw`\bhttps?://oapi\.dingtalk\.com/robot/send\?access_token=(?<dingHook>[A-Za-z0-9]{8,})`,
+    valueGroup: 'dingHook',
+  },
+  {
+    kind: 'webhook_url',
+    source: String.raw`\bhttps?://qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=(?<wecomHook>[A-Za-z0-9-]{8,})`,
+    valueGroup: 'wecomHook',
+  },
+  {
+    kind: 'webhook_url',
+    source: String.raw`\bhttps?://api\.telegram\.org/bot(?<telegramBot>\d+:[A-Za-z0-9_-]{20,})`,
+    valueGroup: 'telegramBot',
+  },
   // Mattermost and Rocket.Chat incoming webhooks on any host: /hooks/<26-char id>[/<token>].
-  { kind: 'webhook_url', source: String.raw`\bhttps?://[^\s"'<>/]+(?:/[^\s"'<>/]+)*?/hooks/(?<chatHook>[A-Za-z0-9]{20,}(?:/[A-Za-z0-9]{20,})?)`, valueGroup: 'chatHook' },
+  {
+    kind: 'webhook_url',
+    source: String.raw`\bhttps?://[^\s"'<>/]+(?:/[^\s"'<>/]+)*?/hooks/(?<chatHook>[A-Za-z0-9]{20,}(?:/[A-Za-z0-9]{20,})?)`,
+    valueGroup: 'chatHook',
+  },
   {
     // A labelled assignment; the value must mix letters and digits so prose ("password: required") passes.
     kind: 'assignment',
@@ -142,5 +191,9 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
 /** JSON keys whose string values in a result are credentials whatever they look like (a webhook's authorization_header). */
 export const SECRET_RESULT_KEYS: ReadonlySet<string> = new Set([
   ...SECRET_BODY_FIELDS,
-  'passwd', 'refresh_token', 'api_key', 'apikey', 'authorization',
+  'passwd',
+  'refresh_token',
+  'api_key',
+  'apikey',
+  'authorization',
 ]);

@@ -7,7 +7,13 @@ import type { FactReader } from './types.js';
 
 // GetRepoPermissions (routers/api/v1/repo/collaborators.go) answers ToUserAndPermission with the
 // AccessMode's name; a site admin's user object says is_admin to an admin caller.
-const PERMISSIONS: Readonly<Record<string, IntegrityLevel>> = { none: 'none', read: 'read', write: 'write', admin: 'admin', owner: 'owner' };
+const PERMISSIONS: Readonly<Record<string, IntegrityLevel>> = {
+  none: 'none',
+  read: 'read',
+  write: 'write',
+  admin: 'admin',
+  owner: 'owner',
+};
 
 /** Standings read once per call and repository: the cache lives as long as the call's labelling. */
 export class StandingReader {
@@ -32,7 +38,8 @@ export class StandingReader {
   /** Whether `ref` names a branch of the repository (GET .../branches/{branch} answers 200). */
   async isBranch(fullName: string, ref: string): Promise<boolean> {
     const slash = fullName.indexOf('/');
-    const path = slash <= 0 ? null : repoPath(fullName.slice(0, slash), fullName.slice(slash + 1), 'branches', { branch: ref });
+    const path =
+      slash <= 0 ? null : repoPath(fullName.slice(0, slash), fullName.slice(slash + 1), 'branches', { branch: ref });
     return isRecord(await this.get(path));
   }
 

@@ -28,14 +28,28 @@ export function integrityFindings(doc: LoadedDocument): Finding[] {
     const line = doc.lineOf(['operations', type]);
     if (!(type in data.item_types)) {
       const fix = 'add the item type or list the operations under an existing one';
-      findings.push({ file: doc.file, line, severity: 'error', code: 'unknown_item_type', message: `${type} is not in item_types`, fix });
+      findings.push({
+        file: doc.file,
+        line,
+        severity: 'error',
+        code: 'unknown_item_type',
+        message: `${type} is not in item_types`,
+        fix,
+      });
     }
     for (const id of ids) {
       const first = seen.get(id);
       if (first === undefined) seen.set(id, type);
       else {
         const message = `${id} is listed under ${first} and ${type}`;
-        findings.push({ file: doc.file, line, severity: 'error', code: 'duplicate_mapping', message, fix: 'keep it under the one item type its answer is' });
+        findings.push({
+          file: doc.file,
+          line,
+          severity: 'error',
+          code: 'duplicate_mapping',
+          message,
+          fix: 'keep it under the one item type its answer is',
+        });
       }
     }
   }

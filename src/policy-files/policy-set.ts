@@ -2,7 +2,14 @@
 // each file against its JSON Schema and against each other, and hands plain data to the pure core.
 // Fails closed: any error makes loadPolicySet throw; checkPolicies reports them all for `check`.
 import { join } from 'node:path';
-import { DocumentError, parseDocumentText, readDocumentText, validateDocument, type DocumentProblem, type LoadedDocument } from '../shared/document.js';
+import {
+  DocumentError,
+  parseDocumentText,
+  readDocumentText,
+  validateDocument,
+  type DocumentProblem,
+  type LoadedDocument,
+} from '../shared/document.js';
 import { policiesDir } from '../shared/paths.js';
 import { conflictMarkerFindings, type Finding, type RoleInvariants } from '../policy/findings.js';
 import type { KnownValues, MapRule, OperationMap, OperationMapping } from '../policy/operation-map.js';
@@ -29,7 +36,16 @@ export interface PolicySet extends TargetPolicies {
   legacyCategories: ReadonlyMap<string, string>;
 }
 
-const POLICY_FILES = ['vocabulary', 'aliases', 'operations', 'roles', 'targets', 'conditions', 'guards', 'integrity'] as const;
+const POLICY_FILES = [
+  'vocabulary',
+  'aliases',
+  'operations',
+  'roles',
+  'targets',
+  'conditions',
+  'guards',
+  'integrity',
+] as const;
 type PolicyName = (typeof POLICY_FILES)[number];
 
 const schemaCache = new Map<string, object>();
@@ -62,7 +78,12 @@ export function loadPolicySet(dir: string = policiesDir): PolicySet {
   if (cached) return cached;
   const { set, findings } = readPolicies(dir);
   const error = findings.find((finding) => finding.severity === 'error');
-  if (error || !set) throw new DocumentError(error?.file ?? dir, error?.line ?? null, `${error?.code ?? 'invalid_policy'}: ${error?.message ?? 'policies unusable'}`);
+  if (error || !set)
+    throw new DocumentError(
+      error?.file ?? dir,
+      error?.line ?? null,
+      `${error?.code ?? 'invalid_policy'}: ${error?.message ?? 'policies unusable'}`,
+    );
   setCache.set(dir, set);
   return set;
 }
@@ -75,7 +96,9 @@ export function checkPolicies(dir: string = policiesDir): Finding[] {
   const { findings } = readPolicies(dir);
   for (const name of SEPARATELY_LOADED_FILES) {
     const read = readChecked(join(dir, `${name}.yaml`));
-    findings.push(...(read.doc ? [...read.findings, ...schemaFindings(read.doc, loadSchema(name, dir))] : read.findings));
+    findings.push(
+      ...(read.doc ? [...read.findings, ...schemaFindings(read.doc, loadSchema(name, dir))] : read.findings),
+    );
   }
   return findings;
 }
@@ -83,27 +106,35 @@ export function checkPolicies(dir: string = policiesDir): Finding[] {
 /** A guarded_only or call_guards entry outside the vocabulary would guard nothing. */
 function guardsFindings(doc: LoadedDocument, vocabulary: Vocabulary): Finding[] {
   const { guarded_only: guardedOnly } = doc.data as Pick<GuardsConfig, 'guarded_only'>;
-  const callGuards = callGuardTable(doc).entries.filter((entry) => !vocabulary.operations.has(entry.operation)).map((entry) => ({
-    file: doc.file,
-    line: entry.line,
-    severity: 'error' as const,
-    code: 'unknown_operation' as const,
-    message: `call_guards.${entry.guard} names ${entry.operation}, which is not in the vocabulary, so the guard never judges it`,
-    fix: 'use a canonical operation from policies/vocabulary.yaml',
-  }));
-  return [...callGuards, ...unknownGuardedOperations(guardedOnly, vocabulary).map((operation) => ({
-    file: doc.file,
-    line: doc.lineOf(['guarded_only', operation]),
-    severity: 'error' as const,
-    code: 'unknown_operation' as const,
-    message: `guarded_only names ${operation}, which is not in the vocabulary, so it guards nothing`,
-    fix: 'use a canonical operation from policies/vocabulary.yaml',
-  }))];
+  const callGuards = callGuardTable(doc)
+    .entries.filter((entry) => !vocabulary.operations.has(entry.operation))
+    .map((entry) => ({
+      file: doc.file,
+      line: entry.line,
+      severity: 'error' as const,
+      code: 'unknown_operation' as const,
+      message: `call_guards.${entry.guard} names ${entry.operation}, which is not in the vocabulary, so the guard never judges it`,
+      fix: 'use a canonical operation from policies/vocabulary.yaml',
+    }));
+  return [
+    ...callGuards,
+    ...unknownGuardedOperations(guardedOnly, vocabulary).map((operation) => ({
+      file: doc.file,
+      line: doc.lineOf(['guarded_only', operation]),
+      severity: 'error' as const,
+      code: 'unknown_operation' as const,
+      message: `guarded_only names ${operation}, which is not in the vocabulary, so it guards nothing`,
+      fix: 'use a canonical operation from policies/vocabulary.yaml',
+    })),
+  ];
 }
 
 /** What the cleanup tool never deletes: the protected branches (targets.yaml) and the preserved refs (guards.yaml). */
 export function cleanupPatterns(policy: Pick<PolicySet, 'scopePolicy' | 'guards'>): BranchPatterns {
-  return { protected_branches: policy.scopePolicy.protectedBranches.patterns.map((p) => p.written), preserved_refs: policy.guards.cleanup.preserved_refs };
+  return {
+    protected_branches: policy.scopePolicy.protectedBranches.patterns.map((p) => p.written),
+    preserved_refs: policy.guards.cleanup.preserved_refs,
+  };
 }
 
 function callGuardTable(doc: LoadedDocument): CallGuardTable {
@@ -120,7 +151,9 @@ function readPolicies(dir: string): { set: PolicySet | null; findings: Finding[]
   for (const name of POLICY_FILES) {
     const file = join(dir, `${name}.yaml`);
     const read = readChecked(file);
-    const fileFindings = read.doc ? [...read.findings, ...schemaFindings(read.doc, loadSchema(name, dir))] : read.findings;
+    const fileFindings = read.doc
+      ? [...read.findings, ...schemaFindings(read.doc, loadSchema(name, dir))]
+      : read.findings;
     findings.push(...fileFindings);
     if (read.doc && fileFindings.length === 0) docs.set(name, read.doc);
   }
@@ -129,7 +162,14 @@ function readPolicies(dir: string): { set: PolicySet | null; findings: Finding[]
   findings.push(...crossReferenceFindings(set, docs as Map<PolicyName, LoadedDocument>));
   findings.push(...guardsFindings(docs.get('guards') as LoadedDocument, set.vocabulary));
   findings.push(...integrityFindings(docs.get('integrity') as LoadedDocument));
-  findings.push(...targetFindings(set, docs.get('targets') as LoadedDocument, docs.get('conditions') as LoadedDocument, new Set(set.vocabulary.operations.keys())));
+  findings.push(
+    ...targetFindings(
+      set,
+      docs.get('targets') as LoadedDocument,
+      docs.get('conditions') as LoadedDocument,
+      new Set(set.vocabulary.operations.keys()),
+    ),
+  );
   return { set, findings };
 }
 
@@ -182,13 +222,34 @@ const DOCUMENT_FIXES: Record<DocumentProblem, string> = {
 function documentErrorFinding(error: unknown, file: string): Finding {
   const known = error instanceof DocumentError ? error : null;
   const problem = known?.problem ?? 'parse_error';
-  return { file, line: known?.line ?? null, severity: 'error', code: problem, message: known?.detail ?? 'not valid YAML/JSON', fix: DOCUMENT_FIXES[problem] };
+  return {
+    file,
+    line: known?.line ?? null,
+    severity: 'error',
+    code: problem,
+    message: known?.detail ?? 'not valid YAML/JSON',
+    fix: DOCUMENT_FIXES[problem],
+  };
 }
 
-interface RawVocabulary { service: string; operations: Record<string, { risk: RiskClass; meaning: string }> }
-interface RawAliases { aliases: Record<string, string>; migration?: Record<string, string> }
-interface RawOperations { map: Record<string, string[]>; global_rules?: MapRule[]; on_pull_requests?: Record<string, string>; rules?: Record<string, { known?: KnownValues[]; rules?: MapRule[] }> }
-interface RawRoles { credential_roles: string[]; roles: Record<string, { never: string[]; own_pull_requests?: string[] }> }
+interface RawVocabulary {
+  service: string;
+  operations: Record<string, { risk: RiskClass; meaning: string }>;
+}
+interface RawAliases {
+  aliases: Record<string, string>;
+  migration?: Record<string, string>;
+}
+interface RawOperations {
+  map: Record<string, string[]>;
+  global_rules?: MapRule[];
+  on_pull_requests?: Record<string, string>;
+  rules?: Record<string, { known?: KnownValues[]; rules?: MapRule[] }>;
+}
+interface RawRoles {
+  credential_roles: string[];
+  roles: Record<string, { never: string[]; own_pull_requests?: string[] }>;
+}
 
 function buildPolicySet(dir: string, docs: Map<PolicyName, LoadedDocument>): PolicySet {
   const vocabularyData = docs.get('vocabulary')?.data as RawVocabulary;
@@ -196,7 +257,10 @@ function buildPolicySet(dir: string, docs: Map<PolicyName, LoadedDocument>): Pol
   const roles = docs.get('roles')?.data as RawRoles;
   const operationsDoc = docs.get('operations') as LoadedDocument;
   const operations = new Map<string, VocabularyEntry>(
-    Object.entries(vocabularyData.operations).map(([name, entry]) => [name, { name, risk: entry.risk, meaning: entry.meaning }]),
+    Object.entries(vocabularyData.operations).map(([name, entry]) => [
+      name,
+      { name, risk: entry.risk, meaning: entry.meaning },
+    ]),
   );
   return {
     dir,
@@ -205,7 +269,9 @@ function buildPolicySet(dir: string, docs: Map<PolicyName, LoadedDocument>): Pol
     invariants: {
       roles: new Map(Object.entries(roles.roles).map(([role, entry]) => [role, entry.never])),
       credentialRoles: new Set(roles.credential_roles),
-      ownPullRequests: new Map(Object.entries(roles.roles).map(([role, entry]) => [role, new Set(entry.own_pull_requests ?? [])])),
+      ownPullRequests: new Map(
+        Object.entries(roles.roles).map(([role, entry]) => [role, new Set(entry.own_pull_requests ?? [])]),
+      ),
     },
     legacyCategories: new Map(Object.entries(aliases.migration ?? {})),
     guards: docs.get('guards')?.data as GuardsConfig,
@@ -222,10 +288,21 @@ function buildOperationMap(doc: LoadedDocument): OperationMap {
     ids.forEach((operationId, index) => {
       if (byOperationId.has(operationId)) return; // reported by crossReferenceFindings
       const rules = data.rules?.[operationId];
-      byOperationId.set(operationId, { operationId, operation, known: rules?.known ?? [], rules: rules?.rules ?? [], line: doc.lineOf(['map', operation, index]) });
+      byOperationId.set(operationId, {
+        operationId,
+        operation,
+        known: rules?.known ?? [],
+        rules: rules?.rules ?? [],
+        line: doc.lineOf(['map', operation, index]),
+      });
     });
   }
-  return { file: doc.file, byOperationId, globalRules: data.global_rules ?? [], onPullRequests: new Map(Object.entries(data.on_pull_requests ?? {})) };
+  return {
+    file: doc.file,
+    byOperationId,
+    globalRules: data.global_rules ?? [],
+    onPullRequests: new Map(Object.entries(data.on_pull_requests ?? {})),
+  };
 }
 
 /** Names that must exist in the vocabulary, operationIds mapped twice, rules for unmapped operationIds. */
@@ -233,7 +310,15 @@ function crossReferenceFindings(set: PolicySet, docs: Map<PolicyName, LoadedDocu
   const known = set.vocabulary.operations;
   const findings: Finding[] = [];
   const unknownName = (doc: LoadedDocument, path: (string | number)[], name: string): void => {
-    if (!known.has(name)) findings.push({ file: doc.file, line: doc.lineOf(path), severity: 'error', code: 'unknown_operation', message: `'${name}' is not in the vocabulary`, fix: 'add it to policies/vocabulary.yaml or correct the name' });
+    if (!known.has(name))
+      findings.push({
+        file: doc.file,
+        line: doc.lineOf(path),
+        severity: 'error',
+        code: 'unknown_operation',
+        message: `'${name}' is not in the vocabulary`,
+        fix: 'add it to policies/vocabulary.yaml or correct the name',
+      });
   };
   const aliasesDoc = docs.get('aliases') as LoadedDocument;
   const aliases = aliasesDoc.data as RawAliases;
@@ -247,12 +332,28 @@ function crossReferenceFindings(set: PolicySet, docs: Map<PolicyName, LoadedDocu
     unknownName(operationsDoc, ['map', name], name);
     ids.forEach((id, index) => {
       const first = seen.get(id);
-      if (first !== undefined) findings.push({ file: operationsDoc.file, line: operationsDoc.lineOf(['map', name, index]), severity: 'error', code: 'duplicate_mapping', message: `operationId ${id} is mapped twice (${first} and ${name})`, fix: 'keep exactly one mapping' });
+      if (first !== undefined)
+        findings.push({
+          file: operationsDoc.file,
+          line: operationsDoc.lineOf(['map', name, index]),
+          severity: 'error',
+          code: 'duplicate_mapping',
+          message: `operationId ${id} is mapped twice (${first} and ${name})`,
+          fix: 'keep exactly one mapping',
+        });
       else seen.set(id, name);
     });
   }
   for (const [id, entry] of Object.entries(operations.rules ?? {})) {
-    if (!seen.has(id)) findings.push({ file: operationsDoc.file, line: operationsDoc.lineOf(['rules', id]), severity: 'error', code: 'unmapped_rule', message: `rules for ${id}, which map: does not list`, fix: 'map the operationId or remove its rules' });
+    if (!seen.has(id))
+      findings.push({
+        file: operationsDoc.file,
+        line: operationsDoc.lineOf(['rules', id]),
+        severity: 'error',
+        code: 'unmapped_rule',
+        message: `rules for ${id}, which map: does not list`,
+        fix: 'map the operationId or remove its rules',
+      });
     (entry.rules ?? []).forEach((rule, i) => {
       for (const key of ['operation', 'also'] as const) {
         const name = rule[key];
@@ -260,7 +361,9 @@ function crossReferenceFindings(set: PolicySet, docs: Map<PolicyName, LoadedDocu
       }
     });
   }
-  (operations.global_rules ?? []).forEach((rule, i) => rule.also !== undefined && unknownName(operationsDoc, ['global_rules', i, 'also'], rule.also));
+  (operations.global_rules ?? []).forEach(
+    (rule, i) => rule.also !== undefined && unknownName(operationsDoc, ['global_rules', i, 'also'], rule.also),
+  );
   for (const [issueOperation, pullOperation] of Object.entries(operations.on_pull_requests ?? {})) {
     unknownName(operationsDoc, ['on_pull_requests', issueOperation], issueOperation);
     unknownName(operationsDoc, ['on_pull_requests', issueOperation], pullOperation);
@@ -268,7 +371,9 @@ function crossReferenceFindings(set: PolicySet, docs: Map<PolicyName, LoadedDocu
   const rolesDoc = docs.get('roles') as LoadedDocument;
   for (const [role, entry] of Object.entries((rolesDoc.data as RawRoles).roles)) {
     entry.never.forEach((name, i) => unknownName(rolesDoc, ['roles', role, 'never', i], name));
-    (entry.own_pull_requests ?? []).forEach((name, i) => unknownName(rolesDoc, ['roles', role, 'own_pull_requests', i], name));
+    (entry.own_pull_requests ?? []).forEach((name, i) =>
+      unknownName(rolesDoc, ['roles', role, 'own_pull_requests', i], name),
+    );
   }
   return findings;
 }

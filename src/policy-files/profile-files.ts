@@ -8,7 +8,13 @@ import { profilesDir } from '../shared/paths.js';
 import { loadSchema, readChecked, schemaFindings, type PolicySet } from './policy-set.js';
 import { credentialFindings, profileFindings, type Finding } from '../policy/findings.js';
 import { buildHolderIndex, type HolderIndex } from '../policy/hints.js';
-import { compileProfile, effectiveOperations, type CompiledProfile, type ProfileData, type ProfileSource } from '../policy/profile.js';
+import {
+  compileProfile,
+  effectiveOperations,
+  type CompiledProfile,
+  type ProfileData,
+  type ProfileSource,
+} from '../policy/profile.js';
 
 /** One profile found in a file: its data, where it sits, and the names it answers to. */
 export interface FoundProfile {
@@ -35,17 +41,25 @@ export function checkProfileFile(file: string, policy: PolicySet): ProfileFileRe
   if (isConfig) schemaValidator(profileSchema);
   const schema = schemaFindings(doc, isConfig ? loadSchema('config', policy.dir) : profileSchema);
   const profiles = schema.length > 0 ? [] : isConfig ? configProfiles(doc) : [singleProfile(doc)];
-  const lint = profiles.flatMap((found) => profileFindings(compileProfile(found.source, policy.vocabulary), policy.vocabulary, policy.invariants));
+  const lint = profiles.flatMap((found) =>
+    profileFindings(compileProfile(found.source, policy.vocabulary), policy.vocabulary, policy.invariants),
+  );
   return { file, profiles, findings: [...credentials, ...schema, ...lint] };
 }
 
 function singleProfile(doc: LoadedDocument): FoundProfile {
   const data = doc.data as ProfileData;
-  return { source: { data, file: doc.file, lineOf: (path) => doc.lineOf(path) }, names: data.profile_name ? [data.profile_name] : [] };
+  return {
+    source: { data, file: doc.file, lineOf: (path) => doc.lineOf(path) },
+    names: data.profile_name ? [data.profile_name] : [],
+  };
 }
 
 interface ConfigData {
-  environments: Record<string, { services: { gitea?: { identities: Record<string, ProfileData>; profile_aliases?: Record<string, string> } } }>;
+  environments: Record<
+    string,
+    { services: { gitea?: { identities: Record<string, ProfileData>; profile_aliases?: Record<string, string> } } }
+  >;
 }
 
 function configProfiles(doc: LoadedDocument): FoundProfile[] {
@@ -56,7 +70,11 @@ function configProfiles(doc: LoadedDocument): FoundProfile[] {
     const aliases = Object.entries(gitea.profile_aliases ?? {});
     for (const [key, data] of Object.entries(gitea.identities)) {
       const prefix: PathSegment[] = ['environments', env, 'services', 'gitea', 'identities', key];
-      const names = [key, ...(data.profile_name ? [data.profile_name] : []), ...aliases.filter(([, target]) => target === key).map(([alias]) => alias)];
+      const names = [
+        key,
+        ...(data.profile_name ? [data.profile_name] : []),
+        ...aliases.filter(([, target]) => target === key).map(([alias]) => alias),
+      ];
       found.push({ source: { data, file: doc.file, lineOf: (path) => doc.lineOf([...prefix, ...path]) }, names });
     }
   }
@@ -77,7 +95,8 @@ export function loadProfile(reference: string, policy: PolicySet, service?: stri
   const name = hash > 0 ? reference.slice(hash + 1) : null;
   const report = checkProfileFile(file, policy);
   const error = report.findings.find((finding) => finding.severity === 'error');
-  if (error) throw new ProfileError(`${error.file}${error.line ? `:${error.line}` : ''}: ${error.code}: ${error.message}`);
+  if (error)
+    throw new ProfileError(`${error.file}${error.line ? `:${error.line}` : ''}: ${error.code}: ${error.message}`);
   const matching = name === null ? report.profiles : report.profiles.filter((found) => found.names.includes(name));
   const [only, ...rest] = matching;
   if (!only) throw new ProfileError(`${file}: no profile${name ? ` named '${name}'` : ''}`);
@@ -94,10 +113,14 @@ export class ProfileError extends Error {
  * identity fields may be left out. A malformed scope (repositories: "acme/x") must not read as "no scope".
  */
 export function compileInlineProfile(data: unknown, policy: PolicySet, service?: string): CompiledProfile {
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new ProfileError('inline profile must be an object');
+  if (data === null || typeof data !== 'object' || Array.isArray(data))
+    throw new ProfileError('inline profile must be an object');
   const noLogin = !('authenticated_username' in data) && !('authenticated_username_from_env' in data);
-  const leftOut = (message: string) => message.startsWith('missing required field') || (noLogin && message.startsWith('needs exactly one of the fields'));
-  const problems = validationErrors(loadSchema('profile', policy.dir), data).filter((e) => !(e.path === '/' && leftOut(e.message)));
+  const leftOut = (message: string) =>
+    message.startsWith('missing required field') || (noLogin && message.startsWith('needs exactly one of the fields'));
+  const problems = validationErrors(loadSchema('profile', policy.dir), data).filter(
+    (e) => !(e.path === '/' && leftOut(e.message)),
+  );
   const [first] = problems;
   if (first) throw new ProfileError(`inline profile: ${first.path}: ${first.message}`);
   return compileProfile({ data: data as ProfileData, file: '<inline>' }, policy.vocabulary, service);

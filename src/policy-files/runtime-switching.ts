@@ -4,5 +4,7 @@ import { readChecked } from './policy-set.js';
 
 export function runtimeSwitchingAllowed(configFile: string): boolean {
   const data = readChecked(configFile).doc?.data;
-  return typeof data === 'object' && data !== null && (data as Record<string, unknown>).allow_runtime_switching === true;
+  return (
+    typeof data === 'object' && data !== null && (data as Record<string, unknown>).allow_runtime_switching === true
+  );
 }

@@ -13,7 +13,11 @@ import { compilePatternList, type PatternList } from '../policy/scope-patterns.j
 import type { ScopePolicy } from '../policy/scopes.js';
 import type { RepositorySource, TargetMap, TargetSpec } from '../policy/targets.js';
 
-interface RawSpec { repository?: RepositorySource[]; branch?: string[] | 'opaque'; paths?: string[] | 'opaque' }
+interface RawSpec {
+  repository?: RepositorySource[];
+  branch?: string[] | 'opaque';
+  paths?: string[] | 'opaque';
+}
 interface RawTargets {
   default_repository: { owner: string; name: string };
   protected_branches: string[];
@@ -48,16 +52,37 @@ export function buildTargetPolicies(targetsDoc: LoadedDocument, conditionsDoc: L
       repositories,
       ...(spec?.branch !== undefined ? { branch: spec.branch } : {}),
       ...(spec?.paths !== undefined ? { paths: spec.paths } : {}),
-      line: opaqueAt !== undefined ? targetsDoc.lineOf(['unnamed_repositories', 'opaque', opaqueAt]) : spec ? targetsDoc.lineOf(['operations', entry.operationId]) : null,
+      line:
+        opaqueAt !== undefined
+          ? targetsDoc.lineOf(['unnamed_repositories', 'opaque', opaqueAt])
+          : spec
+            ? targetsDoc.lineOf(['operations', entry.operationId])
+            : null,
     });
   }
-  const conditions = ((conditionsDoc.data as { conditions: RawCondition[] }).conditions).map((condition, i) => ({ ...condition, code: condition.code as ReasonCode, line: conditionsDoc.lineOf(['conditions', i]) }));
+  const conditions = (conditionsDoc.data as { conditions: RawCondition[] }).conditions.map((condition, i) => ({
+    ...condition,
+    code: condition.code as ReasonCode,
+    line: conditionsDoc.lineOf(['conditions', i]),
+  }));
   return {
     targets: { file: targetsDoc.file, byOperationId },
     scopePolicy: {
-      protectedBranches: compilePatternList('protected_branches', 'branch', raw.protected_branches, (i) => targetsDoc.lineOf(i === null ? ['protected_branches'] : ['protected_branches', i]), { deny: true }),
+      protectedBranches: compilePatternList(
+        'protected_branches',
+        'branch',
+        raw.protected_branches,
+        (i) => targetsDoc.lineOf(i === null ? ['protected_branches'] : ['protected_branches', i]),
+        { deny: true },
+      ),
       protectedBranchOperations: new Set(raw.protected_branch_operations),
-      protectedPaths: compilePatternList('protected_paths', 'path', raw.protected_paths, (i) => targetsDoc.lineOf(i === null ? ['protected_paths'] : ['protected_paths', i]), { deny: true }),
+      protectedPaths: compilePatternList(
+        'protected_paths',
+        'path',
+        raw.protected_paths,
+        (i) => targetsDoc.lineOf(i === null ? ['protected_paths'] : ['protected_paths', i]),
+        { deny: true },
+      ),
       targetsFile: targetsDoc.file,
     },
     conditions: buildConditionSet(conditionsDoc.file, conditions),
@@ -92,11 +117,20 @@ export function reachGaps(reach: ReadonlyMap<string, RepositoryReach>, targets: 
     if (closed.has(operationId)) continue;
     const sources = raw.operations[operationId]?.repository;
     if (unnamed !== null && sources === undefined) {
-      gaps.push({ operationId, problem: `can reach repositories it does not name (${unnamed}) and is neither filtered nor opaque`, fix: 'list it under unnamed_repositories.filtered or .opaque in policies/targets.yaml' });
+      gaps.push({
+        operationId,
+        problem: `can reach repositories it does not name (${unnamed}) and is neither filtered nor opaque`,
+        fix: 'list it under unnamed_repositories.filtered or .opaque in policies/targets.yaml',
+      });
     }
     const read = new Set([...(sources ?? []).flatMap(sourcePaths), ...(raw.unrelated_fields[operationId] ?? [])]);
     for (const field of fields.filter((f) => !read.has(f))) {
-      gaps.push({ operationId, field, problem: `field ${field} can name a repository and is not one of its repository targets`, fix: `add it to operations.${operationId}.repository (or to unrelated_fields) in policies/targets.yaml` });
+      gaps.push({
+        operationId,
+        field,
+        problem: `field ${field} can name a repository and is not one of its repository targets`,
+        fix: `add it to operations.${operationId}.repository (or to unrelated_fields) in policies/targets.yaml`,
+      });
     }
   }
   return gaps;
@@ -107,7 +141,12 @@ function namesRepository(entry: CatalogEntry): boolean {
 }
 
 /** Unknown operationIds and operations, JSONPaths the input schema cannot hold, malformed patterns. */
-export function targetFindings(policies: TargetPolicies, targetsDoc: LoadedDocument, conditionsDoc: LoadedDocument, known: ReadonlySet<string>): Finding[] {
+export function targetFindings(
+  policies: TargetPolicies,
+  targetsDoc: LoadedDocument,
+  conditionsDoc: LoadedDocument,
+  known: ReadonlySet<string>,
+): Finding[] {
   const catalog = catalogByOperationId();
   const findings: Finding[] = [];
   const at = (doc: LoadedDocument, path: (string | number)[], code: ReasonCode, message: string, fix: string): void => {
@@ -116,11 +155,24 @@ export function targetFindings(policies: TargetPolicies, targetsDoc: LoadedDocum
   const checkPath = (doc: LoadedDocument, where: (string | number)[], operationId: string, path: string): void => {
     const entry = catalog.get(operationId);
     const problem = entry ? jsonPathProblem(path, entry.inputSchema) : null;
-    if (problem) at(doc, where, 'jsonpath_not_in_schema', `${operationId}: JSONPath ${path} ${problem}`, `use a path of the ${entry?.name ?? operationId} tool input (gitea-warden tools shows it)`);
+    if (problem)
+      at(
+        doc,
+        where,
+        'jsonpath_not_in_schema',
+        `${operationId}: JSONPath ${path} ${problem}`,
+        `use a path of the ${entry?.name ?? operationId} tool input (gitea-warden tools shows it)`,
+      );
   };
   const unknownId = (doc: LoadedDocument, where: (string | number)[], id: string): boolean => {
     if (catalog.has(id)) return false;
-    at(doc, where, 'unknown_operation_id', `operationId ${id} is not in the catalog`, 'use an operationId of the pinned Gitea spec');
+    at(
+      doc,
+      where,
+      'unknown_operation_id',
+      `operationId ${id} is not in the catalog`,
+      'use an operationId of the pinned Gitea spec',
+    );
     return true;
   };
   const raw = targetsDoc.data as RawTargets;
@@ -137,7 +189,14 @@ export function targetFindings(policies: TargetPolicies, targetsDoc: LoadedDocum
     raw.unnamed_repositories[list].forEach((id, i) => {
       const where = ['unnamed_repositories', list, i];
       if (unknownId(targetsDoc, where, id)) return;
-      if (list === 'filtered' && raw.unnamed_repositories.opaque.includes(id)) at(targetsDoc, where, 'filtered_and_opaque', `${id} is both filtered and opaque`, 'keep it in one of the two lists');
+      if (list === 'filtered' && raw.unnamed_repositories.opaque.includes(id))
+        at(
+          targetsDoc,
+          where,
+          'filtered_and_opaque',
+          `${id} is both filtered and opaque`,
+          'keep it in one of the two lists',
+        );
     });
   }
   for (const [id, fields] of Object.entries(raw.unrelated_fields)) {
@@ -145,12 +204,26 @@ export function targetFindings(policies: TargetPolicies, targetsDoc: LoadedDocum
     for (const field of fields) checkPath(targetsDoc, ['unrelated_fields', id], id, field);
   }
   for (const gap of reachGaps(new Map([...catalog].map(([id, entry]) => [id, entry.reach])), raw)) {
-    at(targetsDoc, gap.field ? ['operations'] : ['unnamed_repositories'], 'unscoped_reach', `${gap.operationId} ${gap.problem}`, gap.fix);
+    at(
+      targetsDoc,
+      gap.field ? ['operations'] : ['unnamed_repositories'],
+      'unscoped_reach',
+      `${gap.operationId} ${gap.problem}`,
+      gap.fix,
+    );
   }
   raw.protected_branch_operations.forEach((name, i) => {
-    if (!known.has(name)) at(targetsDoc, ['protected_branch_operations', i], 'unknown_operation', `'${name}' is not in the vocabulary`, 'use a canonical name from policies/vocabulary.yaml');
+    if (!known.has(name))
+      at(
+        targetsDoc,
+        ['protected_branch_operations', i],
+        'unknown_operation',
+        `'${name}' is not in the vocabulary`,
+        'use a canonical name from policies/vocabulary.yaml',
+      );
   });
-  for (const list of [policies.scopePolicy.protectedPaths, policies.scopePolicy.protectedBranches]) findings.push(...brokenFindings(list, targetsDoc.file));
+  for (const list of [policies.scopePolicy.protectedPaths, policies.scopePolicy.protectedBranches])
+    findings.push(...brokenFindings(list, targetsDoc.file));
   (conditionsDoc.data as { conditions: RawCondition[] }).conditions.forEach((condition, i) => {
     const tests: ArgumentTest[] = [...(condition.when ?? []), ...condition.require];
     condition.operation_ids.forEach((id, j) => {
@@ -158,15 +231,35 @@ export function targetFindings(policies: TargetPolicies, targetsDoc: LoadedDocum
       for (const test of tests) checkPath(conditionsDoc, ['conditions', i], id, test.path);
     });
     if (!isReasonCode(condition.code)) {
-      at(conditionsDoc, ['conditions', i, 'code'], 'unlisted_reason_code', `condition ${condition.id} denies with code ${condition.code}, which src/policy/reasons.ts does not list`, 'use a code docs/reasons.md lists (or list the new one in src/policy/reasons.ts)');
+      at(
+        conditionsDoc,
+        ['conditions', i, 'code'],
+        'unlisted_reason_code',
+        `condition ${condition.id} denies with code ${condition.code}, which src/policy/reasons.ts does not list`,
+        'use a code docs/reasons.md lists (or list the new one in src/policy/reasons.ts)',
+      );
     }
     for (const test of tests) {
-      if (test.in_branch_scope !== undefined && !known.has(test.in_branch_scope)) at(conditionsDoc, ['conditions', i], 'unknown_operation', `'${test.in_branch_scope}' is not in the vocabulary`, 'use a canonical name from policies/vocabulary.yaml');
+      if (test.in_branch_scope !== undefined && !known.has(test.in_branch_scope))
+        at(
+          conditionsDoc,
+          ['conditions', i],
+          'unknown_operation',
+          `'${test.in_branch_scope}' is not in the vocabulary`,
+          'use a canonical name from policies/vocabulary.yaml',
+        );
     }
   });
   return findings;
 }
 
 function brokenFindings(list: PatternList, file: string): Finding[] {
-  return list.broken.map((broken) => ({ file, line: broken.line, severity: 'error' as const, code: 'malformed_pattern', message: `${list.field} pattern '${broken.written}' ${broken.problem}`, fix: 'write a well-formed glob' }));
+  return list.broken.map((broken) => ({
+    file,
+    line: broken.line,
+    severity: 'error' as const,
+    code: 'malformed_pattern',
+    message: `${list.field} pattern '${broken.written}' ${broken.problem}`,
+    fix: 'write a well-formed glob',
+  }));
 }

@@ -5,7 +5,10 @@ import { DocumentError, type LoadedDocument } from '../shared/document.js';
 import { loadSchema, readChecked, schemaFindings } from './policy-set.js';
 import type { Finding } from '../policy/findings.js';
 
-export function validatedFindings(file: string, schemaName: string): { doc: LoadedDocument | null; findings: Finding[] } {
+export function validatedFindings(
+  file: string,
+  schemaName: string,
+): { doc: LoadedDocument | null; findings: Finding[] } {
   const read = readChecked(file);
   if (!read.doc) return read;
   return { doc: read.doc, findings: [...read.findings, ...schemaFindings(read.doc, loadSchema(schemaName))] };

@@ -23,17 +23,36 @@ export function scopeChecks(policy: CheckPolicy): ConditionCheck[] {
     (profile, request, operations) => {
       const supplied = suppliedTargets(request.targets);
       if (!request.call) {
-        if (supplied) return checkScopes(profile, supplied, operations, accessOf(operations, policy.vocabulary), policy.scopePolicy);
+        if (supplied)
+          return checkScopes(
+            profile,
+            supplied,
+            operations,
+            accessOf(operations, policy.vocabulary),
+            policy.scopePolicy,
+          );
         return hasScopes(profile.scopes) ? [noTargets()] : [];
       }
       const read = readTargets(policy.targets.byOperationId.get(request.call.operationId), request.call.arguments);
-      return checkScopes(profile, withSupplied(read, supplied), operations, accessOf(operations, policy.vocabulary), policy.scopePolicy, request.liveBranches);
+      return checkScopes(
+        profile,
+        withSupplied(read, supplied),
+        operations,
+        accessOf(operations, policy.vocabulary),
+        policy.scopePolicy,
+        request.liveBranches,
+      );
     },
   ];
 }
 
 export function conditionChecks(policy: CheckPolicy): ConditionCheck[] {
-  return [(profile, request) => (request.call ? checkConditions(policy.conditions, request.call.operationId, request.call.arguments, profile.scopes) : [])];
+  return [
+    (profile, request) =>
+      request.call
+        ? checkConditions(policy.conditions, request.call.operationId, request.call.arguments, profile.scopes)
+        : [],
+  ];
 }
 
 /** Every check the policies define, in order: scopes, then conditions. */
@@ -42,16 +61,28 @@ export function policyChecks(policy: CheckPolicy): ConditionCheck[] {
 }
 
 function hasScopes(scopes: CompiledScopes): boolean {
-  return scopes.repositories.read !== null || scopes.repositories.write !== null || scopes.branches.size > 0 || scopes.brokenBranchKeys.length > 0
-    || Object.values(scopes.paths).some((side) => side.allow !== null || side.deny !== null);
+  return (
+    scopes.repositories.read !== null ||
+    scopes.repositories.write !== null ||
+    scopes.branches.size > 0 ||
+    scopes.brokenBranchKeys.length > 0 ||
+    Object.values(scopes.paths).some((side) => side.allow !== null || side.deny !== null)
+  );
 }
 
 function noTargets(): FailedCondition {
-  return { code: 'target_unreadable', message: 'this request names no call and no targets, and the profile has resource scopes; decide a call (operationId + arguments) or state its targets' };
+  return {
+    code: 'target_unreadable',
+    message:
+      'this request names no call and no targets, and the profile has resource scopes; decide a call (operationId + arguments) or state its targets',
+  };
 }
 
 /** The one decide() context the server and the policy commands build: vocabulary, hint holders, every check, guarded-only operations. */
-export function decideContextFor(policy: CheckPolicy, extras: { holders?: HolderIndex | undefined; guardedOnly?: GuardedOnly | undefined }): DecideContext {
+export function decideContextFor(
+  policy: CheckPolicy,
+  extras: { holders?: HolderIndex | undefined; guardedOnly?: GuardedOnly | undefined },
+): DecideContext {
   return {
     vocabulary: policy.vocabulary,
     checks: policyChecks(policy),

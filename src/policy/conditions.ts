@@ -50,16 +50,35 @@ export function buildConditionSet(file: string, conditions: readonly PolicyCondi
 type Outcome = 'holds' | 'fails' | 'missing' | 'unreadable';
 
 /** Every condition of the operation that applies to these arguments and does not hold. */
-export function checkConditions(set: ConditionSet, operationId: string, args: unknown, scopes: CompiledScopes): FailedCondition[] {
+export function checkConditions(
+  set: ConditionSet,
+  operationId: string,
+  args: unknown,
+  scopes: CompiledScopes,
+): FailedCondition[] {
   return (set.byOperationId.get(operationId) ?? []).flatMap((condition): FailedCondition[] => {
     const entry: DeterminingEntry = { file: set.file, line: condition.line, rule: `condition ${condition.id}` };
     const applies = (condition.when ?? []).map((test) => ({ test, outcome: evaluate(test, args, scopes) }));
     const unknown = applies.find(({ outcome }) => outcome === 'unreadable');
-    if (unknown) return [{ code: 'target_unreadable', message: `${condition.id}: ${unknown.test.path} cannot be evaluated, so whether ${condition.message} cannot be told`, entry }];
+    if (unknown)
+      return [
+        {
+          code: 'target_unreadable',
+          message: `${condition.id}: ${unknown.test.path} cannot be evaluated, so whether ${condition.message} cannot be told`,
+          entry,
+        },
+      ];
     if (!applies.every(({ outcome }) => outcome === 'holds')) return [];
     for (const test of condition.require) {
       const outcome = evaluate(test, args, scopes);
-      if (outcome === 'missing' || outcome === 'unreadable') return [{ code: 'target_unreadable', message: `${condition.id}: ${test.path} cannot be read from the arguments, and ${condition.message}`, entry }];
+      if (outcome === 'missing' || outcome === 'unreadable')
+        return [
+          {
+            code: 'target_unreadable',
+            message: `${condition.id}: ${test.path} cannot be read from the arguments, and ${condition.message}`,
+            entry,
+          },
+        ];
       if (outcome === 'fails') return [{ code: condition.code, message: condition.message, entry }];
     }
     return [];
@@ -78,7 +97,11 @@ export function evaluate(test: ArgumentTest, args: unknown, scopes: CompiledScop
 function valueHolds(test: ArgumentTest, value: unknown, scopes: CompiledScopes): boolean {
   if (test.equals !== undefined && value !== test.equals) return false;
   if (test.in !== undefined && !test.in.some((candidate) => candidate === value)) return false;
-  if (test.matches !== undefined && !(typeof value === 'string' && micromatch.isMatch(value, test.matches, { dot: true }))) return false;
+  if (
+    test.matches !== undefined &&
+    !(typeof value === 'string' && micromatch.isMatch(value, test.matches, { dot: true }))
+  )
+    return false;
   if (test.in_branch_scope !== undefined) {
     const scope = scopes.branches.get(test.in_branch_scope);
     if (scope && !(typeof value === 'string' && scope.broken.length === 0 && firstMatch(scope, value))) return false;

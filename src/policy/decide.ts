@@ -36,7 +36,11 @@ export interface DecisionRequest {
 }
 
 /** An extra check on a request the lists allow, e.g. resource scopes; returns what failed (empty: passes). */
-export type ConditionCheck = (profile: CompiledProfile, request: DecisionRequest, operations: readonly string[]) => FailedCondition[];
+export type ConditionCheck = (
+  profile: CompiledProfile,
+  request: DecisionRequest,
+  operations: readonly string[],
+) => FailedCondition[];
 
 export interface DecideContext {
   vocabulary: Vocabulary;
@@ -50,11 +54,13 @@ export interface DecideContext {
 export function decide(profile: CompiledProfile, request: DecisionRequest, context: DecideContext): Decision {
   const operations = canonicalOperations(profile, request, context.vocabulary);
   if (!Array.isArray(operations)) return operations;
-  return forbiddenDenial(profile, operations, context.holders)
-    ?? (request.call && context.guardedOnly ? guardedOnlyDenial(operations, context.guardedOnly) : null)
-    ?? notAllowedDenial(profile, operations, context.holders)
-    ?? conditionDenial(profile, request, operations, context.checks ?? [])
-    ?? allow(profile, operations);
+  return (
+    forbiddenDenial(profile, operations, context.holders) ??
+    (request.call && context.guardedOnly ? guardedOnlyDenial(operations, context.guardedOnly) : null) ??
+    notAllowedDenial(profile, operations, context.holders) ??
+    conditionDenial(profile, request, operations, context.checks ?? []) ??
+    allow(profile, operations)
+  );
 }
 
 export interface GiteaCall {
@@ -65,70 +71,166 @@ export interface GiteaCall {
 }
 
 /** A Gitea call (operationId + tool arguments), by a generated or the raw tool: map it, then decide every operation it needs. */
-export function decideCall(profile: CompiledProfile, call: GiteaCall, map: OperationMap, context: DecideContext): Decision {
+export function decideCall(
+  profile: CompiledProfile,
+  call: GiteaCall,
+  map: OperationMap,
+  context: DecideContext,
+): Decision {
   return decideMappedCall(profile, call, mapCall(map, call.operationId, call.arguments), map, context);
 }
 
 /** decideCall for a call already mapped (the server maps first, so its write-ahead audit event names the operation). */
-export function decideMappedCall(profile: CompiledProfile, call: GiteaCall, mapped: MappedCall, map: OperationMap, context: DecideContext): Decision {
-  if (!mapped.ok) return deny(null, [], mapped.reason, { file: map.file, line: mapped.line, rule: mapped.message }, mapped.hint);
-  const request: DecisionRequest = { operations: mapped.operations, service: profile.service, call: { operationId: call.operationId, arguments: call.arguments } };
-  return decide(profile, { ...request, ...(call.targets ? { targets: call.targets } : {}), ...(call.liveBranches ? { liveBranches: call.liveBranches } : {}) }, context);
+export function decideMappedCall(
+  profile: CompiledProfile,
+  call: GiteaCall,
+  mapped: MappedCall,
+  map: OperationMap,
+  context: DecideContext,
+): Decision {
+  if (!mapped.ok)
+    return deny(null, [], mapped.reason, { file: map.file, line: mapped.line, rule: mapped.message }, mapped.hint);
+  const request: DecisionRequest = {
+    operations: mapped.operations,
+    service: profile.service,
+    call: { operationId: call.operationId, arguments: call.arguments },
+  };
+  return decide(
+    profile,
+    {
+      ...request,
+      ...(call.targets ? { targets: call.targets } : {}),
+      ...(call.liveBranches ? { liveBranches: call.liveBranches } : {}),
+    },
+    context,
+  );
 }
 
 /** A denial that happened before any profile list was consulted (bad request, unmapped call). */
-export function deny(operation: string | null, operations: string[], reason: ReasonCode, determining: DeterminingEntry, hint: string): Decision {
+export function deny(
+  operation: string | null,
+  operations: string[],
+  reason: ReasonCode,
+  determining: DeterminingEntry,
+  hint: string,
+): Decision {
   return { effect: 'deny', operation, operations, reason, determining, failed: [], hint };
 }
 
 /** The request's canonical operations (primary first, no repeats), or the denial of the first name that does not normalize. */
-function canonicalOperations(profile: CompiledProfile, request: DecisionRequest, vocabulary: Vocabulary): string[] | Decision {
+function canonicalOperations(
+  profile: CompiledProfile,
+  request: DecisionRequest,
+  vocabulary: Vocabulary,
+): string[] | Decision {
   const service = request.service ?? profile.service;
   if (service !== profile.service) {
     // The lists were normalized for another service; reading them for this one could widen access.
-    return deny(null, [], 'service_mismatch', { file: profile.file, line: null, rule: `profile compiled for ${profile.service}` }, `compile the profile for service ${service}`);
+    return deny(
+      null,
+      [],
+      'service_mismatch',
+      { file: profile.file, line: null, rule: `profile compiled for ${profile.service}` },
+      `compile the profile for service ${service}`,
+    );
   }
   const canonical: string[] = [];
   for (const written of request.operations) {
     const result = normalizeName(written, vocabulary, { service });
-    if (!result.ok) return deny(canonical[0] ?? null, canonical, result.reason, requestEntry(written), normalizeHint(written, result));
+    if (!result.ok)
+      return deny(
+        canonical[0] ?? null,
+        canonical,
+        result.reason,
+        requestEntry(written),
+        normalizeHint(written, result),
+      );
     canonical.push(...result.canonical.filter((name) => !canonical.includes(name)));
   }
-  return canonical.length > 0 ? canonical : deny(null, [], 'invalid_request', requestEntry(''), 'name at least one operation');
+  return canonical.length > 0
+    ? canonical
+    : deny(null, [], 'invalid_request', requestEntry(''), 'name at least one operation');
 }
 
 /** Forbid wins: a forbidden entry that does not normalize denies everything; otherwise the first forbidden operation denies. */
-function forbiddenDenial(profile: CompiledProfile, operations: string[], holders: HolderIndex | undefined): Decision | null {
+function forbiddenDenial(
+  profile: CompiledProfile,
+  operations: string[],
+  holders: HolderIndex | undefined,
+): Decision | null {
   const broken = profile.brokenForbidden[0];
   if (broken) {
-    return deny(operations[0] ?? null, operations, 'forbidden_list_invalid', entryOf(profile, broken),
-      `fix or remove forbidden_operations entry '${broken.written}' in ${where(profile, broken.line)}: while it does not normalize, this profile denies everything`);
+    return deny(
+      operations[0] ?? null,
+      operations,
+      'forbidden_list_invalid',
+      entryOf(profile, broken),
+      `fix or remove forbidden_operations entry '${broken.written}' in ${where(profile, broken.line)}: while it does not normalize, this profile denies everything`,
+    );
   }
   const operation = operations.find((name) => profile.forbiddenBy.has(name));
   if (operation === undefined) return null;
-  return deny(operations[0] ?? null, operations, 'forbidden', entryOf(profile, profile.forbiddenBy.get(operation) as ListEntry), forbiddenHint(operation, profile, holders));
+  return deny(
+    operations[0] ?? null,
+    operations,
+    'forbidden',
+    entryOf(profile, profile.forbiddenBy.get(operation) as ListEntry),
+    forbiddenHint(operation, profile, holders),
+  );
 }
 
 /** Deny by default: the first operation no allowed entry grants denies. */
-function notAllowedDenial(profile: CompiledProfile, operations: string[], holders: HolderIndex | undefined): Decision | null {
+function notAllowedDenial(
+  profile: CompiledProfile,
+  operations: string[],
+  holders: HolderIndex | undefined,
+): Decision | null {
   const operation = operations.find((name) => !profile.allowed.has(name));
   if (operation === undefined) return null;
   const empty = profile.allowed.size === 0;
-  const rule = empty ? 'default deny: allowed_operations is empty or missing' : `default deny: ${operation} is not in allowed_operations`;
-  return deny(operations[0] ?? null, operations, empty ? 'empty_allowed_list' : 'not_allowed', { file: profile.file, line: profile.allowedListLine, rule }, notAllowedHint(operation, profile, holders));
+  const rule = empty
+    ? 'default deny: allowed_operations is empty or missing'
+    : `default deny: ${operation} is not in allowed_operations`;
+  return deny(
+    operations[0] ?? null,
+    operations,
+    empty ? 'empty_allowed_list' : 'not_allowed',
+    { file: profile.file, line: profile.allowedListLine, rule },
+    notAllowedHint(operation, profile, holders),
+  );
 }
 
 /** Every condition the checks find failing on a list-allowed request; the first failure names the reason, the first with an entry determines. */
-function conditionDenial(profile: CompiledProfile, request: DecisionRequest, operations: string[], checks: readonly ConditionCheck[]): Decision | null {
+function conditionDenial(
+  profile: CompiledProfile,
+  request: DecisionRequest,
+  operations: string[],
+  checks: readonly ConditionCheck[],
+): Decision | null {
   const [first, ...more] = checks.flatMap((check) => check(profile, request, operations));
   if (first === undefined) return null;
   const failed = [first, ...more];
   const determining = failed.find((f) => f.entry)?.entry ?? grantOf(profile, operations);
-  return { effect: 'deny', operation: operations[0] ?? null, operations, reason: first.code, determining, failed, hint: failed.map((f) => f.message).join('; ') };
+  return {
+    effect: 'deny',
+    operation: operations[0] ?? null,
+    operations,
+    reason: first.code,
+    determining,
+    failed,
+    hint: failed.map((f) => f.message).join('; '),
+  };
 }
 
 function allow(profile: CompiledProfile, operations: string[]): Decision {
-  return { effect: 'allow', operation: operations[0] ?? null, operations, reason: 'allowed', determining: grantOf(profile, operations), failed: [] };
+  return {
+    effect: 'allow',
+    operation: operations[0] ?? null,
+    operations,
+    reason: 'allowed',
+    determining: grantOf(profile, operations),
+    failed: [],
+  };
 }
 
 /** The allowed entry that granted the primary operation. */

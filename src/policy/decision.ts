@@ -33,7 +33,12 @@ export function withShownFiles(decision: Decision, show: (file: string) => strin
   const file = decision.determining.file;
   const hint = decision.hint?.split(file).join(show(file));
   const failed = decision.failed.map((f) => (f.entry ? { ...f, entry: { ...f.entry, file: show(f.entry.file) } } : f));
-  return { ...decision, determining: { ...decision.determining, file: show(file) }, failed, ...(hint !== undefined ? { hint } : {}) };
+  return {
+    ...decision,
+    determining: { ...decision.determining, file: show(file) },
+    failed,
+    ...(hint !== undefined ? { hint } : {}),
+  };
 }
 
 export interface Decision {

@@ -33,7 +33,8 @@ export function diffScopes(before: CompiledScopes, after: CompiledScopes): { gai
     // For an allow list, null is "no restriction"; for a deny list, null is "nothing denied".
     const [widen, narrow] = kind === 'allow' ? [gained, lost] : [lost, gained];
     if (kind === 'allow' && was !== null && is === null) return void gained.push(`${field}: restriction removed`);
-    if (kind === 'allow' && was === null && is !== null) return void lost.push(`${field}: restriction added (${writtenOf(is).join(', ') || 'empty'})`);
+    if (kind === 'allow' && was === null && is !== null)
+      return void lost.push(`${field}: restriction added (${writtenOf(is).join(', ') || 'empty'})`);
     const a = new Set(writtenOf(was));
     const b = new Set(writtenOf(is));
     for (const pattern of b) if (!a.has(pattern)) widen.push(`${field} + ${pattern}`);
@@ -42,7 +43,12 @@ export function diffScopes(before: CompiledScopes, after: CompiledScopes): { gai
   compare('repositories.read', before.repositories.read, after.repositories.read, 'allow');
   compare('repositories.write', before.repositories.write, after.repositories.write, 'allow');
   for (const operation of new Set([...before.branches.keys(), ...after.branches.keys()])) {
-    compare(`branches.${operation}`, before.branches.get(operation) ?? null, after.branches.get(operation) ?? null, 'allow');
+    compare(
+      `branches.${operation}`,
+      before.branches.get(operation) ?? null,
+      after.branches.get(operation) ?? null,
+      'allow',
+    );
   }
   for (const side of ['read', 'write'] as const) {
     compare(`paths.${side}.allow`, before.paths[side].allow, after.paths[side].allow, 'allow');

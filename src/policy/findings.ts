@@ -31,14 +31,26 @@ const CONFLICT_MARKER = /^(?:<{7}|={7}|>{7})(?:\s|$)/;
 
 /** Merge-conflict markers in the raw text: checked before parsing, since they may still parse. */
 export function conflictMarkerFindings(text: string, file: string): Finding[] {
-  return text.split(/\r?\n/).flatMap((lineText, i) =>
-    CONFLICT_MARKER.test(lineText)
-      ? [{ file, line: i + 1, severity: 'error' as const, code: 'merge_conflict', message: 'merge-conflict marker', fix: 'resolve the conflict and remove the marker lines' }]
-      : [],
-  );
+  return text
+    .split(/\r?\n/)
+    .flatMap((lineText, i) =>
+      CONFLICT_MARKER.test(lineText)
+        ? [
+            {
+              file,
+              line: i + 1,
+              severity: 'error' as const,
+              code: 'merge_conflict',
+              message: 'merge-conflict marker',
+              fix: 'resolve the conflict and remove the marker lines',
+            },
+          ]
+        : [],
+    );
 }
 
-const SECRET_KEY = /(?:^|[_-])(?:token|password|passwd|secret|api[_-]?key|credentials?|private[_-]?key|auth)(?:$|[_-])/i;
+const SECRET_KEY =
+  /(?:^|[_-])(?:token|password|passwd|secret|api[_-]?key|credentials?|private[_-]?key|auth)(?:$|[_-])/i;
 const ENV_NAME_KEYS = new Set(['token_source_name']);
 const TOKEN_VALUE = [
   /^[0-9a-f]{40}$/i, // Gitea access tokens
@@ -48,7 +60,11 @@ const TOKEN_VALUE = [
 ];
 
 /** Any field that carries a credential value: a secret-looking key with a value, or a value that looks like a token. */
-export function credentialFindings(data: unknown, file: string, lineOf: (path: (string | number)[]) => number | null): Finding[] {
+export function credentialFindings(
+  data: unknown,
+  file: string,
+  lineOf: (path: (string | number)[]) => number | null,
+): Finding[] {
   const findings: Finding[] = [];
   const visit = (value: unknown, path: (string | number)[]): void => {
     if (Array.isArray(value)) return value.forEach((item, i) => visit(item, [...path, i]));
@@ -57,7 +73,8 @@ export function credentialFindings(data: unknown, file: string, lineOf: (path: (
       return;
     }
     const key = path.filter((segment): segment is string => typeof segment === 'string').at(-1) ?? '';
-    const secretKey = SECRET_KEY.test(key) && !ENV_NAME_KEYS.has(key) && value !== null && value !== '' && typeof value !== 'boolean';
+    const secretKey =
+      SECRET_KEY.test(key) && !ENV_NAME_KEYS.has(key) && value !== null && value !== '' && typeof value !== 'boolean';
     const tokenLike = typeof value === 'string' && TOKEN_VALUE.some((pattern) => pattern.test(value.trim()));
     if (secretKey || tokenLike) {
       findings.push({
@@ -75,7 +92,11 @@ export function credentialFindings(data: unknown, file: string, lineOf: (path: (
 }
 
 /** Findings about the operation lists, capabilities and role of a compiled profile. */
-export function profileFindings(profile: CompiledProfile, vocabulary: Vocabulary, invariants: RoleInvariants): Finding[] {
+export function profileFindings(
+  profile: CompiledProfile,
+  vocabulary: Vocabulary,
+  invariants: RoleInvariants,
+): Finding[] {
   return [
     ...entryFindings(profile),
     ...duplicateFindings(profile),
@@ -93,17 +114,29 @@ function entryFindings(profile: CompiledProfile): Finding[] {
     if (!entry.result.ok) {
       const forbidden = entry.list === 'forbidden_operations';
       const effect = forbidden ? 'this profile denies every request until it is fixed' : 'it grants nothing';
-      return [{
-        ...at,
-        severity: 'error',
-        code: forbidden ? 'unnormalizable_forbidden' : entry.result.reason,
-        message: `${entry.list} entry '${entry.written}': ${entry.result.message}; ${effect}`,
-        fix: entry.result.suggestion ? `write ${entry.result.suggestion}` : 'use a canonical name from policies/vocabulary.yaml',
-      }];
+      return [
+        {
+          ...at,
+          severity: 'error',
+          code: forbidden ? 'unnormalizable_forbidden' : entry.result.reason,
+          message: `${entry.list} entry '${entry.written}': ${entry.result.message}; ${effect}`,
+          fix: entry.result.suggestion
+            ? `write ${entry.result.suggestion}`
+            : 'use a canonical name from policies/vocabulary.yaml',
+        },
+      ];
     }
     if (entry.result.via === 'alias') {
       const canonical = entry.result.canonical[0] as string;
-      return [{ ...at, severity: 'warning', code: 'legacy_alias', message: `'${entry.written}' is a legacy alias of ${canonical}`, fix: `write ${canonical} (or run gitea-warden migrate)` }];
+      return [
+        {
+          ...at,
+          severity: 'warning',
+          code: 'legacy_alias',
+          message: `'${entry.written}' is a legacy alias of ${canonical}`,
+          fix: `write ${canonical} (or run gitea-warden migrate)`,
+        },
+      ];
     }
     return [];
   });
@@ -139,20 +172,31 @@ function overlapFindings(profile: CompiledProfile): Finding[] {
       const name = (entry.result as { canonical: string[] }).canonical[0] as string;
       const forbidden = profile.forbiddenBy.get(name);
       if (!forbidden) return [];
-      return [{
-        file: profile.file,
-        line: entry.line,
-        severity: 'warning' as const,
-        code: 'allowed_forbidden_overlap',
-        message: `${name} is both allowed ('${entry.written}') and forbidden (line ${forbidden.line ?? '?'}); forbidden wins`,
-        fix: `remove ${name} from one of the lists`,
-      }];
+      return [
+        {
+          file: profile.file,
+          line: entry.line,
+          severity: 'warning' as const,
+          code: 'allowed_forbidden_overlap',
+          message: `${name} is both allowed ('${entry.written}') and forbidden (line ${forbidden.line ?? '?'}); forbidden wins`,
+          fix: `remove ${name} from one of the lists`,
+        },
+      ];
     });
 }
 
 function emptyAllowedFindings(profile: CompiledProfile): Finding[] {
   if ((profile.data.allowed_operations ?? []).length > 0) return [];
-  return [{ file: profile.file, line: profile.allowedListLine, severity: 'warning', code: 'empty_allowed_list', message: 'allowed_operations is empty or missing: this profile denies everything', fix: 'list the canonical operations this role needs' }];
+  return [
+    {
+      file: profile.file,
+      line: profile.allowedListLine,
+      severity: 'warning',
+      code: 'empty_allowed_list',
+      message: 'allowed_operations is empty or missing: this profile denies everything',
+      fix: 'list the canonical operations this role needs',
+    },
+  ];
 }
 
 function capabilityFindings(profile: CompiledProfile, vocabulary: Vocabulary): Finding[] {
@@ -166,8 +210,19 @@ function capabilityFindings(profile: CompiledProfile, vocabulary: Vocabulary): F
     const message = claimed
       ? `${flag} is true but none of ${carriers.join(', ')} is allowed`
       : `${flag} is false but ${held.join(', ')} is allowed`;
-    const fix = claimed ? `set ${flag}: false, or allow ${carriers[0]}` : `set ${flag}: true, or forbid ${held.join(', ')}`;
-    return [{ file: profile.file, line: profile.lineOf([flag]), severity: 'error', code: 'capability_contradiction', message, fix }];
+    const fix = claimed
+      ? `set ${flag}: false, or allow ${carriers[0]}`
+      : `set ${flag}: true, or forbid ${held.join(', ')}`;
+    return [
+      {
+        file: profile.file,
+        line: profile.lineOf([flag]),
+        severity: 'error',
+        code: 'capability_contradiction',
+        message,
+        fix,
+      },
+    ];
   });
 }
 
@@ -178,12 +233,14 @@ function roleFindings(profile: CompiledProfile, vocabulary: Vocabulary, invarian
   if (!invariants.credentialRoles.has(profile.role)) {
     for (const entry of vocabulary.operations.values()) if (entry.risk === 'credential') never.add(entry.name);
   }
-  return [...never].filter((name) => effective.has(name)).map((name) => ({
-    file: profile.file,
-    line: profile.allowedBy.get(name)?.line ?? null,
-    severity: 'error' as const,
-    code: 'role_invariant',
-    message: `role ${profile.role} must never hold ${name}`,
-    fix: `remove it from allowed_operations or add ${name} to forbidden_operations`,
-  }));
+  return [...never]
+    .filter((name) => effective.has(name))
+    .map((name) => ({
+      file: profile.file,
+      line: profile.allowedBy.get(name)?.line ?? null,
+      severity: 'error' as const,
+      code: 'role_invariant',
+      message: `role ${profile.role} must never hold ${name}`,
+      fix: `remove it from allowed_operations or add ${name} to forbidden_operations`,
+    }));
 }

@@ -7,7 +7,9 @@ import type { CompiledProfile } from './profile.js';
 export type HolderIndex = ReadonlyMap<string, readonly string[]>;
 
 /** `fallback` profiles (the owner, who holds nearly everything) are named only when no other profile holds the operation. */
-export function buildHolderIndex(profiles: Iterable<{ name: string; operations: Iterable<string>; fallback?: boolean }>): HolderIndex {
+export function buildHolderIndex(
+  profiles: Iterable<{ name: string; operations: Iterable<string>; fallback?: boolean }>,
+): HolderIndex {
   const primary = new Map<string, string[]>();
   const fallback = new Map<string, string[]>();
   for (const profile of profiles) {
@@ -33,7 +35,9 @@ export function forbiddenHint(operation: string, profile: CompiledProfile, holde
 export function normalizeHint(written: string, result: Extract<Normalized, { ok: false }>): string {
   switch (result.reason) {
     case 'ambiguous_operation':
-      return result.suggestion ? `write the qualified name ${result.suggestion}` : `write a qualified name (gitea.<area>.<verb>); see policies/vocabulary.yaml`;
+      return result.suggestion
+        ? `write the qualified name ${result.suggestion}`
+        : `write a qualified name (gitea.<area>.<verb>); see policies/vocabulary.yaml`;
     case 'cross_service_operation':
       return `check '${written}' against its own service, or use a gitea.* name`;
     case 'invalid_pattern':

@@ -10,12 +10,14 @@ export interface SanitizedText {
 
 // Zero-width and joiner characters, bidirectional controls, word joiner and invisible operators,
 // the byte-order mark, the interlinear annotation marks, variation selectors and the soft hyphen.
-const INVISIBLE = /[\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB\uFE00-\uFE0F]|\uDB40[\uDD00-\uDDEF]/g;
+const INVISIBLE =
+  /[\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB\uFE00-\uFE0F]|\uDB40[\uDD00-\uDDEF]/g;
 // Unicode tag characters (U+E0000..U+E007F) spell ASCII that no page shows: shown as the text they spell.
 const TAGS = /(?:\uDB40[\uDC00-\uDC7F])+/g;
 const HTML_COMMENT = /<!--([\s\S]*?)(?:-->|$)/g;
 const MARKDOWN_COMMENT = /^\[(?:\/\/|comment|_)\]:\s*(?:#|<>)\s*\(([^)\n]*)\)\s*$/gim;
-const HIDDEN_TAG = /<([a-z][a-z0-9]*)\b[^>]*?(?:\shidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?:\.0*)?\b)[^>]*>/gi;
+const HIDDEN_TAG =
+  /<([a-z][a-z0-9]*)\b[^>]*?(?:\shidden\b|display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0(?:\.0*)?\b)[^>]*>/gi;
 
 function codePoint(char: string): string {
   return `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
@@ -23,10 +25,12 @@ function codePoint(char: string): string {
 
 export function sanitizeUntrusted(input: string): SanitizedText {
   let changes = 0;
-  const count = <T extends unknown[]>(replace: (...args: T) => string) => (...args: T): string => {
-    changes++;
-    return replace(...args);
-  };
+  const count =
+    <T extends unknown[]>(replace: (...args: T) => string) =>
+    (...args: T): string => {
+      changes++;
+      return replace(...args);
+    };
   let text = input.replace(
     TAGS,
     count((run: string) => {
@@ -34,9 +38,21 @@ export function sanitizeUntrusted(input: string): SanitizedText {
       return `[hidden tag characters: ${JSON.stringify(spelled.replace(/[^\x20-\x7e]/g, ''))}]`;
     }),
   );
-  text = text.replace(INVISIBLE, count((char: string) => `[${codePoint(char)}]`));
-  text = text.replace(HTML_COMMENT, count((_match: string, inner: string) => `[hidden HTML comment: ${inner.trim()}]`));
-  text = text.replace(MARKDOWN_COMMENT, count((_match: string, inner: string) => `[hidden Markdown comment: ${inner.trim()}]`));
-  text = text.replace(HIDDEN_TAG, count((tag: string) => `[hidden markup ${tag.replace(/[<>]/g, '')}]`));
+  text = text.replace(
+    INVISIBLE,
+    count((char: string) => `[${codePoint(char)}]`),
+  );
+  text = text.replace(
+    HTML_COMMENT,
+    count((_match: string, inner: string) => `[hidden HTML comment: ${inner.trim()}]`),
+  );
+  text = text.replace(
+    MARKDOWN_COMMENT,
+    count((_match: string, inner: string) => `[hidden Markdown comment: ${inner.trim()}]`),
+  );
+  text = text.replace(
+    HIDDEN_TAG,
+    count((tag: string) => `[hidden markup ${tag.replace(/[<>]/g, '')}]`),
+  );
   return { text, changes };
 }

@@ -27,7 +27,8 @@ function collect(item: Json, found: Set<string>): boolean {
   if ('repo_owner_name' in item || 'repo_name' in item) {
     const owner = item.repo_owner_name;
     const name = item.repo_name;
-    if (!add(found, typeof owner === 'string' && typeof name === 'string' && owner && name ? `${owner}/${name}` : null)) return false;
+    if (!add(found, typeof owner === 'string' && typeof name === 'string' && owner && name ? `${owner}/${name}` : null))
+      return false;
   }
   for (const key of ['issue', 'subject'] as const) {
     const nested = item[key];
@@ -45,7 +46,9 @@ function collect(item: Json, found: Set<string>): boolean {
 function repositoryName(repository: Json): string | null {
   if (typeof repository.full_name === 'string' && repository.full_name.includes('/')) return repository.full_name;
   const owner = isObject(repository.owner) ? repository.owner.login : repository.owner;
-  return typeof owner === 'string' && typeof repository.name === 'string' && owner && repository.name ? `${owner}/${repository.name}` : null;
+  return typeof owner === 'string' && typeof repository.name === 'string' && owner && repository.name
+    ? `${owner}/${repository.name}`
+    : null;
 }
 
 function add(found: Set<string>, name: string | null): boolean {

@@ -12,13 +12,19 @@ export interface MigrationStep {
   kind: 'alias' | 'legacy_category' | 'canonical' | 'unknown';
 }
 
-export function planMigration(entries: readonly string[], vocabulary: Vocabulary, legacyCategories: ReadonlyMap<string, string>): MigrationStep[] {
+export function planMigration(
+  entries: readonly string[],
+  vocabulary: Vocabulary,
+  legacyCategories: ReadonlyMap<string, string>,
+): MigrationStep[] {
   return entries.map((from, index): MigrationStep => {
     const normalized = normalizeName(from, vocabulary, { allowPatterns: true });
-    if (normalized.ok && normalized.via === 'alias') return { index, from, to: normalized.canonical[0] as string, kind: 'alias' };
+    if (normalized.ok && normalized.via === 'alias')
+      return { index, from, to: normalized.canonical[0] as string, kind: 'alias' };
     if (normalized.ok) return { index, from, to: null, kind: 'canonical' };
     const legacy = legacyCategories.get(from);
-    if (legacy !== undefined && vocabulary.operations.has(legacy)) return { index, from, to: legacy, kind: 'legacy_category' };
+    if (legacy !== undefined && vocabulary.operations.has(legacy))
+      return { index, from, to: legacy, kind: 'legacy_category' };
     return { index, from, to: null, kind: 'unknown' };
   });
 }

@@ -5,10 +5,7 @@ import { expandPattern, looksLikePattern, type Vocabulary } from './vocabulary.j
 import { nearest } from './nearest.js';
 
 export type NormalizeFailure =
-  | 'unknown_operation'
-  | 'ambiguous_operation'
-  | 'cross_service_operation'
-  | 'invalid_pattern';
+  'unknown_operation' | 'ambiguous_operation' | 'cross_service_operation' | 'invalid_pattern';
 
 export type Normalized =
   | { ok: true; canonical: string[]; via: 'canonical' | 'alias' | 'pattern' | 'namespaced' }
@@ -29,7 +26,8 @@ export function normalizeName(name: string, vocabulary: Vocabulary, options: Nor
   if (looksLikePattern(name)) return normalizePattern(name, service, vocabulary, options.allowPatterns === true);
   const prefix = name.includes('.') ? name.slice(0, name.indexOf('.')) : null;
   if (prefix === service) {
-    if (service !== vocabulary.service || vocabulary.operations.has(name)) return { ok: true, canonical: [name], via: 'canonical' };
+    if (service !== vocabulary.service || vocabulary.operations.has(name))
+      return { ok: true, canonical: [name], via: 'canonical' };
     return unknown(name, `is not in the ${service} vocabulary`, vocabulary);
   }
   if (service === vocabulary.service) {
@@ -37,7 +35,11 @@ export function normalizeName(name: string, vocabulary: Vocabulary, options: Nor
     if (alias !== undefined) return { ok: true, canonical: [alias], via: 'alias' };
   }
   if (prefix !== null && isOtherService(prefix, service, vocabulary)) {
-    return { ok: false, reason: 'cross_service_operation', message: `'${name}' belongs to service ${prefix}, not ${service}` };
+    return {
+      ok: false,
+      reason: 'cross_service_operation',
+      message: `'${name}' belongs to service ${prefix}, not ${service}`,
+    };
   }
   if (prefix !== null) {
     const qualified = `${service}.${name}`;
@@ -81,7 +83,12 @@ const areaCache = new WeakMap<Vocabulary, ReadonlySet<string>>();
 function areasOf(vocabulary: Vocabulary): ReadonlySet<string> {
   let areas = areaCache.get(vocabulary);
   if (!areas) {
-    areas = new Set([...vocabulary.operations.keys()].map((name) => name.split('.')).filter((parts) => parts.length === 3).map((parts) => parts[1] as string));
+    areas = new Set(
+      [...vocabulary.operations.keys()]
+        .map((name) => name.split('.'))
+        .filter((parts) => parts.length === 3)
+        .map((parts) => parts[1] as string),
+    );
     areaCache.set(vocabulary, areas);
   }
   return areas;

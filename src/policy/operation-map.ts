@@ -76,9 +76,14 @@ export function pullRequestOperations(map: OperationMap, mapped: Extract<MappedC
 }
 
 /** The mapped call, needing `extra` operations as well (each once). */
-export function withOperations(mapped: Extract<MappedCall, { ok: true }>, extra: readonly string[]): Extract<MappedCall, { ok: true }> {
+export function withOperations(
+  mapped: Extract<MappedCall, { ok: true }>,
+  extra: readonly string[],
+): Extract<MappedCall, { ok: true }> {
   const operations = [...new Set([...mapped.operations, ...extra])];
-  return operations.length === mapped.operations.length ? mapped : { ...mapped, operations, rule: `${mapped.rule}; the issue is a pull request: also ${extra.join(', ')}` };
+  return operations.length === mapped.operations.length
+    ? mapped
+    : { ...mapped, operations, rule: `${mapped.rule}; the issue is a pull request: also ${extra.join(', ')}` };
 }
 
 function checkKnownValues(mapping: OperationMapping, args: unknown, file: string): MappedCall | null {
@@ -116,5 +121,7 @@ function describeMapping(mapping: OperationMapping, primaryRule: MapRule | undef
 }
 
 export function conditionText(when: ArgumentCondition): string {
-  return when.present !== undefined ? `${when.path} ${when.present ? 'present' : 'absent'}` : `${when.path} = ${String(when.equals)}`;
+  return when.present !== undefined
+    ? `${when.path} ${when.present ? 'present' : 'absent'}`
+    : `${when.path} = ${String(when.equals)}`;
 }

@@ -51,11 +51,20 @@ export function renderOperationsDoc(input: OperationsDocInput): string {
     '',
   ];
   for (const [area, entries] of groupByArea(input.vocabulary)) {
-    lines.push(`## ${area}`, '', '| Operation | Risk | Meaning | Legacy aliases | Allowed by | Forbidden by | Tools |', '|---|---|---|---|---|---|---|');
+    lines.push(
+      `## ${area}`,
+      '',
+      '| Operation | Risk | Meaning | Legacy aliases | Allowed by | Forbidden by | Tools |',
+      '|---|---|---|---|---|---|---|',
+    );
     for (const entry of entries) lines.push(tableRow(operationCells(entry, input, mapped)));
     lines.push('');
   }
-  lines.push(...argumentRulesSection(input.operationMap, mapped), ...guardedOnlySection(input.guardedOnly), ...repositoryReachSection(input));
+  lines.push(
+    ...argumentRulesSection(input.operationMap, mapped),
+    ...guardedOnlySection(input.guardedOnly),
+    ...repositoryReachSection(input),
+  );
   return lines.join('\n');
 }
 
@@ -96,8 +105,13 @@ function legacyNames(operation: string, input: OperationsDocInput): string[] {
     const result = normalizeName(alias, input.vocabulary);
     return result.ok && result.via === 'alias' && result.canonical.includes(operation);
   });
-  const migrateOnly = [...input.legacyCategories].filter(([, canonical]) => canonical === operation).map(([spelling]) => spelling);
-  return [...aliases.map((alias) => `\`${alias}\``), ...migrateOnly.map((spelling) => `\`${spelling}\` (migrate only)`)];
+  const migrateOnly = [...input.legacyCategories]
+    .filter(([, canonical]) => canonical === operation)
+    .map(([spelling]) => spelling);
+  return [
+    ...aliases.map((alias) => `\`${alias}\``),
+    ...migrateOnly.map((spelling) => `\`${spelling}\` (migrate only)`),
+  ];
 }
 
 function profileNames(profiles: readonly CompiledProfile[]): string {
@@ -109,7 +123,9 @@ function toolsCell(operation: string, input: OperationsDocInput, mapped: readonl
   const primary = mapped.filter((tool) => tool.mapping.operation === operation).map((tool) => `\`${tool.name}\``);
   const routed = [
     ...input.operationMap.globalRules.filter(routesTo).map((rule) => `any tool (\`${conditionText(rule.when)}\`)`),
-    ...mapped.flatMap((tool) => tool.mapping.rules.filter(routesTo).map((rule) => `\`${tool.name}\` (\`${conditionText(rule.when)}\`)`)),
+    ...mapped.flatMap((tool) =>
+      tool.mapping.rules.filter(routesTo).map((rule) => `\`${tool.name}\` (\`${conditionText(rule.when)}\`)`),
+    ),
   ];
   const parts = [collapsedList(`${primary.length} tool${primary.length === 1 ? '' : 's'}`, primary)];
   if (routed.length > 0) parts.push(collapsedList(`via arguments: ${routed.length}`, routed));
@@ -133,13 +149,18 @@ function argumentRulesSection(map: OperationMap, mapped: readonly MappedTool[]):
   ];
   for (const rule of map.globalRules) lines.push(`- Any tool: ${ruleWords(rule, 'the primary operation')}.`);
   for (const [issueOperation, pullOperation] of map.onPullRequests) {
-    lines.push(`- Any tool needing \`${issueOperation}\` on an issue that is a pull request (read live; unreadable counts as one): also needs \`${pullOperation}\`.`);
+    lines.push(
+      `- Any tool needing \`${issueOperation}\` on an issue that is a pull request (read live; unreadable counts as one): also needs \`${pullOperation}\`.`,
+    );
   }
   for (const { name, mapping } of mapped) {
     if (mapping.rules.length === 0 && mapping.known.length === 0) continue;
     const sentences = [
       ...mapping.rules.map((rule) => ruleWords(rule, mapping.operation)),
-      ...mapping.known.map((known) => `\`${known.path}\` must be ${known.required ? 'given as ' : ''}one of ${known.values.map((v) => `\`${String(v)}\``).join(', ')}`),
+      ...mapping.known.map(
+        (known) =>
+          `\`${known.path}\` must be ${known.required ? 'given as ' : ''}one of ${known.values.map((v) => `\`${String(v)}\``).join(', ')}`,
+      ),
     ];
     lines.push(`- \`${name}\` (${mapping.operationId}, primary \`${mapping.operation}\`): ${sentences.join('; ')}.`);
   }
@@ -175,11 +196,30 @@ function repositoryReachSection(input: OperationsDocInput): string[] {
   const rows = input.tools.flatMap((tool) => {
     const spec = input.targets.byOperationId.get(tool.operationId);
     const filtered = input.scopeFiltered.has(tool.operationId);
-    const sources = spec && spec.repositories !== 'opaque' ? spec.repositories.filter((source) => !isDefault(source)) : [];
+    const sources =
+      spec && spec.repositories !== 'opaque' ? spec.repositories.filter((source) => !isDefault(source)) : [];
     if (!filtered && spec?.repositories !== 'opaque' && sources.length === 0) return [];
-    const how = filtered ? 'filtered' : spec?.repositories === 'opaque' ? 'opaque' : `named: ${sources.map(sourceText).join(', ')}`;
-    const why = tool.reach.unnamed ?? (tool.reach.fields.length > 0 ? `names a repository in ${tool.reach.fields.map((f) => `\`${f}\``).join(', ')}` : '-');
-    return [{ how, row: tableRow([`\`${tool.name}\``, tool.operationId, how.startsWith('named') ? `names it in arguments: ${sources.map(sourceText).join(', ')}` : how, why]) }];
+    const how = filtered
+      ? 'filtered'
+      : spec?.repositories === 'opaque'
+        ? 'opaque'
+        : `named: ${sources.map(sourceText).join(', ')}`;
+    const why =
+      tool.reach.unnamed ??
+      (tool.reach.fields.length > 0
+        ? `names a repository in ${tool.reach.fields.map((f) => `\`${f}\``).join(', ')}`
+        : '-');
+    return [
+      {
+        how,
+        row: tableRow([
+          `\`${tool.name}\``,
+          tool.operationId,
+          how.startsWith('named') ? `names it in arguments: ${sources.map(sourceText).join(', ')}` : how,
+          why,
+        ]),
+      },
+    ];
   });
   const count = (prefix: string) => rows.filter((r) => r.how.startsWith(prefix)).length;
   return [
@@ -188,7 +228,7 @@ function repositoryReachSection(input: OperationsDocInput): string[] {
     'Derived from the pinned spec (src/catalog/reach.ts) and policies/targets.yaml; test/scope-closure.test.ts fails when an',
     `operation that can reach another repository is left open. ${inPath} operations name their repository in the path;`,
     `below, ${count('named')} name one in their arguments (a scope checks it like a path's), ${count('filtered')} are *filtered* (the result`,
-    'is cut to the profile\'s repositories.read scope: items of other repositories, nested ones included, or of none that can',
+    "is cut to the profile's repositories.read scope: items of other repositories, nested ones included, or of none that can",
     `be told are removed and \`pagination.removed_by_scope\` counts them; a single object outside is withheld), and ${count('opaque')} are`,
     '*opaque* (refused to a profile whose repositories scope applies to the call). Profiles without a repositories scope see',
     'every result whole.',

@@ -9,7 +9,13 @@ import type { Vocabulary } from './vocabulary.js';
 export const ROLES = ['issue-manager', 'author', 'reviewer', 'merger', 'owner', 'reconciler'] as const;
 export type Role = (typeof ROLES)[number];
 
-export const CAPABILITY_FLAGS = ['can_approve_prs', 'can_merge_prs', 'can_push_branches', 'can_mutate_issues', 'can_author_impl_prs'] as const;
+export const CAPABILITY_FLAGS = [
+  'can_approve_prs',
+  'can_merge_prs',
+  'can_push_branches',
+  'can_mutate_issues',
+  'can_author_impl_prs',
+] as const;
 export type CapabilityFlag = (typeof CAPABILITY_FLAGS)[number];
 
 /** A profile as written. Inline profiles carry only the lists; fields left out are not checked. */
@@ -82,7 +88,11 @@ export interface ProfileSource {
   lineOf?: (path: readonly (string | number)[]) => number | null;
 }
 
-export function compileProfile(source: ProfileSource, vocabulary: Vocabulary, service = vocabulary.service): CompiledProfile {
+export function compileProfile(
+  source: ProfileSource,
+  vocabulary: Vocabulary,
+  service = vocabulary.service,
+): CompiledProfile {
   const lineOf = source.lineOf ?? (() => null);
   const entries = (['allowed_operations', 'forbidden_operations'] as const).flatMap((list) =>
     (source.data[list] ?? []).map((written, index): ListEntry => ({
@@ -128,7 +138,9 @@ function grantIndex(entries: ListEntry[], list: ListName): Map<string, ListEntry
 /** The vocabulary operations this profile may actually perform: allowed, not forbidden, no broken forbidden entry. */
 export function effectiveOperations(profile: CompiledProfile, vocabulary: Vocabulary): Set<string> {
   if (profile.brokenForbidden.length > 0) return new Set();
-  return new Set([...vocabulary.operations.keys()].filter((name) => profile.allowed.has(name) && !profile.forbidden.has(name)));
+  return new Set(
+    [...vocabulary.operations.keys()].filter((name) => profile.allowed.has(name) && !profile.forbidden.has(name)),
+  );
 }
 
 /** What each capability flag claims, as the operations that carry it (any one of them is enough). */
@@ -136,7 +148,13 @@ export const CAPABILITY_OPERATIONS: Readonly<Record<CapabilityFlag, readonly str
   can_approve_prs: ['gitea.pr.approve'],
   can_merge_prs: ['gitea.pr.merge'],
   can_push_branches: ['gitea.branch.push', 'gitea.repo.commit'],
-  can_mutate_issues: ['gitea.issue.create', 'gitea.issue.edit', 'gitea.issue.close', 'gitea.issue.label', 'gitea.issue.delete'],
+  can_mutate_issues: [
+    'gitea.issue.create',
+    'gitea.issue.edit',
+    'gitea.issue.close',
+    'gitea.issue.label',
+    'gitea.issue.delete',
+  ],
   can_author_impl_prs: ['gitea.pr.create'],
 };
 

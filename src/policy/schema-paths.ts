@@ -6,7 +6,8 @@ type Schema = { [key: string]: unknown };
 
 /** Why the JSONPath is not usable on inputs of this schema, or null. Only $, names, [n] and [*] steps. */
 export function jsonPathProblem(path: string, schema: Schema): string | null {
-  if (/\.\.|\?\(|\(|@/.test(path)) return 'uses a filter, script or recursive descent (only $, .name, [n] and [*] are supported)';
+  if (/\.\.|\?\(|\(|@/.test(path))
+    return 'uses a filter, script or recursive descent (only $, .name, [n] and [*] are supported)';
   let steps: string[];
   try {
     steps = (JSONPath.toPathArray(path) as string[]).slice(1);
@@ -22,7 +23,12 @@ export function jsonPathProblem(path: string, schema: Schema): string | null {
 }
 
 function childSchemas(node: Schema, step: string): Schema[] {
-  const variants = [node, ...(['anyOf', 'oneOf', 'allOf'] as const).flatMap((key) => (Array.isArray(node[key]) ? (node[key] as Schema[]) : []))];
+  const variants = [
+    node,
+    ...(['anyOf', 'oneOf', 'allOf'] as const).flatMap((key) =>
+      Array.isArray(node[key]) ? (node[key] as Schema[]) : [],
+    ),
+  ];
   return variants.flatMap((variant) => {
     const properties = (variant.properties ?? {}) as Record<string, Schema>;
     if (step === '*') return [...Object.values(properties), ...(isSchema(variant.items) ? [variant.items] : [])];

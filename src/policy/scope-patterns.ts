@@ -47,7 +47,12 @@ export function compilePatternList(
     const line = lineOf(index);
     const problem = patternProblem(pattern, kind);
     if (problem) broken.push({ written: pattern, line, problem });
-    else patterns.push({ written: pattern, line, test: micromatch.matcher(pattern, { ...OPTIONS[kind], ...(options.deny ? { nocase: true } : {}) }) });
+    else
+      patterns.push({
+        written: pattern,
+        line,
+        test: micromatch.matcher(pattern, { ...OPTIONS[kind], ...(options.deny ? { nocase: true } : {}) }),
+      });
   });
   return { field, line: lineOf(null), patterns, broken };
 }
@@ -75,9 +80,11 @@ export function valueProblem(value: string, kind: ScopeKind): string | null {
   if (value.startsWith('/')) return 'starts with /';
   const segments = value.split('/');
   if (segments.some((segment) => segment === '..')) return 'has a .. segment';
-  if (kind === 'path' && segments.some((segment) => segment === '' || segment === '.')) return 'has an empty or . segment';
+  if (kind === 'path' && segments.some((segment) => segment === '' || segment === '.'))
+    return 'has an empty or . segment';
   if (kind === 'path' && value.includes('\\')) return 'contains a backslash';
-  if (kind === 'repository' && (segments.length !== 2 || segments.some((segment) => segment === ''))) return 'is not of the form owner/repo';
+  if (kind === 'repository' && (segments.length !== 2 || segments.some((segment) => segment === '')))
+    return 'is not of the form owner/repo';
   return null;
 }
 

@@ -15,7 +15,8 @@ export interface ScopeDescription {
 
 export function describeScopes(profile: { scopes: CompiledScopes }): ScopeDescription {
   const { scopes } = profile;
-  const written = (list: PatternList | null): string[] => (list ? [...list.patterns, ...list.broken].map((p) => p.written) : []);
+  const written = (list: PatternList | null): string[] =>
+    list ? [...list.patterns, ...list.broken].map((p) => p.written) : [];
   const orAny = (list: PatternList | null): string[] | 'any' => (list ? written(list) : 'any');
   return {
     repositories: { read: orAny(scopes.repositories.read), write: orAny(scopes.repositories.write) },
@@ -40,16 +41,30 @@ const ENVELOPE_LISTS = ['data', 'workflow_runs', 'jobs'] as const;
  * item that belongs to a repository outside the scope or to none that can be told (item-repositories.ts);
  * a single object outside the scope is withheld. Profiles without a read scope see the result unchanged.
  */
-export function filterToReadScope(profile: { scopes: CompiledScopes }, operationId: string, data: unknown): ScopedResult {
+export function filterToReadScope(
+  profile: { scopes: CompiledScopes },
+  operationId: string,
+  data: unknown,
+): ScopedResult {
   const scope = profile.scopes.repositories.read;
   if (!scope) return { ok: true, data, removed: 0 };
-  if (scope.broken.length > 0) return { ok: false, code: 'malformed_pattern', message: `${scope.field} holds a malformed pattern; results that span repositories are withheld until it is fixed` };
+  if (scope.broken.length > 0)
+    return {
+      ok: false,
+      code: 'malformed_pattern',
+      message: `${scope.field} holds a malformed pattern; results that span repositories are withheld until it is fixed`,
+    };
   const keep = (items: unknown[]): unknown[] => items.filter((item) => inScope(scope, item));
   if (Array.isArray(data)) {
     const kept = keep(data);
     return { ok: true, data: kept, removed: data.length - kept.length };
   }
-  if (data === null || typeof data !== 'object') return { ok: false, code: 'unfilterable_result', message: `the result of ${operationId} is not one this server can filter; it is withheld` };
+  if (data === null || typeof data !== 'object')
+    return {
+      ok: false,
+      code: 'unfilterable_result',
+      message: `the result of ${operationId} is not one this server can filter; it is withheld`,
+    };
   const record = data as Record<string, unknown>;
   const list = ENVELOPE_LISTS.find((key) => Array.isArray(record[key]));
   if (list) {
@@ -58,7 +73,11 @@ export function filterToReadScope(profile: { scopes: CompiledScopes }, operation
     return { ok: true, data: { ...record, [list]: kept }, removed: items.length - kept.length };
   }
   if (inScope(scope, data)) return { ok: true, data, removed: 0 };
-  return { ok: false, code: 'repository_out_of_scope', message: `the result of ${operationId} belongs to a repository outside ${scope.field}, or to none this server can tell` };
+  return {
+    ok: false,
+    code: 'repository_out_of_scope',
+    message: `the result of ${operationId} belongs to a repository outside ${scope.field}, or to none this server can tell`,
+  };
 }
 
 function inScope(scope: PatternList, item: unknown): boolean {

@@ -4,7 +4,14 @@
 // broken pattern or an unreadable target denies.
 import type { FailedCondition } from './decision.js';
 import { normalizeName } from './normalize.js';
-import { compilePatternList, firstMatch, valueProblem, type BrokenPattern, type PatternList, type ScopeKind } from './scope-patterns.js';
+import {
+  compilePatternList,
+  firstMatch,
+  valueProblem,
+  type BrokenPattern,
+  type PatternList,
+  type ScopeKind,
+} from './scope-patterns.js';
 import type { Targets } from './targets.js';
 import type { Vocabulary } from './vocabulary.js';
 import type { ReasonCode } from './reasons.js';
@@ -53,13 +60,23 @@ export interface ScopePolicy {
 
 type LineOf = (path: readonly (string | number)[]) => number | null;
 
-export function compileScopes(data: ScopeData, vocabulary: Vocabulary, service: string, lineOf: LineOf): CompiledScopes {
+export function compileScopes(
+  data: ScopeData,
+  vocabulary: Vocabulary,
+  service: string,
+  lineOf: LineOf,
+): CompiledScopes {
   const list = (path: string[], kind: ScopeKind, written: string[] | undefined, deny = false): PatternList | null =>
-    written === undefined ? null : compilePatternList(path.join('.'), kind, written, (i) => lineOf(i === null ? path : [...path, i]), { deny });
+    written === undefined
+      ? null
+      : compilePatternList(path.join('.'), kind, written, (i) => lineOf(i === null ? path : [...path, i]), { deny });
   const repos = data.repositories;
   const repositories = Array.isArray(repos)
     ? { read: list(['repositories'], 'repository', repos), write: list(['repositories'], 'repository', repos) }
-    : { read: list(['repositories', 'read'], 'repository', repos?.read), write: list(['repositories', 'write'], 'repository', repos?.write) };
+    : {
+        read: list(['repositories', 'read'], 'repository', repos?.read),
+        write: list(['repositories', 'write'], 'repository', repos?.write),
+      };
   const branches = new Map<string, PatternList>();
   const brokenBranchKeys: BrokenPattern[] = [];
   for (const [key, patterns] of Object.entries(data.branches ?? {})) {
@@ -97,7 +114,14 @@ export interface LiveBranchFacts {
 }
 
 /** Every scope the call's targets fail; empty when all hold. */
-export function checkScopes(profile: ScopeSubject, targets: Targets, operations: readonly string[], access: Access, policy: ScopePolicy, live?: LiveBranchFacts): FailedCondition[] {
+export function checkScopes(
+  profile: ScopeSubject,
+  targets: Targets,
+  operations: readonly string[],
+  access: Access,
+  policy: ScopePolicy,
+  live?: LiveBranchFacts,
+): FailedCondition[] {
   return [
     ...repositoryFailures(profile, targets, access),
     ...branchFailures(profile, targets, operations, policy, live),
@@ -111,27 +135,63 @@ function repositoryFailures(profile: ScopeSubject, targets: Targets, access: Acc
   const broken = brokenFailures(profile, scope);
   if (broken.length > 0) return broken;
   if (targets.unreadable?.includes('repository')) {
-    return [failure('target_unreadable', `the repository this call ${access === 'read' ? 'reads' : 'writes'} cannot be read from its arguments, and ${scope.field} restricts repositories`, profile, scope.line, scope.field)];
+    return [
+      failure(
+        'target_unreadable',
+        `the repository this call ${access === 'read' ? 'reads' : 'writes'} cannot be read from its arguments, and ${scope.field} restricts repositories`,
+        profile,
+        scope.line,
+        scope.field,
+      ),
+    ];
   }
   return (targets.repositories ?? []).flatMap((repository) => {
     const problem = valueProblem(repository, 'repository');
     if (problem) return [failure('bad_target', `the repository name ${problem}`, profile, scope.line, scope.field)];
     if (firstMatch(scope, repository)) return [];
-    return [failure('repository_out_of_scope', `repository ${repository} is outside ${scope.field} (${patternsText(scope)})`, profile, scope.line, scope.field)];
+    return [
+      failure(
+        'repository_out_of_scope',
+        `repository ${repository} is outside ${scope.field} (${patternsText(scope)})`,
+        profile,
+        scope.line,
+        scope.field,
+      ),
+    ];
   });
 }
 
-function branchFailures(profile: ScopeSubject, targets: Targets, operations: readonly string[], policy: ScopePolicy, live: LiveBranchFacts | undefined): FailedCondition[] {
+function branchFailures(
+  profile: ScopeSubject,
+  targets: Targets,
+  operations: readonly string[],
+  policy: ScopePolicy,
+  live: LiveBranchFacts | undefined,
+): FailedCondition[] {
   const scoped = operations.filter((name) => profile.scopes.branches.has(name));
   const guarded = operations.filter((name) => policy.protectedBranchOperations.has(name));
   const brokenKey = profile.scopes.brokenBranchKeys[0];
   // A call that touches a branch it does not name is denied too: the broken key may have been meant for it.
   if (brokenKey && (targets.branches !== undefined || targets.unreadable?.includes('branch'))) {
-    return [failure('malformed_pattern', `branches key '${brokenKey.written}' ${brokenKey.problem}; fix it before any branch is targeted`, profile, brokenKey.line)];
+    return [
+      failure(
+        'malformed_pattern',
+        `branches key '${brokenKey.written}' ${brokenKey.problem}; fix it before any branch is targeted`,
+        profile,
+        brokenKey.line,
+      ),
+    ];
   }
   if (scoped.length === 0 && guarded.length === 0) return [];
   if (targets.branches === undefined || targets.branches.length === 0) {
-    return [failure('target_unreadable', `the branch ${[...scoped, ...guarded][0]} targets cannot be read from the call's arguments; name it explicitly`, profile, null)];
+    return [
+      failure(
+        'target_unreadable',
+        `the branch ${[...scoped, ...guarded][0]} targets cannot be read from the call's arguments; name it explicitly`,
+        profile,
+        null,
+      ),
+    ];
   }
   const failures: FailedCondition[] = [];
   for (const branch of targets.branches) {
@@ -141,31 +201,82 @@ function branchFailures(profile: ScopeSubject, targets: Targets, operations: rea
       continue;
     }
     const protectedBy = guarded.length > 0 ? firstMatch(policy.protectedBranches, branch) : undefined;
-    if (protectedBy) failures.push({ code: 'protected_branch', message: `branch ${branch} is protected (${policy.protectedBranches.field}: ${protectedBy.written}); ${guarded.join(', ')} never targets it through these tools`, entry: { file: policy.targetsFile, line: protectedBy.line, rule: `${policy.protectedBranches.field}: ${protectedBy.written}` } });
+    if (protectedBy)
+      failures.push({
+        code: 'protected_branch',
+        message: `branch ${branch} is protected (${policy.protectedBranches.field}: ${protectedBy.written}); ${guarded.join(', ')} never targets it through these tools`,
+        entry: {
+          file: policy.targetsFile,
+          line: protectedBy.line,
+          rule: `${policy.protectedBranches.field}: ${protectedBy.written}`,
+        },
+      });
     else if (guarded.length > 0 && live) failures.push(...liveProtection(live, branch, guarded, policy));
     for (const operation of scoped) {
       const scope = profile.scopes.branches.get(operation) as PatternList;
       const broken = brokenFailures(profile, scope);
       if (broken.length > 0) failures.push(...broken);
-      else if (!firstMatch(scope, branch)) failures.push(failure('branch_out_of_scope', `branch ${branch} is outside ${scope.field} (${patternsText(scope)})`, profile, scope.line, scope.field));
+      else if (!firstMatch(scope, branch))
+        failures.push(
+          failure(
+            'branch_out_of_scope',
+            `branch ${branch} is outside ${scope.field} (${patternsText(scope)})`,
+            profile,
+            scope.line,
+            scope.field,
+          ),
+        );
     }
   }
   return failures;
 }
 
 /** The repository's default branch and Gitea's own protection, read live, protect a branch like the list does. */
-function liveProtection(live: LiveBranchFacts, branch: string, guarded: readonly string[], policy: ScopePolicy): FailedCondition[] {
+function liveProtection(
+  live: LiveBranchFacts,
+  branch: string,
+  guarded: readonly string[],
+  policy: ScopePolicy,
+): FailedCondition[] {
   const entry = { file: policy.targetsFile, line: null, rule: 'protected_branch_operations' };
   const never = `${guarded.join(', ')} never targets it through these tools`;
   const { defaultBranch } = live;
-  if (!defaultBranch.ok) return [{ code: 'protected_branch_unknown', message: `${defaultBranch.detail} (live: default_branch); ${never} unread`, entry }];
+  if (!defaultBranch.ok)
+    return [
+      {
+        code: 'protected_branch_unknown',
+        message: `${defaultBranch.detail} (live: default_branch); ${never} unread`,
+        entry,
+      },
+    ];
   // Plain Gitea rule names match case-insensitively (ProtectedBranch.Match): so does the default branch here.
   if (defaultBranch.value.toLowerCase() === branch.toLowerCase()) {
-    return [{ code: 'protected_branch', message: `branch ${branch} is the default branch of ${live.repository} (live: default_branch); ${never}`, entry }];
+    return [
+      {
+        code: 'protected_branch',
+        message: `branch ${branch} is the default branch of ${live.repository} (live: default_branch); ${never}`,
+        entry,
+      },
+    ];
   }
   const flag = live.protectedFlags[branch];
-  if (!flag || !flag.ok) return [{ code: 'protected_branch_unknown', message: `${flag?.detail ?? `branch ${branch} was not read`} (live: protected); ${never} unread`, entry }];
-  return flag.value ? [{ code: 'protected_branch', message: `Gitea protects branch ${branch} of ${live.repository} (live: protected); ${never}`, entry }] : [];
+  if (!flag || !flag.ok)
+    return [
+      {
+        code: 'protected_branch_unknown',
+        message: `${flag?.detail ?? `branch ${branch} was not read`} (live: protected); ${never} unread`,
+        entry,
+      },
+    ];
+  return flag.value
+    ? [
+        {
+          code: 'protected_branch',
+          message: `Gitea protects branch ${branch} of ${live.repository} (live: protected); ${never}`,
+          entry,
+        },
+      ]
+    : [];
 }
 
 function pathFailures(profile: ScopeSubject, targets: Targets, access: Access, policy: ScopePolicy): FailedCondition[] {
@@ -176,16 +287,52 @@ function pathFailures(profile: ScopeSubject, targets: Targets, access: Access, p
   if (lists.length === 0 && !guardedPaths) return [];
   const broken = lists.flatMap((list) => brokenFailures(profile, list));
   if (broken.length > 0) return broken;
-  if (targets.paths === undefined) return [failure('target_unreadable', `the files this call ${access === 'read' ? 'reads' : 'writes'} cannot be read from its arguments, and file paths are restricted`, profile, null)];
+  if (targets.paths === undefined)
+    return [
+      failure(
+        'target_unreadable',
+        `the files this call ${access === 'read' ? 'reads' : 'writes'} cannot be read from its arguments, and file paths are restricted`,
+        profile,
+        null,
+      ),
+    ];
   return targets.paths.flatMap((path): FailedCondition[] => {
     const problem = valueProblem(path, 'path');
     if (problem) return [failure('bad_target', `file path ${problem}`, profile, null)];
     const denied = deny ? firstMatch(deny, path) : undefined;
-    if (denied && deny) return [failure('path_not_allowed', `file ${path} matches ${deny.field}: ${denied.written}`, profile, denied.line, `${deny.field}: ${denied.written}`)];
-    if (allow && !firstMatch(allow, path)) return [failure('path_not_allowed', `file ${path} is outside ${allow.field} (${patternsText(allow)})`, profile, allow.line, allow.field)];
+    if (denied && deny)
+      return [
+        failure(
+          'path_not_allowed',
+          `file ${path} matches ${deny.field}: ${denied.written}`,
+          profile,
+          denied.line,
+          `${deny.field}: ${denied.written}`,
+        ),
+      ];
+    if (allow && !firstMatch(allow, path))
+      return [
+        failure(
+          'path_not_allowed',
+          `file ${path} is outside ${allow.field} (${patternsText(allow)})`,
+          profile,
+          allow.line,
+          allow.field,
+        ),
+      ];
     const guard = guardedPaths ? firstMatch(guardedPaths, path) : undefined;
     if (guard && !namedBy(allow, guard.written, path)) {
-      return [{ code: 'path_not_allowed', message: `file ${path} is protected (${guard.written}): writing it needs paths.write.allow to name it`, entry: { file: policy.targetsFile, line: guard.line, rule: `${policy.protectedPaths.field}: ${guard.written}` } }];
+      return [
+        {
+          code: 'path_not_allowed',
+          message: `file ${path} is protected (${guard.written}): writing it needs paths.write.allow to name it`,
+          entry: {
+            file: policy.targetsFile,
+            line: guard.line,
+            rule: `${policy.protectedPaths.field}: ${guard.written}`,
+          },
+        },
+      ];
     }
     return [];
   });
@@ -199,13 +346,27 @@ function namedBy(allow: PatternList | null, protectedPattern: string, path: stri
 }
 
 function brokenFailures(profile: ScopeSubject, list: PatternList): FailedCondition[] {
-  return list.broken.map((broken) => failure('malformed_pattern', `${list.field} pattern '${broken.written}' ${broken.problem}; the scope denies until it is fixed`, profile, broken.line, `${list.field}: ${broken.written}`));
+  return list.broken.map((broken) =>
+    failure(
+      'malformed_pattern',
+      `${list.field} pattern '${broken.written}' ${broken.problem}; the scope denies until it is fixed`,
+      profile,
+      broken.line,
+      `${list.field}: ${broken.written}`,
+    ),
+  );
 }
 
 function patternsText(list: PatternList): string {
   return list.patterns.length === 0 ? 'empty list' : list.patterns.map((pattern) => pattern.written).join(', ');
 }
 
-function failure(code: ReasonCode, message: string, profile: ScopeSubject, line: number | null, rule = 'resource scopes'): FailedCondition {
+function failure(
+  code: ReasonCode,
+  message: string,
+  profile: ScopeSubject,
+  line: number | null,
+  rule = 'resource scopes',
+): FailedCondition {
   return { code, message, entry: { file: profile.file, line, rule } };
 }

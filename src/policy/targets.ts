@@ -73,7 +73,8 @@ export function readTargets(spec: TargetSpec | undefined, args: unknown): Target
   if (spec.paths !== undefined) {
     const read = spec.paths === 'opaque' ? [null] : spec.paths.map((path) => readPath(args, path));
     const values = read.every((found): found is unknown[] => found !== null) ? read.flat() : [];
-    if (values.length > 0 && values.every((value): value is string => typeof value === 'string')) targets.paths = values;
+    if (values.length > 0 && values.every((value): value is string => typeof value === 'string'))
+      targets.paths = values;
     else unreadable.push('paths');
   }
   return unreadable.length > 0 ? { ...targets, unreadable } : targets;
@@ -95,7 +96,11 @@ export function withSupplied(read: Targets, supplied: Targets | undefined): Targ
   return merged;
 }
 
-const TARGET_KINDS = [['repositories', 'repository'], ['branches', 'branch'], ['paths', 'paths']] as const;
+const TARGET_KINDS = [
+  ['repositories', 'repository'],
+  ['branches', 'branch'],
+  ['paths', 'paths'],
+] as const;
 
 /** The Targets fields of a caller-supplied record; a field that is present but not a list of strings is unreadable (it denies where a scope needs it). */
 export function suppliedTargets(record: Readonly<Record<string, unknown>> | undefined): Targets | undefined {

@@ -45,7 +45,14 @@ export function resolveTaskCapability(catalog: TaskCatalog, task: string, sessio
   const definition = Object.hasOwn(catalog.tasks, task) ? catalog.tasks[task] : undefined;
   if (!definition) {
     const known = Object.keys(catalog.tasks).sort().join(', ');
-    return { task, role: null, permissions: [], allowed_in_current_session: false, reason: 'unknown_task', hint: `Unknown task. Known tasks: ${known}.` };
+    return {
+      task,
+      role: null,
+      permissions: [],
+      allowed_in_current_session: false,
+      reason: 'unknown_task',
+      hint: `Unknown task. Known tasks: ${known}.`,
+    };
   }
   const { role, permissions, tool } = definition;
   const base = { task, role, permissions: [...permissions], ...(tool ? { tool } : {}) };
@@ -54,14 +61,32 @@ export function resolveTaskCapability(catalog: TaskCatalog, task: string, sessio
   const elsewhere = roleMatches ? {} : { use_namespace: `gitea-${role}` };
   const where = roleMatches ? 'this namespace' : `the gitea-${role} namespace`;
   if (definition.guarded_only) {
-    return { ...base, allowed_in_current_session: false, ...elsewhere, reason: 'guarded_tool_only', hint: `No role may do this through the raw Gitea tool; use the ${tool} tool in ${where}.` };
+    return {
+      ...base,
+      allowed_in_current_session: false,
+      ...elsewhere,
+      reason: 'guarded_tool_only',
+      hint: `No role may do this through the raw Gitea tool; use the ${tool} tool in ${where}.`,
+    };
   }
   if (!roleMatches) {
-    return { ...base, allowed_in_current_session: false, ...elsewhere, reason: 'role_mismatch', hint: `This is ${role} work; use ${where}.` };
+    return {
+      ...base,
+      allowed_in_current_session: false,
+      ...elsewhere,
+      reason: 'role_mismatch',
+      hint: `This is ${role} work; use ${where}.`,
+    };
   }
   if (missing.length > 0) {
     const hint = `Profile ${session.profileName} does not allow ${missing.join(', ')}; ask its owner to add ${missing.length > 1 ? 'them' : 'it'}, or use a namespace whose profile does.`;
-    return { ...base, allowed_in_current_session: false, reason: 'permission_not_allowed', missing_permissions: missing, hint };
+    return {
+      ...base,
+      allowed_in_current_session: false,
+      reason: 'permission_not_allowed',
+      missing_permissions: missing,
+      hint,
+    };
   }
   return { ...base, allowed_in_current_session: true, reason: 'allowed' };
 }

@@ -22,7 +22,10 @@ function decodeBasic(value: string): { login: string; password: string } | null 
   return colon < 0 ? null : { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-function credentialOwner(state: SandboxState, header: string): { account: Account; method: AuthMethod; scopes: string[] | null } {
+function credentialOwner(
+  state: SandboxState,
+  header: string,
+): { account: Account; method: AuthMethod; scopes: string[] | null } {
   const [scheme = '', value = ''] = header.trim().split(/\s+/, 2);
   const kind = scheme.toLowerCase();
   if (kind === 'token' || kind === 'bearer') {

@@ -9,7 +9,7 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (message = 'The target couldn\'t be found.'): ApiError => new ApiError(404, message);
+export const notFound = (message = "The target couldn't be found."): ApiError => new ApiError(404, message);
 export const forbidden = (message: string): ApiError => new ApiError(403, message);
 export const unauthorized = (message = 'token is required'): ApiError => new ApiError(401, message);
 export const unprocessable = (message: string): ApiError => new ApiError(422, message);

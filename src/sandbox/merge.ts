@@ -22,7 +22,12 @@ export interface MergeRequest {
 }
 
 /** Records the merge commit, marks the pull request merged and closed, optionally deletes its head branch. */
-export function mergePull(state: SandboxState, repo: Repo, issue: Issue & { pull: PullState }, request: MergeRequest): string {
+export function mergePull(
+  state: SandboxState,
+  repo: Repo,
+  issue: Issue & { pull: PullState },
+  request: MergeRequest,
+): string {
   const pull = issue.pull;
   const baseHead = repo.branches.get(pull.base);
   if (baseHead === undefined) throw new Error(`base branch ${pull.base} is missing`);

@@ -250,7 +250,14 @@ export interface OAuth2Token {
 export interface WebSession {
   user: string | null;
   csrf: string;
-  authorize?: { clientId: string; redirectUri: string; state: string; scope: string; codeChallenge: string; codeChallengeMethod: string };
+  authorize?: {
+    clientId: string;
+    redirectUri: string;
+    state: string;
+    scope: string;
+    codeChallenge: string;
+    codeChallengeMethod: string;
+  };
 }
 
 /** Hashes exactly as git does for a blob, so `sha` of a file is the real git blob id. */

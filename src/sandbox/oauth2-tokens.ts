@@ -4,7 +4,10 @@
 import type { Account, OAuth2Grant, SandboxState } from './model.js';
 
 /** The account an OAuth2 access token acts as, with the token's scopes; undefined when it is not a live one. */
-export function oauthAccessToken(state: SandboxState, value: string): { account: Account; scopes: string[] } | undefined {
+export function oauthAccessToken(
+  state: SandboxState,
+  value: string,
+): { account: Account; scopes: string[] } | undefined {
   const grant = liveAccessGrant(state, value);
   const account = grant ? state.account(grant.user) : undefined;
   return grant && account ? { account, scopes: grantAdditionalScopes(grant.scope) } : undefined;

@@ -30,7 +30,12 @@ interface WebAnswer {
 }
 
 /** Serves one web request; resolves with the status and the signed-in user, for the request log. */
-export async function serveOAuthWeb(state: SandboxState, req: IncomingMessage, res: ServerResponse, url: URL): Promise<{ status: number; login: string | null }> {
+export async function serveOAuthWeb(
+  state: SandboxState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<{ status: number; login: string | null }> {
   const form = await readForm(req);
   const session = sessionOf(state, req);
   const answer = route(state, req.method ?? 'GET', url, form, session, req.headers.authorization);
@@ -39,7 +44,14 @@ export async function serveOAuthWeb(state: SandboxState, req: IncomingMessage, r
   return { status: answer.status, login: session.value.user };
 }
 
-function route(state: SandboxState, method: string, url: URL, form: URLSearchParams, session: Session, authorization: string | undefined): WebAnswer {
+function route(
+  state: SandboxState,
+  method: string,
+  url: URL,
+  form: URLSearchParams,
+  session: Session,
+  authorization: string | undefined,
+): WebAnswer {
   const query = url.searchParams;
   switch (`${method} ${url.pathname}`) {
     case 'GET /.well-known/openid-configuration':
@@ -81,19 +93,36 @@ function signIn(state: SandboxState, form: URLSearchParams, session: Session): W
 // --- AuthorizeOAuth ---
 
 function authorize(state: SandboxState, params: URLSearchParams, url: URL, session: Session): WebAnswer {
-  if (session.value.user === null) return redirect(303, `/user/login?redirect_to=${encodeURIComponent(url.pathname + url.search)}`, session);
+  if (session.value.user === null)
+    return redirect(303, `/user/login?redirect_to=${encodeURIComponent(url.pathname + url.search)}`, session);
   const clientId = params.get('client_id') ?? '';
   const redirectUri = params.get('redirect_uri') ?? '';
   const stateParam = params.get('state') ?? '';
   const app = state.oauth2Apps.find((a) => a.clientId === clientId);
   if (!app) return grantError(session, 'unauthorized_client', 'Client ID not registered');
-  if (!app.redirectUris.includes(redirectUri)) return grantError(session, 'invalid_request', 'Unregistered Redirect URI');
-  if (params.get('response_type') !== 'code') return authorizeError(redirectUri, 'unsupported_response_type', 'Only code response type is supported.', stateParam);
+  if (!app.redirectUris.includes(redirectUri))
+    return grantError(session, 'invalid_request', 'Unregistered Redirect URI');
+  if (params.get('response_type') !== 'code')
+    return authorizeError(
+      redirectUri,
+      'unsupported_response_type',
+      'Only code response type is supported.',
+      stateParam,
+    );
   const method = params.get('code_challenge_method') ?? '';
-  if (method === '' && !app.confidential) return authorizeError(redirectUri, 'invalid_request', 'PKCE is required for public clients', stateParam);
-  if (method !== '' && method !== 'S256' && method !== 'plain') return authorizeError(redirectUri, 'invalid_request', 'unsupported code challenge method', stateParam);
+  if (method === '' && !app.confidential)
+    return authorizeError(redirectUri, 'invalid_request', 'PKCE is required for public clients', stateParam);
+  if (method !== '' && method !== 'S256' && method !== 'plain')
+    return authorizeError(redirectUri, 'invalid_request', 'unsupported code challenge method', stateParam);
   const scope = params.get('scope') ?? '';
-  session.value.authorize = { clientId, redirectUri, state: stateParam, scope, codeChallenge: params.get('code_challenge') ?? '', codeChallengeMethod: method };
+  session.value.authorize = {
+    clientId,
+    redirectUri,
+    state: stateParam,
+    scope,
+    codeChallenge: params.get('code_challenge') ?? '',
+    codeChallengeMethod: method,
+  };
   const existing = state.oauth2Grants.find((g) => g.appId === app.id && g.user === session.value.user);
   // Confidential or trusted clients with a grant skip the page (RFC 6749 10.2 keeps it for untrusted public ones).
   if ((app.confidential || app.skipSecondaryAuthorization) && existing) {
@@ -108,15 +137,27 @@ function authorize(state: SandboxState, params: URLSearchParams, url: URL, sessi
 function grant(state: SandboxState, form: URLSearchParams, session: Session): WebAnswer {
   const parked = session.value.authorize;
   if (session.value.user === null || !csrfMatches(session, form.get('_csrf'))) return html(400, 'Bad Request', session);
-  if (!parked || parked.clientId !== form.get('client_id') || parked.state !== (form.get('state') ?? '') || parked.redirectUri !== form.get('redirect_uri')) {
+  if (
+    !parked ||
+    parked.clientId !== form.get('client_id') ||
+    parked.state !== (form.get('state') ?? '') ||
+    parked.redirectUri !== form.get('redirect_uri')
+  ) {
     return html(400, 'Bad Request', session);
   }
-  if (form.get('granted') !== 'true') return authorizeError(parked.redirectUri, 'access_denied', 'the request is denied', parked.state);
+  if (form.get('granted') !== 'true')
+    return authorizeError(parked.redirectUri, 'access_denied', 'the request is denied', parked.state);
   const app = state.oauth2Apps.find((a) => a.clientId === parked.clientId);
   if (!app) return html(500, 'Internal Server Error', session);
   let existing = state.oauth2Grants.find((g) => g.appId === app.id && g.user === session.value.user);
   if (!existing) {
-    existing = { id: state.nextId('oauth2_grant'), appId: app.id, user: session.value.user, scope: parked.scope, counter: 1 };
+    existing = {
+      id: state.nextId('oauth2_grant'),
+      appId: app.id,
+      user: session.value.user,
+      scope: parked.scope,
+      counter: 1,
+    };
     state.oauth2Grants.push(existing);
   } else existing.scope = parked.scope;
   return redirect(303, codeRedirect(state, existing, parked), session);
@@ -146,14 +187,18 @@ function accessToken(state: SandboxState, form: URLSearchParams, authorization: 
     const basic = /^Basic\s+(\S+)$/i.exec(authorization)?.[1];
     if (!basic) return tokenError('invalid_request', 'cannot parse basic auth header');
     const [id = '', secret = ''] = Buffer.from(basic, 'base64').toString('utf8').split(':', 2);
-    if (clientId !== '' && clientId !== id) return tokenError('invalid_request', 'client_id in request body inconsistent with Authorization header');
+    if (clientId !== '' && clientId !== id)
+      return tokenError('invalid_request', 'client_id in request body inconsistent with Authorization header');
     clientId = id;
     clientSecret = clientSecret || secret;
   }
   const app = state.oauth2Apps.find((a) => a.clientId === clientId);
   if (!app) return tokenError('invalid_client', `cannot load client with client id: '${clientId}'`);
   if (app.confidential && !secretMatches(app, clientSecret)) {
-    return tokenError(form.get('grant_type') === 'refresh_token' ? 'invalid_client' : 'unauthorized_client', clientSecret === '' ? 'invalid empty client secret' : 'invalid client secret');
+    return tokenError(
+      form.get('grant_type') === 'refresh_token' ? 'invalid_client' : 'unauthorized_client',
+      clientSecret === '' ? 'invalid empty client secret' : 'invalid client secret',
+    );
   }
   switch (form.get('grant_type')) {
     case 'authorization_code':
@@ -167,7 +212,8 @@ function accessToken(state: SandboxState, form: URLSearchParams, authorization: 
 
 function authorizationCode(state: SandboxState, app: OAuth2App, form: URLSearchParams): WebAnswer {
   const redirectUri = form.get('redirect_uri') ?? '';
-  if (redirectUri !== '' && !app.redirectUris.includes(redirectUri)) return tokenError('unauthorized_client', 'unexpected redirect URI');
+  if (redirectUri !== '' && !app.redirectUris.includes(redirectUri))
+    return tokenError('unauthorized_client', 'unexpected redirect URI');
   const key = form.get('code') ?? '';
   const code = state.oauth2Codes.get(key);
   if (!code) return tokenError('unauthorized_client', 'client is not authorized');
@@ -175,8 +221,10 @@ function authorizationCode(state: SandboxState, app: OAuth2App, form: URLSearchP
     state.oauth2Codes.delete(key);
     return tokenError('invalid_grant', 'authorization code expired');
   }
-  if (!validateCodeChallenge(code.codeChallengeMethod, code.codeChallenge, form.get('code_verifier') ?? '')) return tokenError('unauthorized_client', 'failed PKCE code challenge');
-  if (code.redirectUri !== '' && redirectUri !== code.redirectUri) return tokenError('invalid_grant', 'redirect_uri differs from the original authorization request');
+  if (!validateCodeChallenge(code.codeChallengeMethod, code.codeChallenge, form.get('code_verifier') ?? ''))
+    return tokenError('unauthorized_client', 'failed PKCE code challenge');
+  if (code.redirectUri !== '' && redirectUri !== code.redirectUri)
+    return tokenError('invalid_grant', 'redirect_uri differs from the original authorization request');
   const grant = state.oauth2Grants.find((g) => g.id === code.grantId);
   if (!grant || grant.appId !== app.id) return tokenError('invalid_grant', 'invalid grant');
   state.oauth2Codes.delete(key);
@@ -185,11 +233,13 @@ function authorizationCode(state: SandboxState, app: OAuth2App, form: URLSearchP
 
 function refreshToken(state: SandboxState, app: OAuth2App, form: URLSearchParams): WebAnswer {
   const token = state.oauth2Tokens.get(form.get('refresh_token') ?? '');
-  if (!token || token.kind !== 'refresh' || token.expiresAt < Date.now()) return tokenError('unauthorized_client', 'unable to parse refresh token');
+  if (!token || token.kind !== 'refresh' || token.expiresAt < Date.now())
+    return tokenError('unauthorized_client', 'unable to parse refresh token');
   const grant = state.oauth2Grants.find((g) => g.id === token.grantId);
   if (!grant) return tokenError('invalid_grant', 'grant does not exist');
   if (grant.appId !== app.id) return tokenError('invalid_grant', 'refresh token belongs to a different client');
-  if (state.oauth2Settings.invalidateRefreshTokens && grant.counter !== token.counter) return tokenError('unauthorized_client', 'token was already used');
+  if (state.oauth2Settings.invalidateRefreshTokens && grant.counter !== token.counter)
+    return tokenError('unauthorized_client', 'token was already used');
   return json(200, newAccessTokenResponse(state, grant));
 }
 
@@ -199,9 +249,24 @@ function newAccessTokenResponse(state: SandboxState, grant: OAuth2Grant): Record
   const settings = state.oauth2Settings;
   const access = `gta_${randomBytes(24).toString('base64url')}`;
   const refresh = `gtr_${randomBytes(24).toString('base64url')}`;
-  state.oauth2Tokens.set(access, { grantId: grant.id, kind: 'access', counter: grant.counter, expiresAt: Date.now() + settings.accessTokenSeconds * 1000 });
-  state.oauth2Tokens.set(refresh, { grantId: grant.id, kind: 'refresh', counter: grant.counter, expiresAt: Date.now() + settings.refreshTokenHours * 3600 * 1000 });
-  return { access_token: access, token_type: 'bearer', expires_in: settings.accessTokenSeconds, refresh_token: refresh };
+  state.oauth2Tokens.set(access, {
+    grantId: grant.id,
+    kind: 'access',
+    counter: grant.counter,
+    expiresAt: Date.now() + settings.accessTokenSeconds * 1000,
+  });
+  state.oauth2Tokens.set(refresh, {
+    grantId: grant.id,
+    kind: 'refresh',
+    counter: grant.counter,
+    expiresAt: Date.now() + settings.refreshTokenHours * 3600 * 1000,
+  });
+  return {
+    access_token: access,
+    token_type: 'bearer',
+    expires_in: settings.accessTokenSeconds,
+    refresh_token: refresh,
+  };
 }
 
 function validateCodeChallenge(method: string, challenge: string, verifier: string): boolean {
@@ -222,7 +287,12 @@ function userInfo(state: SandboxState, authorization: string | undefined): WebAn
   const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1] ?? '';
   const grant = liveAccessGrant(state, token);
   const account = grant ? state.account(grant.user) : undefined;
-  if (!account) return { status: 401, headers: { 'Content-Type': 'text/plain', 'WWW-Authenticate': 'Bearer realm="Gitea OAuth2"' }, body: 'no valid authorization' };
+  if (!account)
+    return {
+      status: 401,
+      headers: { 'Content-Type': 'text/plain', 'WWW-Authenticate': 'Bearer realm="Gitea OAuth2"' },
+      body: 'no valid authorization',
+    };
   const groups: string[] = [];
   for (const [org, teams] of state.teams) {
     const mine = teams.filter((t) => t.members.some((m) => m.toLowerCase() === account.login.toLowerCase()));
@@ -251,7 +321,22 @@ function openidConfiguration(state: SandboxState): Record<string, unknown> {
     id_token_signing_alg_values_supported: ['RS256'],
     subject_types_supported: ['public'],
     scopes_supported: ['openid', 'profile', 'email', 'groups'],
-    claims_supported: ['aud', 'exp', 'iat', 'iss', 'sub', 'name', 'preferred_username', 'profile', 'picture', 'website', 'locale', 'updated_at', 'nonce', 'groups'],
+    claims_supported: [
+      'aud',
+      'exp',
+      'iat',
+      'iss',
+      'sub',
+      'name',
+      'preferred_username',
+      'profile',
+      'picture',
+      'website',
+      'locale',
+      'updated_at',
+      'nonce',
+      'groups',
+    ],
     code_challenge_methods_supported: ['plain', 'S256'],
     grant_types_supported: ['authorization_code', 'refresh_token'],
   };
@@ -288,7 +373,8 @@ function cookieHeader(session: Session): Record<string, string> {
   return session.fresh ? { 'Set-Cookie': `${SESSION_COOKIE}=${session.id}; Path=/; HttpOnly; SameSite=Lax` } : {};
 }
 
-const escape = (v: string) => v.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+const escape = (v: string) =>
+  v.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 function signInPage(redirectTo: string, session: Session, error: string | null): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>Sign In - Gitea (sandbox)</title></head><body>
@@ -316,7 +402,11 @@ ${field('_csrf', session.value.csrf)}${field('client_id', app.clientId)}${field(
 }
 
 function grantError(session: Session, code: string, description: string): WebAnswer {
-  return html(400, `<!doctype html><html><body><h1>Authorization failed</h1><p id="error">${escape(code)}: ${escape(description)}</p></body></html>`, session);
+  return html(
+    400,
+    `<!doctype html><html><body><h1>Authorization failed</h1><p id="error">${escape(code)}: ${escape(description)}</p></body></html>`,
+    session,
+  );
 }
 
 /** handleAuthorizeError with a redirect URI: 303 with error, error_description and state. */
@@ -333,11 +423,19 @@ function tokenError(code: string, description: string): WebAnswer {
 }
 
 function json(status: number, body: unknown): WebAnswer {
-  return { status, headers: { 'Content-Type': 'application/json;charset=utf-8', 'Cache-Control': 'no-store' }, body: JSON.stringify(body) };
+  return {
+    status,
+    headers: { 'Content-Type': 'application/json;charset=utf-8', 'Cache-Control': 'no-store' },
+    body: JSON.stringify(body),
+  };
 }
 
 function html(status: number, body: string, session: Session): WebAnswer {
-  return { status, headers: { 'Content-Type': 'text/html;charset=utf-8', 'X-Frame-Options': 'SAMEORIGIN', ...cookieHeader(session) }, body };
+  return {
+    status,
+    headers: { 'Content-Type': 'text/html;charset=utf-8', 'X-Frame-Options': 'SAMEORIGIN', ...cookieHeader(session) },
+    body,
+  };
 }
 
 function redirect(status: number, location: string, session: Session): WebAnswer {

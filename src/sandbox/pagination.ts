@@ -13,7 +13,10 @@ function positiveInt(value: string | null): number {
 
 export function listOptions(query: URLSearchParams): { page: number; limit: number } {
   const limit = positiveInt(query.get('limit'));
-  return { page: Math.max(positiveInt(query.get('page')), 1), limit: limit === 0 ? DEFAULT_PAGE_SIZE : Math.min(limit, MAX_RESPONSE_ITEMS) };
+  return {
+    page: Math.max(positiveInt(query.get('page')), 1),
+    limit: limit === 0 ? DEFAULT_PAGE_SIZE : Math.min(limit, MAX_RESPONSE_ITEMS),
+  };
 }
 
 function linkHeader(ctx: RequestContext, page: number, limit: number, total: number): string {

@@ -95,7 +95,11 @@ export function presentRepo(state: SandboxState, repo: Repo, viewer: Account | n
     permissions: { admin: atLeast(level, 'admin'), push: atLeast(level, 'write'), pull: atLeast(level, 'read') },
     has_code: true,
     has_issues: true,
-    internal_tracker: { enable_time_tracker: true, allow_only_contributors_to_track_time: true, enable_issue_dependencies: true },
+    internal_tracker: {
+      enable_time_tracker: true,
+      allow_only_contributors_to_track_time: true,
+      enable_issue_dependencies: true,
+    },
     has_wiki: false,
     has_pull_requests: true,
     has_projects: false,
@@ -231,7 +235,11 @@ function commitParts(state: SandboxState, repo: Repo, commit: Commit) {
     htmlUrl: `${state.baseUrl}/${repo.owner}/${repo.name}/commit/${commit.sha}`,
     person: { name: commit.author.name, email: commit.author.email, date: commit.date },
     tree: { url: `${apiBase}/git/trees/${commit.sha}`, sha: commit.sha, created: commit.date },
-    parents: commit.parents.map((sha) => ({ url: `${apiBase}/git/commits/${sha}`, sha, created: repo.commits.get(sha)?.date ?? commit.date })),
+    parents: commit.parents.map((sha) => ({
+      url: `${apiBase}/git/commits/${sha}`,
+      sha,
+      created: repo.commits.get(sha)?.date ?? commit.date,
+    })),
   };
 }
 
@@ -320,7 +328,13 @@ export function presentIssue(state: SandboxState, repo: Repo, issue: Issue, view
   };
 }
 
-export function presentComment(state: SandboxState, repo: Repo, issue: Issue, comment: Comment, viewer: Account | null): Json {
+export function presentComment(
+  state: SandboxState,
+  repo: Repo,
+  issue: Issue,
+  comment: Comment,
+  viewer: Account | null,
+): Json {
   const base = `${state.baseUrl}/${repo.owner}/${repo.name}`;
   return {
     id: comment.id,
@@ -343,7 +357,14 @@ export function isMergeable(repo: Repo, issue: Issue, pull: PullState): boolean 
   return repo.branches.has(pull.base) && repo.branches.has(pull.head);
 }
 
-function branchInfo(state: SandboxState, repo: Repo, label: string, ref: string, sha: string, viewer: Account | null): Json {
+function branchInfo(
+  state: SandboxState,
+  repo: Repo,
+  label: string,
+  ref: string,
+  sha: string,
+  viewer: Account | null,
+): Json {
   return { label, ref, sha, repo_id: repo.id, repo: presentRepo(state, repo, viewer) };
 }
 
@@ -360,7 +381,12 @@ function headInfo(state: SandboxState, repo: Repo, issue: Issue & { pull: PullSt
     : branchInfo(state, repo, pull.head, `refs/pull/${issue.number}/head`, pull.headSha, viewer);
 }
 
-export function presentPull(state: SandboxState, repo: Repo, issue: Issue & { pull: PullState }, viewer: Account | null): Json {
+export function presentPull(
+  state: SandboxState,
+  repo: Repo,
+  issue: Issue & { pull: PullState },
+  viewer: Account | null,
+): Json {
   const pull = issue.pull;
   const web = `${state.baseUrl}/${repo.owner}/${repo.name}/pulls/${issue.number}`;
   const baseSha = repo.branches.get(pull.base) ?? pull.mergeBase;
@@ -384,7 +410,8 @@ export function presentPull(state: SandboxState, repo: Repo, issue: Issue & { pu
     review_comments: 0,
     additions: 0,
     deletions: 0,
-    changed_files: diffTrees(repo.commits.get(pull.mergeBase)?.tree ?? {}, repo.commits.get(pull.headSha)?.tree ?? {}).length,
+    changed_files: diffTrees(repo.commits.get(pull.mergeBase)?.tree ?? {}, repo.commits.get(pull.headSha)?.tree ?? {})
+      .length,
     html_url: web,
     diff_url: `${web}.diff`,
     patch_url: `${web}.patch`,

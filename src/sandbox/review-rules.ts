@@ -19,7 +19,13 @@ export function isOfficialReviewer(state: SandboxState, repo: Repo, login: strin
  * (not pending-turned-submitted) verdict also dismisses the reviewer's earlier verdicts. Stale is
  * services/pull.SubmitReview's: a commit other than the head, when the diff changed since it.
  */
-export function recordVerdict(state: SandboxState, repo: Repo, pull: PullIssue, review: Review, fromPending: boolean): void {
+export function recordVerdict(
+  state: SandboxState,
+  repo: Repo,
+  pull: PullIssue,
+  review: Review,
+  fromPending: boolean,
+): void {
   const verdict = review.state === 'APPROVED' || review.state === 'REQUEST_CHANGES';
   const earlier = pull.pull.reviews.filter((r) => r !== review && r.user === review.user);
   if (verdict) {

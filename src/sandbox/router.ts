@@ -25,7 +25,9 @@ const isCompound = (segment: string): boolean => segment.includes('{') && !isPar
 
 /** A compound segment as a regex: its text literal, each parameter one or more characters. */
 function compoundPattern(segment: string): RegExp {
-  const source = segment.replace(/\{[^}]+\}|[^{]+/g, (part) => (part.startsWith('{') ? '(.+?)' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  const source = segment.replace(/\{[^}]+\}|[^{]+/g, (part) =>
+    part.startsWith('{') ? '(.+?)' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+  );
   return new RegExp(`^${source}$`);
 }
 
@@ -53,7 +55,8 @@ function matchTemplate(template: Template, segments: string[]): Record<string, s
   return params;
 }
 
-const byPrecedence = (a: Template, b: Template): number => b.literals - a.literals || Number(a.wildcard) - Number(b.wildcard);
+const byPrecedence = (a: Template, b: Template): number =>
+  b.literals - a.literals || Number(a.wildcard) - Number(b.wildcard);
 
 export type RouteMatch =
   | { kind: 'served'; route: Route; params: Record<string, string> }
@@ -76,7 +79,10 @@ export class Router {
   match(method: string, apiPath: string): RouteMatch {
     let segments: string[];
     try {
-      segments = apiPath.split('/').filter((s) => s !== '').map(decodeURIComponent);
+      segments = apiPath
+        .split('/')
+        .filter((s) => s !== '')
+        .map(decodeURIComponent);
     } catch {
       return { kind: 'unknown' };
     }

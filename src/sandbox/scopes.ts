@@ -4,7 +4,8 @@
 // category (models/auth/access_token_scope.go HasScope). Basic auth carries no token scope.
 import { ApiError } from './errors.js';
 
-export type ScopeCategory = 'activitypub' | 'admin' | 'issue' | 'misc' | 'notification' | 'organization' | 'package' | 'repository' | 'user';
+export type ScopeCategory =
+  'activitypub' | 'admin' | 'issue' | 'misc' | 'notification' | 'organization' | 'package' | 'repository' | 'user';
 
 /** The scope categories a route (a spec path template) needs, each checked by its own route group. */
 export function scopeCategories(path: string): ScopeCategory[] {
@@ -25,7 +26,11 @@ export function scopeCategories(path: string): ScopeCategory[] {
 }
 
 function hasScope(scopes: readonly string[], level: 'read' | 'write', category: ScopeCategory): boolean {
-  return scopes.includes('all') || scopes.includes(`write:${category}`) || (level === 'read' && scopes.includes(`read:${category}`));
+  return (
+    scopes.includes('all') ||
+    scopes.includes(`write:${category}`) ||
+    (level === 'read' && scopes.includes(`read:${category}`))
+  );
 }
 
 /** Gitea's tokenRequiresScopes: 403 naming the required scope and the token's, else nothing. */
@@ -34,6 +39,9 @@ export function requireTokenScopes(tokenScopes: readonly string[] | null, method
   const level = method === 'GET' || method === 'HEAD' ? 'read' : 'write';
   for (const category of scopeCategories(path)) {
     if (hasScope(tokenScopes, level, category)) continue;
-    throw new ApiError(403, `token does not have at least one of required scope(s), required=[${level}:${category}], token scope=${tokenScopes.join(',')}`);
+    throw new ApiError(
+      403,
+      `token does not have at least one of required scope(s), required=[${level}:${category}], token scope=${tokenScopes.join(',')}`,
+    );
   }
 }

@@ -14,7 +14,10 @@ export interface BrowserResponse {
 export class ScriptedBrowser {
   readonly cookies = new Map<string, string>();
 
-  async request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<BrowserResponse> {
+  async request(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<BrowserResponse> {
     const headers: Record<string, string> = { ...init.headers };
     if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     if (init.form) headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -30,7 +33,12 @@ export class ScriptedBrowser {
       if (eq > 0) this.cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
     }
     const location = response.headers.get('location');
-    return { status: response.status, location: location === null ? null : new URL(location, url).toString(), body: await response.text(), url };
+    return {
+      status: response.status,
+      location: location === null ? null : new URL(location, url).toString(),
+      body: await response.text(),
+      url,
+    };
   }
 
   /** Follows redirects until a page answers or the location starts with one of `stopAt` (e.g. the client's redirect URI). */
@@ -48,6 +56,10 @@ export class ScriptedBrowser {
 /** A hidden field's value in a page, or undefined. */
 export function fieldOf(html: string, name: string): string | undefined {
   const match = new RegExp(`name="${name}" value="([^"]*)"`).exec(html);
-  return match?.[1]?.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  return match?.[1]
+    ?.replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
 }
-

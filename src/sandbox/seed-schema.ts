@@ -101,7 +101,12 @@ const repo = {
           state: { enum: ['open', 'closed'] },
           comments: {
             type: 'array',
-            items: { type: 'object', additionalProperties: false, required: ['author', 'body'], properties: { author: login, body: text } },
+            items: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['author', 'body'],
+              properties: { author: login, body: text },
+            },
           },
         },
       },
@@ -121,7 +126,15 @@ export const seedSchema = {
         type: 'object',
         additionalProperties: false,
         required: ['login'],
-        properties: { login, full_name: text, email: text, admin: { type: 'boolean' }, password: text, token: text, token_scopes: { type: 'array', items: text } },
+        properties: {
+          login,
+          full_name: text,
+          email: text,
+          admin: { type: 'boolean' },
+          password: text,
+          token: text,
+          token_scopes: { type: 'array', items: text },
+        },
       },
     },
     orgs: {

@@ -151,7 +151,9 @@ export function defaultSeed(): SandboxSeed {
           {
             name: 'feature/login',
             from: 'main',
-            commits: [{ message: 'Add login form', author: 'alice', files: { 'src/login.js': 'export function login() {}\n' } }],
+            commits: [
+              { message: 'Add login form', author: 'alice', files: { 'src/login.js': 'export function login() {}\n' } },
+            ],
           },
           {
             name: 'feature/old-docs',
@@ -169,7 +171,13 @@ export function defaultSeed(): SandboxSeed {
           { name: 'docs', color: '0075ca', description: 'Documentation' },
         ],
         pulls: [
-          { title: 'Add login form', body: 'Adds the login form.', author: 'alice', head: 'feature/login', base: 'main' },
+          {
+            title: 'Add login form',
+            body: 'Adds the login form.',
+            author: 'alice',
+            head: 'feature/login',
+            base: 'main',
+          },
           {
             title: 'Write the user guide',
             body: 'First version of the guide.',
@@ -181,7 +189,12 @@ export function defaultSeed(): SandboxSeed {
           },
         ],
         issues: [
-          { title: 'Login page crashes on empty password', body: 'Steps: submit an empty form.', author: 'erin', labels: ['bug'] },
+          {
+            title: 'Login page crashes on empty password',
+            body: 'Steps: submit an empty form.',
+            author: 'erin',
+            labels: ['bug'],
+          },
           {
             title: 'Document the release process',
             author: 'dave',
@@ -194,14 +207,21 @@ export function defaultSeed(): SandboxSeed {
         owner: 'acme',
         name: 'gadgets',
         description: 'Gadgets, a second repository',
-        branches: [{ name: 'main', commits: [{ message: 'Initial commit', author: 'admin', files: { 'README.md': '# gadgets\n' } }] }],
+        branches: [
+          {
+            name: 'main',
+            commits: [{ message: 'Initial commit', author: 'admin', files: { 'README.md': '# gadgets\n' } }],
+          },
+        ],
       },
       {
         owner: 'erin',
         name: 'notes',
         private: true,
         description: 'Private notes',
-        branches: [{ name: 'main', commits: [{ message: 'Start notes', author: 'erin', files: { 'notes.md': 'todo\n' } }] }],
+        branches: [
+          { name: 'main', commits: [{ message: 'Start notes', author: 'erin', files: { 'notes.md': 'todo\n' } }] },
+        ],
       },
     ],
   };
@@ -264,7 +284,8 @@ function seedBranches(state: SandboxState, repo: Repo, branches: SeedBranch[]): 
 function seedPull(state: SandboxState, repo: Repo, seed: SeedPull): void {
   const headSha = repo.branches.get(seed.head);
   const baseSha = repo.branches.get(seed.base);
-  if (headSha === undefined || baseSha === undefined) throw new Error(`seed: pull '${seed.title}' names a missing branch`);
+  if (headSha === undefined || baseSha === undefined)
+    throw new Error(`seed: pull '${seed.title}' names a missing branch`);
   requireAccount(state, seed.author, `pull '${seed.title}'`);
   const created = state.timestamp();
   const pull: PullState = {
@@ -329,7 +350,12 @@ export function newIssue(
 
 function seedIssue(state: SandboxState, repo: Repo, seed: SeedIssue): void {
   requireAccount(state, seed.author, `issue '${seed.title}'`);
-  const issue = newIssue(state, repo, { title: seed.title, body: seed.body ?? '', user: seed.author, created: state.timestamp() });
+  const issue = newIssue(state, repo, {
+    title: seed.title,
+    body: seed.body ?? '',
+    user: seed.author,
+    created: state.timestamp(),
+  });
   for (const name of seed.labels ?? []) {
     const label = repo.labels.find((l) => l.name === name);
     if (!label) throw new Error(`seed: issue '${seed.title}' names unknown label '${name}'`);
@@ -411,7 +437,10 @@ export function loadSeed(seed: SandboxSeed): { state: SandboxState; credentials:
     for (const team of org.teams) {
       for (const member of team.members) requireAccount(state, member, `team ${org.name}/${team.name}`);
     }
-    state.teams.set(org.name.toLowerCase(), org.teams.map((t) => ({ ...t, members: [...t.members] })));
+    state.teams.set(
+      org.name.toLowerCase(),
+      org.teams.map((t) => ({ ...t, members: [...t.members] })),
+    );
   }
   for (const repo of seed.repos) seedRepo(state, repo);
   return { state, credentials };

@@ -142,7 +142,8 @@ interface Outcome {
 
 async function dispatch(state: SandboxState, router: Router, req: IncomingMessage, url: URL): Promise<Outcome> {
   const method = req.method ?? 'GET';
-  if (!url.pathname.startsWith(`${API_PREFIX}/`)) return { reply: errorReply(state, 404, 'Not Found'), operationId: null };
+  if (!url.pathname.startsWith(`${API_PREFIX}/`))
+    return { reply: errorReply(state, 404, 'Not Found'), operationId: null };
   const match = router.match(method, url.pathname.slice(API_PREFIX.length));
   if (match.kind === 'unknown') return { reply: errorReply(state, 404, 'Not Found'), operationId: null };
   if (match.kind === 'unserved') {
@@ -154,7 +155,14 @@ async function dispatch(state: SandboxState, router: Router, req: IncomingMessag
     const body = parseJson(await readBody(req));
     const caller: Caller = authenticate(state, req.headers, url.searchParams);
     requireTokenScopes(caller.scopes, method, match.route.path);
-    const reply = match.route.handler({ state, caller, params: match.params, query: url.searchParams, body, pathname: url.pathname });
+    const reply = match.route.handler({
+      state,
+      caller,
+      params: match.params,
+      query: url.searchParams,
+      body,
+      pathname: url.pathname,
+    });
     return { reply, operationId };
   } catch (error) {
     if (error instanceof ApiError) return { reply: errorReply(state, error.status, error.message), operationId };
@@ -186,7 +194,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     const url = new URL(req.url ?? '/', state.baseUrl);
     if (OAUTH_WEB_PATHS.has(url.pathname)) {
       // Gitea's web side: sign-in and the OAuth2 provider (src/sandbox/oauth2-web.ts).
-      void serveOAuthWeb(state, req, res, url).then(({ status, login }) => requests.push({ method: req.method ?? 'GET', path: url.pathname, login, status }));
+      void serveOAuthWeb(state, req, res, url).then(({ status, login }) =>
+        requests.push({ method: req.method ?? 'GET', path: url.pathname, login, status }),
+      );
       return;
     }
     void dispatch(state, router, req, url).then(({ reply, operationId }) => {

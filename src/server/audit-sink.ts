@@ -52,27 +52,42 @@ export class AuditSink {
     try {
       signer = options.signingKeyFile === null ? undefined : await readSigner(options.signingKeyFile);
     } catch (error) {
-      return new AuditSink(options.path, null, error instanceof Error ? error.message : 'cannot read AUDIT_SIGNING_KEY_FILE');
+      return new AuditSink(
+        options.path,
+        null,
+        error instanceof Error ? error.message : 'cannot read AUDIT_SIGNING_KEY_FILE',
+      );
     }
     if (options.databaseUrl !== null) {
       const where = describeDatabase(options.databaseUrl);
       try {
         // pg loads only for a database sink: a file-only setup does not pay for it at start.
         const { PostgresAuditLog } = await import('../audit/postgres-log.js');
-        const store = await PostgresAuditLog.open(options.databaseUrl, { chain: options.chain, signer, checkpointEvery: options.checkpointEvery });
+        const store = await PostgresAuditLog.open(options.databaseUrl, {
+          chain: options.chain,
+          signer,
+          checkpointEvery: options.checkpointEvery,
+        });
         return new AuditSink(where, store, null);
       } catch (error) {
         return new AuditSink(where, null, error instanceof Error ? error.message : 'cannot open the audit table');
       }
     }
-    const candidates = options.isDefaultPath ? Array.from({ length: PER_PROCESS_LOGS }, (_, i) => perProcessAuditPath(options.path, i + 1)) : [options.path];
+    const candidates = options.isDefaultPath
+      ? Array.from({ length: PER_PROCESS_LOGS }, (_, i) => perProcessAuditPath(options.path, i + 1))
+      : [options.path];
     let lastFailure = 'cannot open the audit log';
     for (const path of candidates) {
       try {
-        return new AuditSink(path, await AuditLog.open(path, { signer, checkpointEvery: options.checkpointEvery }), null);
+        return new AuditSink(
+          path,
+          await AuditLog.open(path, { signer, checkpointEvery: options.checkpointEvery }),
+          null,
+        );
       } catch (error) {
         lastFailure = error instanceof Error ? error.message : lastFailure;
-        if (!(error instanceof AuditWriteError && error.code === 'ELOCKED')) return new AuditSink(path, null, lastFailure);
+        if (!(error instanceof AuditWriteError && error.code === 'ELOCKED'))
+          return new AuditSink(path, null, lastFailure);
       }
     }
     return new AuditSink(options.path, null, lastFailure);
@@ -105,7 +120,9 @@ async function readSigner(file: string): Promise<Signer> {
   try {
     pem = await readFile(file, 'utf8');
   } catch (error) {
-    throw new SigningKeyError(`AUDIT_SIGNING_KEY_FILE ${file} cannot be read (${(error as { code?: string }).code ?? 'EIO'})`);
+    throw new SigningKeyError(
+      `AUDIT_SIGNING_KEY_FILE ${file} cannot be read (${(error as { code?: string }).code ?? 'EIO'})`,
+    );
   }
   return signerFromPem(pem, `AUDIT_SIGNING_KEY_FILE ${file}`);
 }
@@ -121,7 +138,8 @@ function hintFor(cause: string): string {
   if (/^audit log postgres:\/\//.test(cause)) {
     return `${cause}. Fix: check AUDIT_SINK's database, the table gitea_warden_audit and the role's INSERT and SELECT grants (docs/audit.md); then restart.`;
   }
-  if (/AUDIT_SIGNING_KEY_FILE/.test(cause)) return `${cause}. Fix: point AUDIT_SIGNING_KEY_FILE at an Ed25519 private key, then restart.`;
+  if (/AUDIT_SIGNING_KEY_FILE/.test(cause))
+    return `${cause}. Fix: point AUDIT_SIGNING_KEY_FILE at an Ed25519 private key, then restart.`;
   if (/does not verify/.test(cause)) return cause;
   return `${cause}. Fix: the log and its directory must be writable by the server's user; then restart.`;
 }

@@ -15,7 +15,14 @@ export function sessionForCaller(base: Session, caller: SignedInCaller): Session
   const gitea = { baseUrl: base.gitea.baseUrl, token: caller.giteaToken, expectedLogin: caller.login };
   const client = new GiteaHttpClient(gitea, { timeoutMs: base.settings.timeoutMs });
   const identity = IdentityVerifier.signedIn(client, caller.login);
-  return { ...base, gitea, client, identity, signedIn: { login: caller.login }, taint: base.taint.forPerson(caller.login) };
+  return {
+    ...base,
+    gitea,
+    client,
+    identity,
+    signedIn: { login: caller.login },
+    taint: base.taint.forPerson(caller.login),
+  };
 }
 
 /** A namespace of one call: its session is the caller's and is never replaced. */

@@ -67,14 +67,25 @@ export class IdentityVerifier {
     // A scope refusal is no statement about who the token is (Gitea's tokenRequiresScopes runs first).
     const scopes = missingScopes(answer.status, answer.data);
     if (scopes) {
-      return { state: 'unverified', cause: 'token_scope', detail: `The token lacks the scope ${scopes.join(', ')} that GET /user needs, so Gitea will not say whose it is.` };
+      return {
+        state: 'unverified',
+        cause: 'token_scope',
+        detail: `The token lacks the scope ${scopes.join(', ')} that GET /user needs, so Gitea will not say whose it is.`,
+      };
     }
     const login = (answer.data as { login?: unknown } | null)?.login;
     if (answer.status === 404) {
-      return { state: 'unverified', detail: 'GET /user answered HTTP 404: GITEA_URL is not the base URL of a Gitea (the server adds /api/v1 itself).' };
+      return {
+        state: 'unverified',
+        detail:
+          'GET /user answered HTTP 404: GITEA_URL is not the base URL of a Gitea (the server adds /api/v1 itself).',
+      };
     }
     if (answer.status !== 200 || typeof login !== 'string' || login === '') {
-      return { state: 'unverified', detail: `GET /user answered HTTP ${answer.status} without a login; check the token.` };
+      return {
+        state: 'unverified',
+        detail: `GET /user answered HTTP ${answer.status} without a login; check the token.`,
+      };
     }
     if (!sameLogin(login, this.expected)) return { state: 'mismatch', login, expected: this.expected };
     return { state: 'verified', login };

@@ -30,7 +30,8 @@ export async function labelAnswer(request: LabelRequest): Promise<(LabelledResul
   const type = typeName === undefined ? undefined : catalog.itemTypes.get(typeName);
   if (!type) return null;
   const reader = request.reader ? new StandingReader(request.reader) : null;
-  const repository = typeof args.owner === 'string' && typeof args.repo === 'string' ? `${args.owner}/${args.repo}` : null;
+  const repository =
+    typeof args.owner === 'string' && typeof args.repo === 'string' ? `${args.owner}/${args.repo}` : null;
   const vouched = await readFromBranch(reader, entry, args, type.ref_argument, repository);
   const { items, lookups } = itemsOf(catalog, entry.operationId, request.data, { repository, vouched }, settings);
   const standings = new Map<string, IntegrityLevel>();

@@ -24,7 +24,11 @@ export interface NamespaceListing {
 }
 
 /** The listing without TOOLSETS, READ_ONLY or DISABLED_TOOLS of a profile name or file, in a tool mode (default auto). */
-export function namespaceListing(profile: string, config: string | null = null, toolMode: ToolModeSetting = 'auto'): NamespaceListing {
+export function namespaceListing(
+  profile: string,
+  config: string | null = null,
+  toolMode: ToolModeSetting = 'auto',
+): NamespaceListing {
   const policy = loadPolicySet();
   const compiled = loadProfile(profileReference({ profile, config }), policy);
   const settings = { toolsets: null, readOnly: false, disabledTools: [], listDeniedTools: false, toolMode };
@@ -34,7 +38,11 @@ export function namespaceListing(profile: string, config: string | null = null, 
 }
 
 /** One row per reference profile: its static and discovery listings and what auto chooses. */
-export function referenceListings(): Array<{ static: NamespaceListing; discovery: NamespaceListing; auto: NamespaceListing }> {
+export function referenceListings(): Array<{
+  static: NamespaceListing;
+  discovery: NamespaceListing;
+  auto: NamespaceListing;
+}> {
   return profileFilesIn(profilesDir).map((file) => ({
     static: namespaceListing(file, null, 'static'),
     discovery: namespaceListing(file, null, 'discovery'),
@@ -43,8 +51,10 @@ export function referenceListings(): Array<{ static: NamespaceListing; discovery
 }
 
 function modesTable(listings: ReturnType<typeof referenceListings>): string[] {
-  const rows = listings.map(({ static: s, discovery: d, auto }) =>
-    `| ${s.profile} | ${s.tools.length} | ${s.bytes} | ${s.estimatedTokens} | ${d.tools.length} | ${d.bytes} | ${d.estimatedTokens} | ${auto.mode.mode} |`);
+  const rows = listings.map(
+    ({ static: s, discovery: d, auto }) =>
+      `| ${s.profile} | ${s.tools.length} | ${s.bytes} | ${s.estimatedTokens} | ${d.tools.length} | ${d.bytes} | ${d.estimatedTokens} | ${auto.mode.mode} |`,
+  );
   return [
     '| profile | static: tools | static: bytes | static: ~tokens | discovery: tools | discovery: bytes | discovery: ~tokens | auto serves |',
     '|---|---:|---:|---:|---:|---:|---:|---|',
@@ -54,8 +64,18 @@ function modesTable(listings: ReturnType<typeof referenceListings>): string[] {
 
 /** What the common clients take from a tools/list (counted across every enabled server), for both docs. */
 const CLIENTS: ReadonlyArray<{ client: string; limit: string; past: string; tools: number | null }> = [
-  { client: 'Cursor', limit: 'sends the first 40 tools, across all MCP servers, to the model', past: 'tools past the first 40 are not sent to the model', tools: 40 },
-  { client: 'Windsurf', limit: 'stops at 50 tools across all MCP servers', past: 'tools past the limit must be switched off per server', tools: 50 },
+  {
+    client: 'Cursor',
+    limit: 'sends the first 40 tools, across all MCP servers, to the model',
+    past: 'tools past the first 40 are not sent to the model',
+    tools: 40,
+  },
+  {
+    client: 'Windsurf',
+    limit: 'stops at 50 tools across all MCP servers',
+    past: 'tools past the limit must be switched off per server',
+    tools: 50,
+  },
   {
     client: 'VS Code (Copilot)',
     limit: "128 tools per request, counting every enabled server and VS Code's own tools",
@@ -76,7 +96,8 @@ const ROLE_PROFILES = ['gitea-author', 'gitea-reviewer', 'gitea-merger', 'gitea-
 export function renderNamespacesDoc(): string {
   const listings = referenceListings();
   const roles = listings.filter((row) => ROLE_PROFILES.includes(row.static.profile));
-  const together = (pick: (row: (typeof listings)[number]) => NamespaceListing) => roles.reduce((sum, row) => sum + pick(row).tools.length, 0);
+  const together = (pick: (row: (typeof listings)[number]) => NamespaceListing) =>
+    roles.reduce((sum, row) => sum + pick(row).tools.length, 0);
   return [
     '# Namespaces: what each reference profile lists',
     '',
@@ -96,7 +117,9 @@ export function renderNamespacesDoc(): string {
     '',
     ...modesTable(listings),
     '',
-    `Profiles: ${profileFilesIn(profilesDir).map((f) => `profiles/${basename(f)}`).join(', ')}. Set TOOLSETS=all to serve every domain, LIST_DENIED_TOOLS=true to list denied tools too.`,
+    `Profiles: ${profileFilesIn(profilesDir)
+      .map((f) => `profiles/${basename(f)}`)
+      .join(', ')}. Set TOOLSETS=all to serve every domain, LIST_DENIED_TOOLS=true to list denied tools too.`,
     '',
     '## Client limits',
     '',
@@ -121,7 +144,8 @@ export function renderNamespacesDoc(): string {
   ].join('\n');
 }
 
-export const README_BEGIN = '<!-- client-table:begin (generated: gitea-warden tools --report-readme; test/server-namespaces-doc.test.ts) -->';
+export const README_BEGIN =
+  '<!-- client-table:begin (generated: gitea-warden tools --report-readme; test/server-namespaces-doc.test.ts) -->';
 export const README_END = '<!-- client-table:end -->';
 
 /** The README's generated client table: what each client gets from a reference namespace in each mode. */
@@ -136,8 +160,17 @@ export function renderClientTable(): string {
   const reach = `every operation through up to ${discovery.tools.length} tools`;
   const rows = CLIENTS.map(({ client, limit, tools }) => {
     const fits = (listing: NamespaceListing) => tools === null || listing.tools.length <= tools;
-    const staticGets = tools === null ? 'every tool, loaded as the client decides' : fits(staticMost) ? 'every tool' : `the first ${tools} of up to ${staticMost.tools.length} tools`;
-    const autoGets = listings.every((row) => row.auto.mode.mode === 'discovery') ? reach : listings.every((row) => fits(row.auto)) ? 'every tool or operation' : 'see docs/namespaces.md';
+    const staticGets =
+      tools === null
+        ? 'every tool, loaded as the client decides'
+        : fits(staticMost)
+          ? 'every tool'
+          : `the first ${tools} of up to ${staticMost.tools.length} tools`;
+    const autoGets = listings.every((row) => row.auto.mode.mode === 'discovery')
+      ? reach
+      : listings.every((row) => fits(row.auto))
+        ? 'every tool or operation'
+        : 'see docs/namespaces.md';
     return `| ${client} | ${limit} | ${autoGets} | ${staticGets} | ${reach} |`;
   });
   return [

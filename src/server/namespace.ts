@@ -65,14 +65,26 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     taint: new TaintTracker(),
   };
   const audit = session.audit.path;
-  if (session.audit.openFailure) logger.error({ audit }, `audit log unavailable, every tool call will be refused: ${session.audit.failureHint()}`);
-  else if (audit !== auditPath && !audit.startsWith('postgres://')) logger.info({ audit, held: auditPath }, 'the default audit log is held by another process: this one writes its own');
-  if (!client) logger.error({ profile: profile.name, variable: tokenVariableOf(profile) }, `no Gitea token: ${tokenVariableOf(profile)} is not set; every Gitea call is refused until it is (no other variable is read)`);
+  if (session.audit.openFailure)
+    logger.error({ audit }, `audit log unavailable, every tool call will be refused: ${session.audit.failureHint()}`);
+  else if (audit !== auditPath && !audit.startsWith('postgres://'))
+    logger.info(
+      { audit, held: auditPath },
+      'the default audit log is held by another process: this one writes its own',
+    );
+  if (!client)
+    logger.error(
+      { profile: profile.name, variable: tokenVariableOf(profile) },
+      `no Gitea token: ${tokenVariableOf(profile)} is not set; every Gitea call is refused until it is (no other variable is read)`,
+    );
   // In the background: a Gitea that does not answer must not hold the client's handshake. Mutations
   // wait for this check (identity-gate.ts); reads do not need it.
   void verifyIdentity(session);
   const { mode } = registry;
-  logger.info({ profile: profile.name, tools: registry.tools.length, tool_mode: mode.mode, audit }, `namespace ready in ${mode.mode} mode: ${mode.reason}`);
+  logger.info(
+    { profile: profile.name, tools: registry.tools.length, tool_mode: mode.mode, audit },
+    `namespace ready in ${mode.mode} mode: ${mode.reason}`,
+  );
   return { session };
 }
 
@@ -94,7 +106,9 @@ export function withLoginFromEnv(profile: CompiledProfile, env: NodeJS.ProcessEn
   if (variable === undefined) return profile;
   const login = env[variable]?.trim();
   if (!login) {
-    throw new StartupError(`profile ${profile.name ?? profile.file} takes its Gitea login from ${variable} (authenticated_username_from_env), which is not set`);
+    throw new StartupError(
+      `profile ${profile.name ?? profile.file} takes its Gitea login from ${variable} (authenticated_username_from_env), which is not set`,
+    );
   }
   return { ...profile, data: { ...profile.data, authenticated_username: login } };
 }
@@ -103,8 +117,13 @@ export function withLoginFromEnv(profile: CompiledProfile, env: NodeJS.ProcessEn
 export async function verifyIdentity(session: Session): Promise<void> {
   const status = await session.identity.verify();
   if (status.state === 'verified') session.logger.info({ login: status.login }, 'Gitea identity verified');
-  else if (status.state === 'mismatch') session.logger.error({ login: status.login, expected: status.expected }, 'Gitea identity mismatch: mutating calls are refused');
-  else session.logger.warn({ detail: status.detail }, 'Gitea identity unverified: mutating calls are refused until it is');
+  else if (status.state === 'mismatch')
+    session.logger.error(
+      { login: status.login, expected: status.expected },
+      'Gitea identity mismatch: mutating calls are refused',
+    );
+  else
+    session.logger.warn({ detail: status.detail }, 'Gitea identity unverified: mutating calls are refused until it is');
 }
 
 /**
@@ -173,12 +192,24 @@ function toolsetsFor(requested: string[] | null): string[] | 'all' | null {
 /** The profile's token from its one variable only: unset means no token (every call refused), never another identity's. */
 export function giteaIdentityFor(settings: Settings, profile: CompiledProfile, env: NodeJS.ProcessEnv): GiteaIdentity {
   const token = env[tokenVariableOf(profile)] ?? '';
-  return { baseUrl: settings.giteaUrl, token, ...(profile.data.authenticated_username ? { expectedLogin: profile.data.authenticated_username } : {}) };
+  return {
+    baseUrl: settings.giteaUrl,
+    token,
+    ...(profile.data.authenticated_username ? { expectedLogin: profile.data.authenticated_username } : {}),
+  };
 }
 
 function executorOptionsFor(settings: Settings, env: NodeJS.ProcessEnv): Session['executorOptions'] {
-  const extra = (env.EXTRA_SECRETS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  const serverSecrets = [env.MCP_BEARER_TOKEN, env.OAUTH_CLIENT_SECRET, databasePassword(env.AUDIT_SINK), ...extra].filter((s): s is string => Boolean(s));
+  const extra = (env.EXTRA_SECRETS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const serverSecrets = [
+    env.MCP_BEARER_TOKEN,
+    env.OAUTH_CLIENT_SECRET,
+    databasePassword(env.AUDIT_SINK),
+    ...extra,
+  ].filter((s): s is string => Boolean(s));
   return {
     maxItems: settings.maxItems,
     maxChars: settings.maxChars,
@@ -191,7 +222,10 @@ function executorOptionsFor(settings: Settings, env: NodeJS.ProcessEnv): Session
 
 /** The profile file and every policies/*.yaml, hashed, so server_status can tell when a restart is due. */
 export function watchedFiles(profile: CompiledProfile): WatchedFile[] {
-  const policyFiles = readdirSync(policiesDir).filter((name) => name.endsWith('.yaml')).sort().map((name) => join(policiesDir, name));
+  const policyFiles = readdirSync(policiesDir)
+    .filter((name) => name.endsWith('.yaml'))
+    .sort()
+    .map((name) => join(policiesDir, name));
   return [profile.file, ...policyFiles].map((path) => ({ path, sha256: fileSha256(path) }));
 }
 

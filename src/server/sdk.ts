@@ -10,11 +10,10 @@ export { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 // The SDK's OAuth client, for the demo's per-user OAuth scene (src/cli/demo-oauth.ts).
 export { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 export type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-export type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-export {
-  CallToolRequestSchema,
-  ListToolsRequestSchema,
-  ErrorCode,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js';
+export type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+export { CallToolRequestSchema, ListToolsRequestSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 export type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';

@@ -54,7 +54,11 @@ export class SettingsError extends Error {
 }
 
 const text = (raw: string) => raw;
-const list = (raw: string) => raw.split(',').map((s) => s.trim()).filter(Boolean);
+const list = (raw: string) =>
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 const oneOf =
   <T extends string>(...values: T[]) =>
   (raw: string, env: string): T => {
@@ -83,47 +87,238 @@ const giteaBaseUrl = (raw: string, env: string): string => {
   } catch {
     throw new SettingsError(`${env} must be the URL of a Gitea, for example https://gitea.example.com`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SettingsError(`${env} must be an http or https URL`);
-  if (url.username || url.password) throw new SettingsError(`${env} must not hold credentials; the token comes from the profile's variable`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new SettingsError(`${env} must be an http or https URL`);
+  if (url.username || url.password)
+    throw new SettingsError(`${env} must not hold credentials; the token comes from the profile's variable`);
   return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '')}`;
 };
 
 export const SETTINGS: readonly SettingSpec[] = [
-  { key: 'profile', env: 'GITEA_MCP_PROFILE', flag: 'profile', default: null, description: 'profile name (in profiles/ or the config) or profile file', parse: text },
-  { key: 'config', env: 'GITEA_MCP_CONFIG', flag: 'config', default: null, description: 'multi-identity config file, when the profile is defined there', parse: text },
-  { key: 'giteaUrl', env: 'GITEA_URL', flag: 'gitea-url', default: null, description: 'Gitea base URL (a trailing /api/v1 is dropped); the token comes only from the env var the profile names (token_source_name; GITEA_TOKEN when it names none)', parse: giteaBaseUrl },
-  { key: 'transport', env: 'MCP_TRANSPORT', flag: 'transport', default: 'stdio', description: 'stdio or http (streamable HTTP, stateless)', parse: oneOf('stdio', 'http') },
-  { key: 'host', env: 'MCP_HOST', flag: 'host', default: '127.0.0.1', description: 'HTTP bind address; a non-loopback address requires MCP_BEARER_TOKEN', parse: text },
-  { key: 'port', env: 'MCP_PORT', flag: 'port', default: '8741', description: 'HTTP port', parse: positiveInt },
-  { key: 'mcpPath', env: 'MCP_PATH', flag: 'mcp-path', default: '/mcp', description: 'HTTP path of the MCP endpoint', parse: text },
-  { key: 'publicBaseUrl', env: 'PUBLIC_BASE_URL', flag: 'public-base-url', default: null, description: 'public URL of this server; its host is an allowed Host header', parse: text },
-  { key: 'allowedHosts', env: 'ALLOWED_HOSTS', flag: 'allowed-hosts', default: '', description: 'comma-separated extra allowed Host headers (DNS-rebinding protection)', parse: list },
-  { key: 'rateLimitPerMinute', env: 'RATE_LIMIT_PER_MINUTE', flag: 'rate-limit', default: '600',
-    description: 'HTTP requests to the MCP path per client (address and credential) per minute, bursts up to it; one '
-      + 'request is one JSON-RPC message (batches are refused); 429 beyond', parse: positiveInt },
-  { key: 'auditLog', env: 'AUDIT_LOG', flag: 'audit-log', default: null, description: 'hash-chained audit log (JSON Lines); default under the data directory', parse: text },
-  { key: 'auditSigningKeyFile', env: 'AUDIT_SIGNING_KEY_FILE', flag: 'audit-signing-key', default: null,
-    description: 'Ed25519 private key (PEM) that signs audit checkpoints; keep it where the agent cannot read it', parse: text },
-  { key: 'auditCheckpointEvery', env: 'AUDIT_CHECKPOINT_EVERY', flag: 'audit-checkpoint-every', default: '100',
-    description: 'events between signed checkpoints (one is also written at start and at shutdown)', parse: positiveInt },
-  { key: 'toolsets', env: 'TOOLSETS', flag: 'toolsets', default: null, description: "comma-separated domains to serve; 'all' for every domain; default: the profile's toolsets", parse: list },
-  { key: 'readOnly', env: 'READ_ONLY', flag: 'read-only', default: 'false', description: 'serve read-only tools only', parse: bool },
-  { key: 'disabledTools', env: 'DISABLED_TOOLS', flag: 'disabled-tools', default: '', description: 'comma-separated tool names never served (an unknown name stops start-up)', parse: list },
-  { key: 'listDeniedTools', env: 'LIST_DENIED_TOOLS', flag: 'list-denied-tools', default: 'false', description: 'also list tools the profile can never be allowed (debugging)', parse: bool },
   {
-    key: 'toolMode', env: 'TOOL_MODE', flag: 'tool-mode', default: 'auto', parse: oneOf('auto', 'static', 'discovery'),
-    description: 'static (a tool per operation), discovery (find, describe and call operations) or auto (static while it fits 40 tools and 12000 tokens)',
+    key: 'profile',
+    env: 'GITEA_MCP_PROFILE',
+    flag: 'profile',
+    default: null,
+    description: 'profile name (in profiles/ or the config) or profile file',
+    parse: text,
   },
-  { key: 'secretDetectionMode', env: 'SECRET_DETECTION_MODE', flag: 'secret-detection', default: 'mask', description: 'off, mask or block secrets found in results', parse: oneOf('off', 'mask', 'block') },
-  { key: 'maxItems', env: 'MAX_TOOL_RESPONSE_ITEMS', flag: 'max-items', default: '100', description: 'most list items in one result', parse: positiveInt },
-  { key: 'maxChars', env: 'MAX_TOOL_RESPONSE_CHARS', flag: 'max-chars', default: '60000', description: 'most characters in one result', parse: positiveInt },
-  { key: 'maxBinaryBytes', env: 'MAX_BINARY_BYTES', flag: 'max-binary-bytes', default: '1048576', description: 'largest binary body returned or uploaded', parse: positiveInt },
-  { key: 'timeoutMs', env: 'GITEA_TIMEOUT_MS', flag: 'timeout-ms', default: '30000', description: 'timeout of one Gitea request', parse: positiveInt },
-  { key: 'logLevel', env: 'LOG_LEVEL', flag: 'log-level', default: 'info', description: 'pino log level (logs go to stderr)', parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent') },
-  { key: 'authMode', env: 'AUTH_MODE', flag: 'auth-mode', default: 'bearer', description: "HTTP clients: 'bearer' (MCP_BEARER_TOKEN, or none on loopback), 'oauth' (each person signs in with Gitea) or 'oauth+bearer'", parse: oneOf('bearer', 'oauth', 'oauth+bearer') },
-  { key: 'oauthStore', env: 'OAUTH_STORE', flag: 'oauth-store', default: null, description: 'oauth token store: a SQLite file (default oauth-tokens.sqlite in the state directory) or postgres://... for several replicas (password via env or PGPASSWORD)', parse: text },
-  { key: 'oauthClientId', env: 'OAUTH_CLIENT_ID', flag: 'oauth-client-id', default: null, description: "client_id of this server's OAuth2 application in Gitea (its secret: OAUTH_CLIENT_SECRET)", parse: text },
-  { key: 'oauthGiteaScopes', env: 'OAUTH_GITEA_SCOPES', flag: 'oauth-gitea-scopes', default: '', description: "scopes asked of Gitea at sign-in (e.g. 'read:user write:repository'); empty: Gitea's default, full API access of the person", parse: text },
+  {
+    key: 'config',
+    env: 'GITEA_MCP_CONFIG',
+    flag: 'config',
+    default: null,
+    description: 'multi-identity config file, when the profile is defined there',
+    parse: text,
+  },
+  {
+    key: 'giteaUrl',
+    env: 'GITEA_URL',
+    flag: 'gitea-url',
+    default: null,
+    description:
+      'Gitea base URL (a trailing /api/v1 is dropped); the token comes only from the env var the profile names (token_source_name; GITEA_TOKEN when it names none)',
+    parse: giteaBaseUrl,
+  },
+  {
+    key: 'transport',
+    env: 'MCP_TRANSPORT',
+    flag: 'transport',
+    default: 'stdio',
+    description: 'stdio or http (streamable HTTP, stateless)',
+    parse: oneOf('stdio', 'http'),
+  },
+  {
+    key: 'host',
+    env: 'MCP_HOST',
+    flag: 'host',
+    default: '127.0.0.1',
+    description: 'HTTP bind address; a non-loopback address requires MCP_BEARER_TOKEN',
+    parse: text,
+  },
+  { key: 'port', env: 'MCP_PORT', flag: 'port', default: '8741', description: 'HTTP port', parse: positiveInt },
+  {
+    key: 'mcpPath',
+    env: 'MCP_PATH',
+    flag: 'mcp-path',
+    default: '/mcp',
+    description: 'HTTP path of the MCP endpoint',
+    parse: text,
+  },
+  {
+    key: 'publicBaseUrl',
+    env: 'PUBLIC_BASE_URL',
+    flag: 'public-base-url',
+    default: null,
+    description: 'public URL of this server; its host is an allowed Host header',
+    parse: text,
+  },
+  {
+    key: 'allowedHosts',
+    env: 'ALLOWED_HOSTS',
+    flag: 'allowed-hosts',
+    default: '',
+    description: 'comma-separated extra allowed Host headers (DNS-rebinding protection)',
+    parse: list,
+  },
+  {
+    key: 'rateLimitPerMinute',
+    env: 'RATE_LIMIT_PER_MINUTE',
+    flag: 'rate-limit',
+    default: '600',
+    description:
+      'HTTP requests to the MCP path per client (address and credential) per minute, bursts up to it; one ' +
+      'request is one JSON-RPC message (batches are refused); 429 beyond',
+    parse: positiveInt,
+  },
+  {
+    key: 'auditLog',
+    env: 'AUDIT_LOG',
+    flag: 'audit-log',
+    default: null,
+    description: 'hash-chained audit log (JSON Lines); default under the data directory',
+    parse: text,
+  },
+  {
+    key: 'auditSigningKeyFile',
+    env: 'AUDIT_SIGNING_KEY_FILE',
+    flag: 'audit-signing-key',
+    default: null,
+    description: 'Ed25519 private key (PEM) that signs audit checkpoints; keep it where the agent cannot read it',
+    parse: text,
+  },
+  {
+    key: 'auditCheckpointEvery',
+    env: 'AUDIT_CHECKPOINT_EVERY',
+    flag: 'audit-checkpoint-every',
+    default: '100',
+    description: 'events between signed checkpoints (one is also written at start and at shutdown)',
+    parse: positiveInt,
+  },
+  {
+    key: 'toolsets',
+    env: 'TOOLSETS',
+    flag: 'toolsets',
+    default: null,
+    description: "comma-separated domains to serve; 'all' for every domain; default: the profile's toolsets",
+    parse: list,
+  },
+  {
+    key: 'readOnly',
+    env: 'READ_ONLY',
+    flag: 'read-only',
+    default: 'false',
+    description: 'serve read-only tools only',
+    parse: bool,
+  },
+  {
+    key: 'disabledTools',
+    env: 'DISABLED_TOOLS',
+    flag: 'disabled-tools',
+    default: '',
+    description: 'comma-separated tool names never served (an unknown name stops start-up)',
+    parse: list,
+  },
+  {
+    key: 'listDeniedTools',
+    env: 'LIST_DENIED_TOOLS',
+    flag: 'list-denied-tools',
+    default: 'false',
+    description: 'also list tools the profile can never be allowed (debugging)',
+    parse: bool,
+  },
+  {
+    key: 'toolMode',
+    env: 'TOOL_MODE',
+    flag: 'tool-mode',
+    default: 'auto',
+    parse: oneOf('auto', 'static', 'discovery'),
+    description:
+      'static (a tool per operation), discovery (find, describe and call operations) or auto (static while it fits 40 tools and 12000 tokens)',
+  },
+  {
+    key: 'secretDetectionMode',
+    env: 'SECRET_DETECTION_MODE',
+    flag: 'secret-detection',
+    default: 'mask',
+    description: 'off, mask or block secrets found in results',
+    parse: oneOf('off', 'mask', 'block'),
+  },
+  {
+    key: 'maxItems',
+    env: 'MAX_TOOL_RESPONSE_ITEMS',
+    flag: 'max-items',
+    default: '100',
+    description: 'most list items in one result',
+    parse: positiveInt,
+  },
+  {
+    key: 'maxChars',
+    env: 'MAX_TOOL_RESPONSE_CHARS',
+    flag: 'max-chars',
+    default: '60000',
+    description: 'most characters in one result',
+    parse: positiveInt,
+  },
+  {
+    key: 'maxBinaryBytes',
+    env: 'MAX_BINARY_BYTES',
+    flag: 'max-binary-bytes',
+    default: '1048576',
+    description: 'largest binary body returned or uploaded',
+    parse: positiveInt,
+  },
+  {
+    key: 'timeoutMs',
+    env: 'GITEA_TIMEOUT_MS',
+    flag: 'timeout-ms',
+    default: '30000',
+    description: 'timeout of one Gitea request',
+    parse: positiveInt,
+  },
+  {
+    key: 'logLevel',
+    env: 'LOG_LEVEL',
+    flag: 'log-level',
+    default: 'info',
+    description: 'pino log level (logs go to stderr)',
+    parse: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'),
+  },
+  {
+    key: 'authMode',
+    env: 'AUTH_MODE',
+    flag: 'auth-mode',
+    default: 'bearer',
+    description:
+      "HTTP clients: 'bearer' (MCP_BEARER_TOKEN, or none on loopback), 'oauth' (each person signs in with Gitea) or 'oauth+bearer'",
+    parse: oneOf('bearer', 'oauth', 'oauth+bearer'),
+  },
+  {
+    key: 'oauthStore',
+    env: 'OAUTH_STORE',
+    flag: 'oauth-store',
+    default: null,
+    description:
+      'oauth token store: a SQLite file (default oauth-tokens.sqlite in the state directory) or postgres://... for several replicas (password via env or PGPASSWORD)',
+    parse: text,
+  },
+  {
+    key: 'oauthClientId',
+    env: 'OAUTH_CLIENT_ID',
+    flag: 'oauth-client-id',
+    default: null,
+    description: "client_id of this server's OAuth2 application in Gitea (its secret: OAUTH_CLIENT_SECRET)",
+    parse: text,
+  },
+  {
+    key: 'oauthGiteaScopes',
+    env: 'OAUTH_GITEA_SCOPES',
+    flag: 'oauth-gitea-scopes',
+    default: '',
+    description:
+      "scopes asked of Gitea at sign-in (e.g. 'read:user write:repository'); empty: Gitea's default, full API access of the person",
+    parse: text,
+  },
 ];
 
 /** Flags win over the environment, which wins over defaults. Required: profile and Gitea URL. */
@@ -131,9 +326,11 @@ export function readSettings(flags: Record<string, string | undefined>, env: Nod
   const settings: Partial<Record<keyof Settings, unknown>> = {};
   for (const spec of SETTINGS) {
     const raw = flags[spec.flag] ?? env[spec.env] ?? spec.default;
-    settings[spec.key] = raw === null ? null : spec.parse(raw, flags[spec.flag] !== undefined ? `--${spec.flag}` : spec.env);
+    settings[spec.key] =
+      raw === null ? null : spec.parse(raw, flags[spec.flag] !== undefined ? `--${spec.flag}` : spec.env);
   }
-  if (!settings.profile) throw new SettingsError('no profile: set GITEA_MCP_PROFILE or --profile (for example gitea-author)');
+  if (!settings.profile)
+    throw new SettingsError('no profile: set GITEA_MCP_PROFILE or --profile (for example gitea-author)');
   if (!settings.giteaUrl) throw new SettingsError('no Gitea: set GITEA_URL or --gitea-url');
   return settings as unknown as Settings;
 }
@@ -152,7 +349,7 @@ export function settingsHelp(): string {
     '',
     ...rows,
     '',
-    'Secrets come from the environment only: the profile\'s token_source_name variable (GITEA_TOKEN if it names none; never both),',
+    "Secrets come from the environment only: the profile's token_source_name variable (GITEA_TOKEN if it names none; never both),",
     'MCP_BEARER_TOKEN for HTTP clients, OAUTH_CLIENT_SECRET and EXTRA_SECRETS (comma-separated) for redaction,',
     'AUDIT_SINK=postgres://... to keep the audit chain (and, over HTTP, the rate limits) in PostgreSQL (docs/audit.md).',
     '',

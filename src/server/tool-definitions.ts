@@ -18,7 +18,11 @@ export interface ToolDefinition {
 /** Today's full definition of a generated tool: what gitea_describe_operation answers. */
 export function fullDefinition(entry: CatalogEntry): ToolDefinition {
   const title = entry.summary || `${entry.method} ${entry.path}`;
-  const description = [entry.summary, entry.description, `Gitea API: ${entry.method} ${entry.path} (${entry.operationId}).`]
+  const description = [
+    entry.summary,
+    entry.description,
+    `Gitea API: ${entry.method} ${entry.path} (${entry.operationId}).`,
+  ]
     .filter((part): part is string => Boolean(part))
     .join('\n\n');
   return {
@@ -43,13 +47,29 @@ export function fullDefinition(entry: CatalogEntry): ToolDefinition {
  */
 export function listedDefinition(entry: CatalogEntry): ToolDefinition {
   const { readOnly, destructive, idempotent } = entry.annotations;
-  const annotations = leanAnnotations({ readOnlyHint: readOnly, destructiveHint: destructive, idempotentHint: idempotent, openWorldHint: true });
-  return { name: entry.name, description: entry.summary || `${entry.method} ${entry.path}`, inputSchema: listedSchema(entry.inputSchema), annotations };
+  const annotations = leanAnnotations({
+    readOnlyHint: readOnly,
+    destructiveHint: destructive,
+    idempotentHint: idempotent,
+    openWorldHint: true,
+  });
+  return {
+    name: entry.name,
+    description: entry.summary || `${entry.method} ${entry.path}`,
+    inputSchema: listedSchema(entry.inputSchema),
+    annotations,
+  };
 }
 
 /** A built-in tool as listed: its title once, and only the annotations that differ from MCP's defaults. */
 export function builtinDefinition(tool: BuiltinTool): ToolDefinition {
-  return { name: tool.name, title: tool.title, description: tool.description, inputSchema: tool.inputSchema, annotations: leanAnnotations(tool.annotations) };
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    annotations: leanAnnotations(tool.annotations),
+  };
 }
 
 /** MCP's defaults: readOnlyHint false, destructiveHint true, idempotentHint false, openWorldHint true. */
@@ -75,10 +95,18 @@ export function listedSchema(schema: JsonSchema): JsonSchema {
   const listed = Object.fromEntries(
     Object.entries(properties)
       .filter(([name]) => !OMITTED_PROPERTIES.has(name))
-      .map(([name, property]) => [name, name === 'body' ? withoutDescription(leanSchema(property)) : leanSchema(property)]),
+      .map(([name, property]) => [
+        name,
+        name === 'body' ? withoutDescription(leanSchema(property)) : leanSchema(property),
+      ]),
   );
   const required = ((schema.required ?? []) as string[]).filter((name) => !OMITTED_PROPERTIES.has(name));
-  return { type: 'object', properties: listed, ...(required.length > 0 ? { required } : {}), additionalProperties: false };
+  return {
+    type: 'object',
+    properties: listed,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
 }
 
 function leanSchema(schema: JsonSchema): JsonSchema {
@@ -88,7 +116,9 @@ function leanSchema(schema: JsonSchema): JsonSchema {
     if (key === 'additionalProperties' && value === false) continue;
     if (key === 'description' && (typeof value !== 'string' || RESTATING.test(value.trim()))) continue;
     if (key === 'properties' && value && typeof value === 'object') {
-      lean.properties = Object.fromEntries(Object.entries(value as Record<string, JsonSchema>).map(([name, sub]) => [name, leanSchema(sub)]));
+      lean.properties = Object.fromEntries(
+        Object.entries(value as Record<string, JsonSchema>).map(([name, sub]) => [name, leanSchema(sub)]),
+      );
     } else if (key === 'items' && value && typeof value === 'object' && !Array.isArray(value)) {
       lean.items = leanSchema(value as JsonSchema);
     } else {

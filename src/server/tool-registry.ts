@@ -106,29 +106,54 @@ export function buildToolRegistry(sources: RegistrySources, filters: ToolFilters
   checkFilterNames(sources, filters);
   const disabled = new Set(filters.disabledTools);
   const canPerform = (entry: CatalogEntry) =>
-    possiblePrimaries(sources.operationMap, entry.operationId).some((op) => sources.effective.has(op) && !sources.guardedOnly.has(op));
+    possiblePrimaries(sources.operationMap, entry.operationId).some(
+      (op) => sources.effective.has(op) && !sources.guardedOnly.has(op),
+    );
   const served = (entry: CatalogEntry, toolsets: readonly string[] | null) =>
-    (toolsets === null || toolsets.includes(entry.domain)) && (!filters.readOnly || entry.annotations.readOnly) && !disabled.has(entry.name);
+    (toolsets === null || toolsets.includes(entry.domain)) &&
+    (!filters.readOnly || entry.annotations.readOnly) &&
+    !disabled.has(entry.name);
   const asTool = (entry: CatalogEntry): GiteaTool => ({ kind: 'gitea', entry, definition: listedDefinition(entry) });
 
   const staticToolsets = filters.toolsets === 'all' ? null : (filters.toolsets ?? filters.profileToolsets);
   const discoveryToolsets = filters.toolsets === 'all' ? null : filters.toolsets;
   const staticGitea = sources.entries
     // The profile's default listing leaves out what Gitea deprecated (a newer operation does the same); TOOLSETS lists all.
-    .filter((entry) => served(entry, staticToolsets) && !(entry.deprecated && filters.toolsets === null) && (filters.listDenied || canPerform(entry)))
+    .filter(
+      (entry) =>
+        served(entry, staticToolsets) &&
+        !(entry.deprecated && filters.toolsets === null) &&
+        (filters.listDenied || canPerform(entry)),
+    )
     .map(asTool);
   const builtins = sources.builtins
     .filter((tool) => !filters.readOnly || tool.annotations.readOnlyHint)
-    .filter((tool) => filters.listDenied || (tool.operations.every((op) => sources.effective.has(op)) && (tool.role === undefined || tool.role === sources.role)))
+    .filter(
+      (tool) =>
+        filters.listDenied ||
+        (tool.operations.every((op) => sources.effective.has(op)) &&
+          (tool.role === undefined || tool.role === sources.role)),
+    )
     .filter((tool) => !disabled.has(tool.name));
-  const always = builtins.filter((tool) => !tool.discovery).map((tool): RegisteredTool => ({ kind: 'builtin', tool, definition: builtinDefinition(tool) }));
+  const always = builtins
+    .filter((tool) => !tool.discovery)
+    .map((tool): RegisteredTool => ({ kind: 'builtin', tool, definition: builtinDefinition(tool) }));
   const staticTools = [...always, ...staticGitea];
-  const choice = chooseMode(filters.mode, staticTools.map((tool) => tool.definition));
+  const choice = chooseMode(
+    filters.mode,
+    staticTools.map((tool) => tool.definition),
+  );
 
   if (choice.mode === 'static') return new ToolRegistry(staticTools, [], choice, disabled);
-  const discoveryTools = builtins.filter((tool) => tool.discovery).map((tool): RegisteredTool => ({ kind: 'builtin', tool, definition: builtinDefinition(tool) }));
+  const discoveryTools = builtins
+    .filter((tool) => tool.discovery)
+    .map((tool): RegisteredTool => ({ kind: 'builtin', tool, definition: builtinDefinition(tool) }));
   const offered = sources.entries.filter((entry) => served(entry, discoveryToolsets) && canPerform(entry)).map(asTool);
-  const filteredOut = new Set(sources.entries.filter((entry) => !served(entry, discoveryToolsets) && !disabled.has(entry.name)).map((entry) => entry.name));
+  const filteredOut = new Set(
+    sources.entries
+      .filter((entry) => !served(entry, discoveryToolsets) && !disabled.has(entry.name))
+      .map((entry) => entry.name),
+  );
   return new ToolRegistry([...always, ...discoveryTools], offered, choice, disabled, filteredOut);
 }
 
@@ -141,12 +166,23 @@ export function listingSize(tools: readonly ToolDefinition[]): { bytes: number; 
 function chooseMode(requested: ToolModeSetting, staticListing: readonly ToolDefinition[]): ToolModeChoice {
   const size = { tools: staticListing.length, estimatedTokens: listingSize(staticListing).estimatedTokens };
   const measured = `the static listing is ${size.tools} tools, ~${size.estimatedTokens} tokens`;
-  if (requested !== 'auto') return { requested, mode: requested, reason: `TOOL_MODE=${requested}; ${measured}`, staticListing: size };
+  if (requested !== 'auto')
+    return { requested, mode: requested, reason: `TOOL_MODE=${requested}; ${measured}`, staticListing: size };
   const limits = `${CLIENT_LIMITS.tools} tools, ${CLIENT_LIMITS.estimatedTokens} tokens`;
   const fits = size.tools <= CLIENT_LIMITS.tools && size.estimatedTokens <= CLIENT_LIMITS.estimatedTokens;
   return fits
-    ? { requested, mode: 'static', reason: `TOOL_MODE=auto: ${measured}, within the common client limits (${limits})`, staticListing: size }
-    : { requested, mode: 'discovery', reason: `TOOL_MODE=auto: ${measured}, over the common client limits (${limits})`, staticListing: size };
+    ? {
+        requested,
+        mode: 'static',
+        reason: `TOOL_MODE=auto: ${measured}, within the common client limits (${limits})`,
+        staticListing: size,
+      }
+    : {
+        requested,
+        mode: 'discovery',
+        reason: `TOOL_MODE=auto: ${measured}, over the common client limits (${limits})`,
+        staticListing: size,
+      };
 }
 
 /** The canonical primaries a call of this operationId can have: the mapping's default and each rule's. */
@@ -159,11 +195,14 @@ export function possiblePrimaries(map: OperationMap, operationId: string): strin
 function checkFilterNames(sources: RegistrySources, filters: ToolFilters): void {
   const names = new Set([...sources.entries.map((e) => e.name), ...sources.builtins.map((t) => t.name)]);
   const unknownTool = filters.disabledTools.find((name) => !names.has(name));
-  if (unknownTool !== undefined) throw new ToolRegistryError(`DISABLED_TOOLS names '${unknownTool}', which is no tool; see gitea-warden tools`);
+  if (unknownTool !== undefined)
+    throw new ToolRegistryError(`DISABLED_TOOLS names '${unknownTool}', which is no tool; see gitea-warden tools`);
   const domains = new Set(sources.entries.map((e) => e.domain));
   const requested = [...(Array.isArray(filters.toolsets) ? filters.toolsets : []), ...(filters.profileToolsets ?? [])];
   const unknownDomain = requested.find((name) => !domains.has(name));
   if (unknownDomain !== undefined) {
-    throw new ToolRegistryError(`TOOLSETS names '${unknownDomain}', which is no domain; known: ${[...domains].sort().join(', ')}`);
+    throw new ToolRegistryError(
+      `TOOLSETS names '${unknownDomain}', which is no domain; known: ${[...domains].sort().join(', ')}`,
+    );
   }
 }

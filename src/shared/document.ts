@@ -170,7 +170,10 @@ export function validateDocument(doc: LoadedDocument, schema: object): DocumentF
 export function validationErrors(schema: object, data: unknown): Array<{ path: string; message: string }> {
   const validate = schemaValidator(schema);
   if (validate(data)) return [];
-  return withoutAlternatives(validate.errors ?? []).map((error) => ({ path: toPointer(pathOf(error)), message: describeError(error) }));
+  return withoutAlternatives(validate.errors ?? []).map((error) => ({
+    path: toPointer(pathOf(error)),
+    message: describeError(error),
+  }));
 }
 
 /** The failures inside each branch of a oneOf: its own error says what to choose, they only repeat it. */
@@ -182,7 +185,9 @@ function withoutAlternatives(errors: ErrorObject[]): ErrorObject[] {
 /** Field names when every alternative of a oneOf is one required field (exactly one of them must be set). */
 function exclusiveFields(error: ErrorObject): string[] | null {
   const alternatives = Array.isArray(error.schema) ? (error.schema as Array<{ required?: unknown }>) : [];
-  const fields = alternatives.map((alternative) => (Array.isArray(alternative.required) && alternative.required.length === 1 ? String(alternative.required[0]) : null));
+  const fields = alternatives.map((alternative) =>
+    Array.isArray(alternative.required) && alternative.required.length === 1 ? String(alternative.required[0]) : null,
+  );
   return fields.length > 0 && fields.every((field) => field !== null) ? (fields as string[]) : null;
 }
 

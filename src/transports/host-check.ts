@@ -24,7 +24,10 @@ export function parseHost(value: string): HostName | undefined {
 
 /** The allowed hosts besides loopback: PUBLIC_BASE_URL's hostname (any port) and each ALLOWED_HOSTS entry (checked by checkStartup). */
 export function allowedHostList(publicBaseUrl: string | undefined, allowedHosts: readonly string[]): HostName[] {
-  const fromUrl = publicBaseUrl === undefined ? [] : [{ hostname: new URL(publicBaseUrl).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase(), port: undefined }];
+  const fromUrl =
+    publicBaseUrl === undefined
+      ? []
+      : [{ hostname: new URL(publicBaseUrl).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase(), port: undefined }];
   const fromList = allowedHosts.map((entry) => parseHost(entry)).filter((h): h is HostName => h !== undefined);
   return [...fromUrl, ...fromList];
 }

@@ -3,7 +3,12 @@
 // every request, on every route, passes the Host and Origin checks first; the MCP path also passes
 // authentication (static bearer and/or per-user OAuth) and the rate limit before its body is read,
 // and a JSON-RPC batch is refused once read (one request, one message).
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -49,7 +54,11 @@ export interface HttpTransportHandle {
 }
 
 /** Checks the options (StartupError before listening), then listens; resolves once bound. */
-export async function startHttpTransport(options: HttpTransportOptions, createServer: ServerFactory, logger: Logger): Promise<HttpTransportHandle> {
+export async function startHttpTransport(
+  options: HttpTransportOptions,
+  createServer: ServerFactory,
+  logger: Logger,
+): Promise<HttpTransportHandle> {
   checkStartup({ ...options, oauth: options.oauthService !== undefined });
   // The app needs the public URL (OAuth metadata), which needs the port: it is built once listening.
   let app: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
@@ -76,25 +85,41 @@ export async function startHttpTransport(options: HttpTransportOptions, createSe
     if (options.oauthService) {
       // The SDK's auth router loads only in oauth mode.
       const { oauthRoutes } = await import('./oauth-routes.js');
-      routes = oauthRoutes(await options.oauthService(base, `${base}${options.path}`), base, `gitea-warden ${options.info.profile}`);
+      routes = oauthRoutes(
+        await options.oauthService(base, `${base}${options.path}`),
+        base,
+        `gitea-warden ${options.info.profile}`,
+      );
     }
     app = buildApp(options, createServer, logger, routes);
   } catch (error) {
     await closeServer(http);
     throw error;
   }
-  const auth = [options.oauthService ? 'oauth' : null, options.bearerToken === undefined ? null : 'bearer'].filter(Boolean).join('+') || 'none (loopback only)';
+  const auth =
+    [options.oauthService ? 'oauth' : null, options.bearerToken === undefined ? null : 'bearer']
+      .filter(Boolean)
+      .join('+') || 'none (loopback only)';
   logger.info({ url, auth }, 'MCP streamable HTTP listening');
   return { url, close: () => closeServer(http) };
 }
 
-function buildApp(options: HttpTransportOptions, createServer: ServerFactory, logger: Logger, routes: OAuthRoutes | null) {
+function buildApp(
+  options: HttpTransportOptions,
+  createServer: ServerFactory,
+  logger: Logger,
+  routes: OAuthRoutes | null,
+) {
   const allowed = allowedHostList(options.publicBaseUrl, options.allowedHosts);
   const bearer = options.bearerToken === undefined ? null : new BearerCheck(options.bearerToken);
   // Authenticated clients get their own buckets, so failed attempts from an address cannot starve them.
-  const tokenTag = options.bearerToken === undefined ? 'open' : createHash('sha256').update(options.bearerToken).digest('hex').slice(0, 16);
+  const tokenTag =
+    options.bearerToken === undefined
+      ? 'open'
+      : createHash('sha256').update(options.bearerToken).digest('hex').slice(0, 16);
   const limiter = options.rateLimiter ?? new RateLimiter(options.rateLimitPerMinute, options.now);
-  const refused = (req: IncomingMessage, status: number, why: string) => logger.warn({ remote: req.socket.remoteAddress, status }, `request refused: ${why}`);
+  const refused = (req: IncomingMessage, status: number, why: string) =>
+    logger.warn({ remote: req.socket.remoteAddress, status }, `request refused: ${why}`);
 
   const app = express();
   app.disable('x-powered-by');
@@ -103,12 +128,22 @@ function buildApp(options: HttpTransportOptions, createServer: ServerFactory, lo
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (!hostAllowed(req.headers.host, allowed)) {
       refused(req, 403, 'Host header not allowed');
-      sendJsonRpcError(res, 403, JsonRpcCode.serverError, 'Forbidden: Host header not allowed; add this host name to ALLOWED_HOSTS or PUBLIC_BASE_URL');
+      sendJsonRpcError(
+        res,
+        403,
+        JsonRpcCode.serverError,
+        'Forbidden: Host header not allowed; add this host name to ALLOWED_HOSTS or PUBLIC_BASE_URL',
+      );
       return;
     }
     if (!originAllowed(req.headers.origin, allowed)) {
       refused(req, 403, 'Origin not allowed');
-      sendJsonRpcError(res, 403, JsonRpcCode.serverError, 'Forbidden: Origin not allowed; a browser page may call this server only from an allowed host');
+      sendJsonRpcError(
+        res,
+        403,
+        JsonRpcCode.serverError,
+        'Forbidden: Origin not allowed; a browser page may call this server only from an allowed host',
+      );
       return;
     }
     next();
@@ -120,7 +155,9 @@ function buildApp(options: HttpTransportOptions, createServer: ServerFactory, lo
         // A shared store that does not answer is not the client's fault: 503, still refused.
         const status = decision.message === undefined ? 429 : 503;
         refused(req, status, decision.message === undefined ? 'rate limit' : 'rate-limit store unavailable');
-        sendJsonRpcError(res, status, JsonRpcCode.serverError, decision.message ?? 'Too many requests', { 'Retry-After': String(decision.retryAfterSeconds) });
+        sendJsonRpcError(res, status, JsonRpcCode.serverError, decision.message ?? 'Too many requests', {
+          'Retry-After': String(decision.retryAfterSeconds),
+        });
       }
       return decision.allowed;
     };
@@ -135,7 +172,9 @@ function buildApp(options: HttpTransportOptions, createServer: ServerFactory, lo
     if (routes === null) {
       if (!(await rate('unauthenticated'))) return;
       refused(req, 401, 'missing or wrong bearer token');
-      sendJsonRpcError(res, 401, JsonRpcCode.serverError, 'Unauthorized: send Authorization: Bearer <token>', { 'WWW-Authenticate': 'Bearer realm="gitea-warden"' });
+      sendJsonRpcError(res, 401, JsonRpcCode.serverError, 'Unauthorized: send Authorization: Bearer <token>', {
+        'WWW-Authenticate': 'Bearer realm="gitea-warden"',
+      });
       return;
     }
     // requireBearerAuth answers 401 with resource_metadata itself, or sets req.auth.
@@ -151,26 +190,38 @@ function buildApp(options: HttpTransportOptions, createServer: ServerFactory, lo
       refused(req, 401, 'no valid OAuth token');
       return;
     }
-    if (await rate(`user:${caller.login.toLowerCase()}`)) await serveMcp(req, res, options.maxBodyBytes, () => createServer(caller));
+    if (await rate(`user:${caller.login.toLowerCase()}`))
+      await serveMcp(req, res, options.maxBodyBytes, () => createServer(caller));
   });
   if (routes) app.use(routes.router);
   app.get(/.*/, (req: Request, res: Response, next: NextFunction) => {
     if (!serveInfoRoute(req.path, res, options.info, options.path)) next();
   });
   app.use((_req: Request, res: Response) => sendJson(res, 404, { error: 'not_found' }));
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => answerInternalError(res, error, logger));
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) =>
+    answerInternalError(res, error, logger),
+  );
   return app;
 }
 
-async function serveMcp(req: IncomingMessage, res: ServerResponse, maxBodyBytes: number, createServer: () => Server): Promise<void> {
+async function serveMcp(
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBodyBytes: number,
+  createServer: () => Server,
+): Promise<void> {
   if (req.method !== 'POST') {
     // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
-    sendJsonRpcError(res, 405, JsonRpcCode.serverError, 'Method not allowed: POST JSON-RPC to this path', { Allow: 'POST' });
+    sendJsonRpcError(res, 405, JsonRpcCode.serverError, 'Method not allowed: POST JSON-RPC to this path', {
+      Allow: 'POST',
+    });
     return;
   }
   const body = await readJsonBody(req, maxBodyBytes);
   if (body.kind === 'too_large') {
-    sendJsonRpcError(res, 413, JsonRpcCode.serverError, `Request body exceeds ${maxBodyBytes} bytes`, { Connection: 'close' });
+    sendJsonRpcError(res, 413, JsonRpcCode.serverError, `Request body exceeds ${maxBodyBytes} bytes`, {
+      Connection: 'close',
+    });
     return;
   }
   if (body.kind === 'invalid_json') {

@@ -20,7 +20,11 @@ import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middlew
 import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationFull,
+  OAuthTokenRevocationRequest,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import { renderConsent, renderNotice } from '../auth/consent-page.js';
 import { AuthFailure, type AuthErrorCode } from '../auth/errors.js';
 import type { BrowserOutcome, ClientInfo, OAuthService } from '../auth/oauth-service.js';
@@ -58,7 +62,8 @@ export class ServiceProvider implements OAuthServerProvider {
   constructor(private readonly service: OAuthService) {
     this.clientsStore = {
       getClient: async (clientId) => (await service.getClient(clientId)) as OAuthClientInformationFull | undefined,
-      registerClient: async (client) => (await service.registerClient(client as ClientInfo)) as OAuthClientInformationFull,
+      registerClient: async (client) =>
+        (await service.registerClient(client as ClientInfo)) as OAuthClientInformationFull,
     };
   }
 
@@ -79,18 +84,38 @@ export class ServiceProvider implements OAuthServerProvider {
     return asOAuth(() => this.service.challengeFor(client.client_id, code));
   }
 
-  exchangeAuthorizationCode(client: OAuthClientInformationFull, code: string, _verifier?: string, redirectUri?: string, resource?: URL): Promise<OAuthTokens> {
+  exchangeAuthorizationCode(
+    client: OAuthClientInformationFull,
+    code: string,
+    _verifier?: string,
+    redirectUri?: string,
+    resource?: URL,
+  ): Promise<OAuthTokens> {
     return asOAuth(() => this.service.exchangeCode(client.client_id, code, redirectUri, resource?.href));
   }
 
-  exchangeRefreshToken(client: OAuthClientInformationFull, refreshToken: string, _scopes?: string[], resource?: URL): Promise<OAuthTokens> {
+  exchangeRefreshToken(
+    client: OAuthClientInformationFull,
+    refreshToken: string,
+    _scopes?: string[],
+    resource?: URL,
+  ): Promise<OAuthTokens> {
     return asOAuth(() => this.service.exchangeRefresh(client.client_id, refreshToken, resource?.href));
   }
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {
     const caller = await asOAuth(() => this.service.verify(token));
-    const extra: Record<string, unknown> = { caller: { login: caller.login, giteaToken: caller.giteaToken } satisfies OAuthCaller };
-    return { token, clientId: caller.clientId, scopes: caller.scopes, expiresAt: caller.expiresAt, resource: new URL(caller.resource), extra };
+    const extra: Record<string, unknown> = {
+      caller: { login: caller.login, giteaToken: caller.giteaToken } satisfies OAuthCaller,
+    };
+    return {
+      token,
+      clientId: caller.clientId,
+      scopes: caller.scopes,
+      expiresAt: caller.expiresAt,
+      resource: new URL(caller.resource),
+      extra,
+    };
   }
 
   revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
@@ -112,7 +137,10 @@ export function oauthRoutes(service: OAuthService, base: string, resourceName: s
   const router = express.Router();
   router.use(mcpAuthRouter({ provider, issuerUrl: issuer, resourceServerUrl: resource, resourceName }));
   // RFC 9728 at the root as well as per MCP path, for clients that look there first.
-  router.use('/.well-known/oauth-protected-resource', metadataHandler({ resource: resource.href, authorization_servers: [issuer.href], resource_name: resourceName }));
+  router.use(
+    '/.well-known/oauth-protected-resource',
+    metadataHandler({ resource: resource.href, authorization_servers: [issuer.href], resource_name: resourceName }),
+  );
   const secure = issuer.protocol === 'https:';
   router.get('/oauth/consent', async (req, res) => {
     const id = typeof req.query.request === 'string' ? req.query.request : '';
@@ -127,7 +155,11 @@ export function oauthRoutes(service: OAuthService, base: string, resourceName: s
     const query = { code: text(req.query.code), state: text(req.query.state), error: text(req.query.error) };
     sendBrowser(res, await service.callback(query, cookiesOf(req)), secure);
   });
-  const bearer = requireBearerAuth({ verifier: provider, expectedResource: resource, resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(resource) });
+  const bearer = requireBearerAuth({
+    verifier: provider,
+    expectedResource: resource,
+    resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(resource),
+  });
   return { router, bearer };
 }
 

@@ -27,7 +27,9 @@ export class PostgresRateLimiter implements RateLimit {
       await pool.query(`SELECT 1 FROM ${RATE_TABLE} LIMIT 0`);
     } catch (error) {
       await pool.end().catch(() => undefined);
-      throw new Error(`the shared rate-limit table ${RATE_TABLE} cannot be read (${codeOf(error)}); see docs/audit.md for its setup`);
+      throw new Error(
+        `the shared rate-limit table ${RATE_TABLE} cannot be read (${codeOf(error)}); see docs/audit.md for its setup`,
+      );
     }
     return new PostgresRateLimiter(pool, perMinute);
   }
@@ -51,7 +53,11 @@ export class PostgresRateLimiter implements RateLimit {
       const tokens = Number(left.rows[0]?.tokens ?? 0);
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / this.refillPerMs / 1000)) };
     } catch {
-      return { allowed: false, retryAfterSeconds: 5, message: 'Service unavailable: the shared rate-limit store does not answer' };
+      return {
+        allowed: false,
+        retryAfterSeconds: 5,
+        message: 'Service unavailable: the shared rate-limit store does not answer',
+      };
     }
   }
 

@@ -25,7 +25,8 @@ export class RateLimiter implements RateLimit {
     private readonly perMinute: number,
     private readonly now: () => number = Date.now,
   ) {
-    if (!Number.isInteger(perMinute) || perMinute < 1) throw new RangeError('rate limit must be a whole number of requests per minute, at least 1');
+    if (!Number.isInteger(perMinute) || perMinute < 1)
+      throw new RangeError('rate limit must be a whole number of requests per minute, at least 1');
     this.refillPerMs = perMinute / 60_000;
   }
 

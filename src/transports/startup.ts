@@ -22,10 +22,14 @@ export interface StartupOptions {
 export function checkStartup(options: StartupOptions): void {
   const { bearerToken } = options;
   if (bearerToken !== undefined && bearerToken.trim().length < MIN_BEARER_TOKEN_LENGTH) {
-    throw new StartupError(`MCP_BEARER_TOKEN is shorter than ${MIN_BEARER_TOKEN_LENGTH} characters; use a long random token (e.g. openssl rand -hex 32)`);
+    throw new StartupError(
+      `MCP_BEARER_TOKEN is shorter than ${MIN_BEARER_TOKEN_LENGTH} characters; use a long random token (e.g. openssl rand -hex 32)`,
+    );
   }
   if (bearerToken === undefined && !options.oauth && !isLoopbackHostname(options.host)) {
-    throw new StartupError(`refusing to listen on ${options.host} without MCP_BEARER_TOKEN; set a token or bind 127.0.0.1`);
+    throw new StartupError(
+      `refusing to listen on ${options.host} without MCP_BEARER_TOKEN; set a token or bind 127.0.0.1`,
+    );
   }
   if (options.oauth && !isLoopbackHostname(options.host) && !options.publicBaseUrl?.startsWith('https://')) {
     // Clients and Gitea reach the sign-in pages through this URL; OAuth needs it to be HTTPS.

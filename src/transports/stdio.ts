@@ -15,7 +15,10 @@ export interface StdioHandle {
 }
 
 /** Connects the server to stdin/stdout (or the given streams); closes it when stdin ends. */
-export async function serveStdio(server: Server, streams: StdioStreams = { stdin: process.stdin, stdout: process.stdout }): Promise<StdioHandle> {
+export async function serveStdio(
+  server: Server,
+  streams: StdioStreams = { stdin: process.stdin, stdout: process.stdout },
+): Promise<StdioHandle> {
   if (streams.stdout === process.stdout) keepStdoutForProtocol();
   const transport = new StdioServerTransport(streams.stdin, streams.stdout);
   const closed = new Promise<void>((resolve) => {

@@ -21,7 +21,10 @@ export interface InProcessConnection {
 }
 
 /** A namespace and an SDK client connected to it; `prepare` runs on the client before it connects (notification handlers). */
-export async function connectInProcess(env: Record<string, string>, prepare: (client: Client) => void = () => {}): Promise<InProcessConnection> {
+export async function connectInProcess(
+  env: Record<string, string>,
+  prepare: (client: Client) => void = () => {},
+): Promise<InProcessConnection> {
   const namespace = await openNamespace(env);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await createMcpServer(namespace, { notifications: true }).connect(serverSide);

@@ -69,7 +69,13 @@ export interface Connected {
 
 /** A namespace over stdio: the SDK client spawns `serve` itself. */
 export async function connectStdio(env: Record<string, string>): Promise<Connected> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: SERVE_ARGS, env, cwd: repoRoot, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: SERVE_ARGS,
+    env,
+    cwd: repoRoot,
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'warden-test', version: '0.0.0' });
   await client.connect(transport, { timeout: STARTUP_TIMEOUT_MS });
   return { client, close: () => client.close() };
@@ -85,7 +91,11 @@ export interface HttpNamespace {
 
 /** Spawns `serve` with MCP_TRANSPORT=http on a free port; resolves with the MCP URL once it listens. */
 export function spawnHttpNamespace(env: Record<string, string>): Promise<HttpNamespace> {
-  const child = spawn(process.execPath, SERVE_ARGS, { env: { ...env, MCP_TRANSPORT: 'http', MCP_PORT: '0', LOG_LEVEL: 'info' }, cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, SERVE_ARGS, {
+    env: { ...env, MCP_TRANSPORT: 'http', MCP_PORT: '0', LOG_LEVEL: 'info' },
+    cwd: repoRoot,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   const close = () => stopChild(child);
   return new Promise((resolvePromise, reject) => {
@@ -99,8 +109,15 @@ export function spawnHttpNamespace(env: Record<string, string>): Promise<HttpNam
 }
 
 /** Runs `serve` to completion (for start-up refusals); resolves with the exit code and stderr. */
-export function runServe(env: Record<string, string>, args: string[] = []): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [...SERVE_ARGS, ...args], { env, cwd: repoRoot, stdio: ['ignore', 'ignore', 'pipe'] });
+export function runServe(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [...SERVE_ARGS, ...args], {
+    env,
+    cwd: repoRoot,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   return new Promise((resolvePromise) => child.once('exit', (code) => resolvePromise({ code, stderr })));

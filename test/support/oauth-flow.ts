@@ -11,11 +11,17 @@ export const OAUTH_PROFILE = 'profiles/examples/gitea-author-oauth.yaml';
 export const ENCRYPTION_KEY = 'test-encryption-key-0123456789abcdef0123456789';
 
 /** Registers gitea-warden as an OAuth2 application in the sandbox (as an operator would, through the API). */
-export async function registerWardenApp(sandbox: Sandbox): Promise<{ clientId: string; clientSecret: string; setRedirect(uri: string): void }> {
+export async function registerWardenApp(
+  sandbox: Sandbox,
+): Promise<{ clientId: string; clientSecret: string; setRedirect(uri: string): void }> {
   const response = await fetch(`${sandbox.url}/api/v1/user/applications/oauth2`, {
     method: 'POST',
     headers: { authorization: `token ${sandbox.users.admin?.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'gitea-warden', redirect_uris: ['http://127.0.0.1/placeholder'], confidential_client: true }),
+    body: JSON.stringify({
+      name: 'gitea-warden',
+      redirect_uris: ['http://127.0.0.1/placeholder'],
+      confidential_client: true,
+    }),
   });
   const app = (await response.json()) as { id: number; client_id: string; client_secret: string };
   return {
@@ -58,10 +64,23 @@ export async function spawnOAuthServe(
 }
 
 /** The whole sign-in through the SDK's auth(): discovery, registration, browser, code exchange. */
-export async function signInWithSdk(mcpUrl: string, serveBase: string, sandbox: Sandbox, login: string, provider = new TestClientProvider()): Promise<{ provider: TestClientProvider; signIn: SignIn }> {
+export async function signInWithSdk(
+  mcpUrl: string,
+  serveBase: string,
+  sandbox: Sandbox,
+  login: string,
+  provider = new TestClientProvider(),
+): Promise<{ provider: TestClientProvider; signIn: SignIn }> {
   const first = await auth(provider, { serverUrl: mcpUrl });
   if (first !== 'REDIRECT' || !provider.authorizationUrl) throw new Error(`auth() did not ask for a browser: ${first}`);
-  const signIn = await browserSignIn(new ScriptedBrowser(), provider.authorizationUrl, serveBase, login, sandbox.users[login]?.password ?? '', provider.redirectUrl);
+  const signIn = await browserSignIn(
+    new ScriptedBrowser(),
+    provider.authorizationUrl,
+    serveBase,
+    login,
+    sandbox.users[login]?.password ?? '',
+    provider.redirectUrl,
+  );
   const code = signIn.final.location ? new URL(signIn.final.location).searchParams.get('code') : null;
   if (code) await auth(provider, { serverUrl: mcpUrl, authorizationCode: code });
   return { provider, signIn };

@@ -10,18 +10,45 @@ export function arrangeReachWorld(state: SandboxState): void {
   const repo = (owner: string, name: string) => state.repo(owner, name) as Repo;
   const widgets = repo('acme', 'widgets');
   const gadgets = repo('acme', 'gadgets');
-  const dotfiles = state.addRepo({ owner: 'alice', name: 'dotfiles', private: false, description: '', defaultBranch: 'main' });
-  gadgets.issues.push(newIssue(state, gadgets, { title: 'Gadget leaks', body: '', user: 'erin', created: state.timestamp() }));
+  const dotfiles = state.addRepo({
+    owner: 'alice',
+    name: 'dotfiles',
+    private: false,
+    description: '',
+    defaultBranch: 'main',
+  });
+  gadgets.issues.push(
+    newIssue(state, gadgets, { title: 'Gadget leaks', body: '', user: 'erin', created: state.timestamp() }),
+  );
   const widgetsIssue = widgets.issues.find((i) => i.pull === null)?.number ?? 0;
-  for (const [target, number] of [[widgets, widgetsIssue], [gadgets, 1]] as const) {
-    state.trackedTimes.push({ id: state.nextId('tracked_time'), repoId: target.id, issueNumber: number, user: 'alice', seconds: 900, created: state.timestamp() });
+  for (const [target, number] of [
+    [widgets, widgetsIssue],
+    [gadgets, 1],
+  ] as const) {
+    state.trackedTimes.push({
+      id: state.nextId('tracked_time'),
+      repoId: target.id,
+      issueNumber: number,
+      user: 'alice',
+      seconds: 900,
+      created: state.timestamp(),
+    });
     state.stopwatches.push({ repoId: target.id, issueNumber: number, user: 'alice', created: state.timestamp() });
   }
   const run = (target: Repo, status: ActionStatus) => {
     const id = state.nextId('action_run');
     state.actionRuns.push({
-      id, repoId: target.id, index: id, workflowId: 'ci.yml', branch: 'main', sha: 'a'.repeat(40), event: 'push',
-      title: `CI of ${target.name}`, actor: 'alice', status, created: state.timestamp(),
+      id,
+      repoId: target.id,
+      index: id,
+      workflowId: 'ci.yml',
+      branch: 'main',
+      sha: 'a'.repeat(40),
+      event: 'push',
+      title: `CI of ${target.name}`,
+      actor: 'alice',
+      status,
+      created: state.timestamp(),
       jobs: [{ id: state.nextId('action_job'), name: 'test', status }],
     });
   };
@@ -29,14 +56,37 @@ export function arrangeReachWorld(state: SandboxState): void {
   run(gadgets, 'failure');
   run(dotfiles, 'running');
   const notes = repo('erin', 'notes');
-  notes.issues.push(newIssue(state, notes, { title: 'Private plans', body: '', user: 'erin', created: state.timestamp() }));
-  for (const [target, number] of [[widgets, widgetsIssue], [gadgets, 1], [notes, 1]] as const) {
-    state.notifications.push({ id: state.nextId('notification'), user: 'alice', repoId: target.id, issueNumber: number, status: 'unread', updated: state.timestamp() });
+  notes.issues.push(
+    newIssue(state, notes, { title: 'Private plans', body: '', user: 'erin', created: state.timestamp() }),
+  );
+  for (const [target, number] of [
+    [widgets, widgetsIssue],
+    [gadgets, 1],
+    [notes, 1],
+  ] as const) {
+    state.notifications.push({
+      id: state.nextId('notification'),
+      user: 'alice',
+      repoId: target.id,
+      issueNumber: number,
+      status: 'unread',
+      updated: state.timestamp(),
+    });
   }
-  for (const [name, linked] of [['widgets-lib', widgets], ['gadgets-lib', gadgets], ['orphan-lib', null]] as const) {
+  for (const [name, linked] of [
+    ['widgets-lib', widgets],
+    ['gadgets-lib', gadgets],
+    ['orphan-lib', null],
+  ] as const) {
     state.packages.push({
-      id: state.nextId('package_version'), owner: 'acme', type: 'npm', name, version: '1.0.0', creator: 'admin',
-      repoId: linked?.id ?? null, created: state.timestamp(),
+      id: state.nextId('package_version'),
+      owner: 'acme',
+      type: 'npm',
+      name,
+      version: '1.0.0',
+      creator: 'admin',
+      repoId: linked?.id ?? null,
+      created: state.timestamp(),
     });
   }
 }

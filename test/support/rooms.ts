@@ -9,36 +9,99 @@ export interface Room {
 }
 
 export const ROOMS: readonly Room[] = [
-  { name: 'catalog', job: 'the spec → `tools.json` generator, the loader, tool naming, the route table',
-    mayImport: ['shared'], uses: '`shared` (the project paths)' },
-  { name: 'policy', job: '**pure**: normalization, operation map, compiled profiles, `decide`, scopes, conditions, ' +
-    'guards as judges of facts, tasks, diff, migration, reasons',
-    mayImport: ['catalog'], uses: '`catalog` types, packages that are pure (`micromatch`, `jsonpath-plus`)' },
-  { name: 'shared', job: 'generic pieces every shell room uses: the project\'s paths, YAML/JSON documents with ' +
-    'line numbers and their JSON Schema validation (ajv), the process logger, the start-up error',
-    mayImport: [], uses: 'nothing of ours' },
-  { name: 'policy-files', job: 'the loader of `policies/` and `profiles/`: reads each file once with line numbers, ' +
-    'validates it against its JSON Schema and the others, hands data to `policy`',
-    mayImport: ['shared', 'policy', 'catalog'], uses: '`shared`, `policy`, `catalog`' },
-  { name: 'gitea', job: 'HTTP client, path encoding, executor, pagination, errors, redaction, bounds, envelope; ' +
-    'fact gatherers and the reconciler actions',
-    mayImport: ['catalog', 'policy'], uses: '`catalog`; `policy` **types** only' },
-  { name: 'audit', job: 'the hash-chained, group-committed JSON Lines log (file or PostgreSQL), signed checkpoints, ' +
-    'and the verifier', mayImport: ['policy'], uses: '`policy` types' },
-  { name: 'auth', job: 'per-user OAuth without the SDK: parked requests, consent page, tokens bound to a namespace, ' +
-    'rotation, revocation, per-call verification and Gitea refresh; the token store',
-    mayImport: ['gitea', 'policy'], uses: '`gitea` (the upstream OAuth client), `policy` types' },
-  { name: 'server', job: 'the MCP surface: registry, call stages, identity, built-in tools, namespace loading; ' +
-    'the one module that imports the SDK (`sdk.ts`)',
-    mayImport: ['catalog', 'policy', 'shared', 'policy-files', 'gitea', 'audit'], uses: 'everything above' },
-  { name: 'transports', job: 'stdio and stateless streamable HTTP (an express app), health, start-up checks, ' +
-    'request checks (Host, Origin, batch, rate), the SDK\'s OAuth router over our provider',
-    mayImport: ['server', 'auth', 'shared'], uses: '`server` (`sdk.ts`, sessions), `auth`, `shared`, the SDK' },
-  { name: 'sandbox', job: 'the stand-in Gitea for the demo and the tests', mayImport: ['catalog'],
-    uses: '`catalog` (the route table)' },
-  { name: 'cli', job: 'one file per command, thin over the rooms',
-    mayImport: ['catalog', 'policy', 'shared', 'policy-files', 'gitea', 'audit', 'auth', 'server', 'transports', 'sandbox'],
-    uses: 'everything' },
+  {
+    name: 'catalog',
+    job: 'the spec → `tools.json` generator, the loader, tool naming, the route table',
+    mayImport: ['shared'],
+    uses: '`shared` (the project paths)',
+  },
+  {
+    name: 'policy',
+    job:
+      '**pure**: normalization, operation map, compiled profiles, `decide`, scopes, conditions, ' +
+      'guards as judges of facts, tasks, diff, migration, reasons',
+    mayImport: ['catalog'],
+    uses: '`catalog` types, packages that are pure (`micromatch`, `jsonpath-plus`)',
+  },
+  {
+    name: 'shared',
+    job:
+      "generic pieces every shell room uses: the project's paths, YAML/JSON documents with " +
+      'line numbers and their JSON Schema validation (ajv), the process logger, the start-up error',
+    mayImport: [],
+    uses: 'nothing of ours',
+  },
+  {
+    name: 'policy-files',
+    job:
+      'the loader of `policies/` and `profiles/`: reads each file once with line numbers, ' +
+      'validates it against its JSON Schema and the others, hands data to `policy`',
+    mayImport: ['shared', 'policy', 'catalog'],
+    uses: '`shared`, `policy`, `catalog`',
+  },
+  {
+    name: 'gitea',
+    job:
+      'HTTP client, path encoding, executor, pagination, errors, redaction, bounds, envelope; ' +
+      'fact gatherers and the reconciler actions',
+    mayImport: ['catalog', 'policy'],
+    uses: '`catalog`; `policy` **types** only',
+  },
+  {
+    name: 'audit',
+    job:
+      'the hash-chained, group-committed JSON Lines log (file or PostgreSQL), signed checkpoints, ' +
+      'and the verifier',
+    mayImport: ['policy'],
+    uses: '`policy` types',
+  },
+  {
+    name: 'auth',
+    job:
+      'per-user OAuth without the SDK: parked requests, consent page, tokens bound to a namespace, ' +
+      'rotation, revocation, per-call verification and Gitea refresh; the token store',
+    mayImport: ['gitea', 'policy'],
+    uses: '`gitea` (the upstream OAuth client), `policy` types',
+  },
+  {
+    name: 'server',
+    job:
+      'the MCP surface: registry, call stages, identity, built-in tools, namespace loading; ' +
+      'the one module that imports the SDK (`sdk.ts`)',
+    mayImport: ['catalog', 'policy', 'shared', 'policy-files', 'gitea', 'audit'],
+    uses: 'everything above',
+  },
+  {
+    name: 'transports',
+    job:
+      'stdio and stateless streamable HTTP (an express app), health, start-up checks, ' +
+      "request checks (Host, Origin, batch, rate), the SDK's OAuth router over our provider",
+    mayImport: ['server', 'auth', 'shared'],
+    uses: '`server` (`sdk.ts`, sessions), `auth`, `shared`, the SDK',
+  },
+  {
+    name: 'sandbox',
+    job: 'the stand-in Gitea for the demo and the tests',
+    mayImport: ['catalog'],
+    uses: '`catalog` (the route table)',
+  },
+  {
+    name: 'cli',
+    job: 'one file per command, thin over the rooms',
+    mayImport: [
+      'catalog',
+      'policy',
+      'shared',
+      'policy-files',
+      'gitea',
+      'audit',
+      'auth',
+      'server',
+      'transports',
+      'sandbox',
+    ],
+    uses: 'everything',
+  },
 ];
 
 export const ROOMS_BEGIN = '<!-- rooms: generated from test/support/rooms.ts -->';

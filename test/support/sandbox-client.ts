@@ -35,7 +35,11 @@ export function sandboxClient(sandbox: Sandbox) {
     });
     const text = await response.text();
     const json = (response.headers.get('content-type') ?? '').includes('json');
-    return { status: response.status, headers: response.headers, body: text === '' ? undefined : json ? JSON.parse(text) : text };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: text === '' ? undefined : json ? JSON.parse(text) : text,
+    };
   };
 }
 

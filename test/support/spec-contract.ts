@@ -152,7 +152,9 @@ export function createContractChecker(spec: SwaggerSpec): ContractChecker {
     try {
       fn = validator(key, schema);
     } catch (error) {
-      return [`${label}: the spec's schema does not compile: ${error instanceof Error ? error.message : String(error)}`];
+      return [
+        `${label}: the spec's schema does not compile: ${error instanceof Error ? error.message : String(error)}`,
+      ];
     }
     const problems: string[] = [];
     if (!fn(body)) {
@@ -201,7 +203,9 @@ let sharedChecker: ContractChecker | undefined;
  * does not serve, 404 outside the API) are not Gitea's and are left out; any other response
  * without an operation is a problem.
  */
-export function recordContract(checker: ContractChecker = (sharedChecker ??= createContractChecker(loadSpec()))): ContractRecorder {
+export function recordContract(
+  checker: ContractChecker = (sharedChecker ??= createContractChecker(loadSpec())),
+): ContractRecorder {
   const problems: string[] = [];
   const checked = new Set<string>();
   return {
@@ -226,6 +230,11 @@ export async function startContractSandbox(options: Omit<SandboxOptions, 'onResp
   const contract = recordContract();
   const sandbox = await startSandbox({ ...options, onResponse: contract.onResponse });
   return Object.assign(sandbox, {
-    assertConformed: () => assert.deepEqual(contract.problems, [], `non-conforming sandbox answers (operations checked: ${[...contract.checked].join(', ')})`),
+    assertConformed: () =>
+      assert.deepEqual(
+        contract.problems,
+        [],
+        `non-conforming sandbox answers (operations checked: ${[...contract.checked].join(', ')})`,
+      ),
   });
 }

@@ -33,7 +33,9 @@ export interface CallFacts {
 }
 
 export function callGuardsFor(operations: readonly string[], table: CallGuardTable): CallGuard[] {
-  return CALL_GUARDS.filter((guard) => table.entries.some((entry) => entry.guard === guard && operations.includes(entry.operation)));
+  return CALL_GUARDS.filter((guard) =>
+    table.entries.some((entry) => entry.guard === guard && operations.includes(entry.operation)),
+  );
 }
 
 /** Where the call_guards entry that made `guard` judge these operations is written, for a denial. */
@@ -48,7 +50,11 @@ export function judgeCall(guards: readonly CallGuard[], facts: CallFacts, merge:
   const repository = facts.repository ?? notGathered('The repository settings');
   return combineVerdicts(
     guards.map((guard) =>
-      guard === 'self_review' ? judgeSelfReview(facts) : guard === 'ownership' ? judgeOwnership(facts) : judgeMerge({ ...facts, reviews, repository }, merge),
+      guard === 'self_review'
+        ? judgeSelfReview(facts)
+        : guard === 'ownership'
+          ? judgeOwnership(facts)
+          : judgeMerge({ ...facts, reviews, repository }, merge),
     ),
   );
 }

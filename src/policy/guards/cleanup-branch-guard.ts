@@ -39,30 +39,72 @@ export function judgeCleanup(request: CleanupRequest, facts: CleanupFacts, patte
   const { branch: name } = request;
   const fullName = `${request.owner}/${request.repo}`;
   const expected = cleanupConfirmation(request.prNumber, name);
-  return new CheckList()
-    .add(
-      request.confirmation === expected
-        ? check('confirmation_mismatch', true, 'The confirmation phrase matches.')
-        : check('confirmation_mismatch', false, `The confirmation must be exactly "${expected}".`),
-    )
-    .need({ pull: facts.pull }, ({ pull }) => [
-      check('branch_not_pr_head', pull.headRef === name, `Pull request #${pull.number} has head branch ${pull.headRef}; asked to delete ${name}.`, 'pull'),
-      sameRepo(pull.headRepo, fullName)
-        ? check('head_repo_mismatch', true, `The head branch lives in ${fullName}.`, 'pull')
-        : check('head_repo_mismatch', false, `The head branch lives in ${pull.headRepo ?? 'an unknown repository'}, not ${fullName}.`, 'pull'),
-      check('pr_not_merged', pull.merged, `Pull request #${pull.number} is ${pull.merged ? 'merged' : `${pull.state} and not merged`}.`, 'pull'),
-    ])
-    // The branch's own tip is what the deletion would lose: it, not the PR's head.sha, must have landed.
-    .need({ pull: facts.pull, target: facts.target, branch: facts.branch, landing: facts.landing }, ({ pull, target, branch, landing }) =>
-      pull.baseRef === target.name
-        ? landedCheck(branch.sha, `Branch ${name} tip`, target, landing)
-        : check('head_not_landed', false, `The target branch read (${target.name}) is not the pull request's base ${pull.baseRef}.`, 'target'),
-    )
-    .need({ branch: facts.branch, protections: facts.protections }, ({ branch, protections }) => giteaProtection(branch, protections))
-    .add(patternCheck('branch_protected_by_policy', name, patterns.protected_branches, 'protected_branches', 'policies/targets.yaml'))
-    .add(patternCheck('branch_preserved', name, patterns.preserved_refs, 'cleanup.preserved_refs', 'policies/guards.yaml'))
-    .need({ openPulls: facts.openPulls }, ({ openPulls }) => inUseCheck(name, fullName, openPulls))
-    .verdict('cleanup_branch');
+  return (
+    new CheckList()
+      .add(
+        request.confirmation === expected
+          ? check('confirmation_mismatch', true, 'The confirmation phrase matches.')
+          : check('confirmation_mismatch', false, `The confirmation must be exactly "${expected}".`),
+      )
+      .need({ pull: facts.pull }, ({ pull }) => [
+        check(
+          'branch_not_pr_head',
+          pull.headRef === name,
+          `Pull request #${pull.number} has head branch ${pull.headRef}; asked to delete ${name}.`,
+          'pull',
+        ),
+        sameRepo(pull.headRepo, fullName)
+          ? check('head_repo_mismatch', true, `The head branch lives in ${fullName}.`, 'pull')
+          : check(
+              'head_repo_mismatch',
+              false,
+              `The head branch lives in ${pull.headRepo ?? 'an unknown repository'}, not ${fullName}.`,
+              'pull',
+            ),
+        check(
+          'pr_not_merged',
+          pull.merged,
+          `Pull request #${pull.number} is ${pull.merged ? 'merged' : `${pull.state} and not merged`}.`,
+          'pull',
+        ),
+      ])
+      // The branch's own tip is what the deletion would lose: it, not the PR's head.sha, must have landed.
+      .need(
+        { pull: facts.pull, target: facts.target, branch: facts.branch, landing: facts.landing },
+        ({ pull, target, branch, landing }) =>
+          pull.baseRef === target.name
+            ? landedCheck(branch.sha, `Branch ${name} tip`, target, landing)
+            : check(
+                'head_not_landed',
+                false,
+                `The target branch read (${target.name}) is not the pull request's base ${pull.baseRef}.`,
+                'target',
+              ),
+      )
+      .need({ branch: facts.branch, protections: facts.protections }, ({ branch, protections }) =>
+        giteaProtection(branch, protections),
+      )
+      .add(
+        patternCheck(
+          'branch_protected_by_policy',
+          name,
+          patterns.protected_branches,
+          'protected_branches',
+          'policies/targets.yaml',
+        ),
+      )
+      .add(
+        patternCheck(
+          'branch_preserved',
+          name,
+          patterns.preserved_refs,
+          'cleanup.preserved_refs',
+          'policies/guards.yaml',
+        ),
+      )
+      .need({ openPulls: facts.openPulls }, ({ openPulls }) => inUseCheck(name, fullName, openPulls))
+      .verdict('cleanup_branch')
+  );
 }
 
 // Gitea sets the branch's flag from its own rule matching; the rule list, when visible, is matched too.
@@ -72,8 +114,14 @@ function giteaProtection(branch: BranchFacts, rules: string[] | null): GuardChec
     const by = matching.length > 0 ? `rule(s) ${matching.join(', ')}` : 'its protected flag';
     return check('branch_protected', false, `Gitea protects branch ${branch.name} (${by}).`, ['branch', 'protections']);
   }
-  const judgedBy = rules === null ? "its protected flag (the rule list is visible to repository admins only)" : 'its protected flag and the protection rules';
-  return check('branch_protected', true, `Gitea does not protect branch ${branch.name}, judged by ${judgedBy}.`, ['branch', 'protections']);
+  const judgedBy =
+    rules === null
+      ? 'its protected flag (the rule list is visible to repository admins only)'
+      : 'its protected flag and the protection rules';
+  return check('branch_protected', true, `Gitea does not protect branch ${branch.name}, judged by ${judgedBy}.`, [
+    'branch',
+    'protections',
+  ]);
 }
 
 function patternCheck(code: ReasonCode, name: string, patterns: string[], setting: string, file: string): GuardCheck {
@@ -96,6 +144,11 @@ function inUseCheck(name: string, fullName: string, openPulls: OpenPull[]): Guar
     return [...(asHead ? [`${label} (head)`] : []), ...(asBase ? [`${label} (base)`] : [])];
   });
   return users.length > 0
-    ? check('branch_in_use', false, `Open pull request(s) ${users.join(', ')} use ${name}; Gitea would close them with the branch.`, 'openPulls')
+    ? check(
+        'branch_in_use',
+        false,
+        `Open pull request(s) ${users.join(', ')} use ${name}; Gitea would close them with the branch.`,
+        'openPulls',
+      )
     : check('branch_in_use', true, `No open pull request uses ${name} as head or base.`, 'openPulls');
 }

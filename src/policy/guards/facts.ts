@@ -98,13 +98,15 @@ export function isOpen(pull: PullFacts): boolean {
 export const FACT_SOURCES = {
   identity: 'GET /user: login (the session identity; the sudo user when the call names one)',
   pull: 'GET /repos/{owner}/{repo}/pulls/{index}: user.login, state, merged, head.ref/label/sha/repo, base.ref/repo',
-  reviews: 'GET /repos/{owner}/{repo}/pulls/{index}/reviews, every page by X-Total-Count: user.login, state, official, stale, dismissed, commit_id',
+  reviews:
+    'GET /repos/{owner}/{repo}/pulls/{index}/reviews, every page by X-Total-Count: user.login, state, official, stale, dismissed, commit_id',
   repository: 'GET /repos/{owner}/{repo}: default_delete_branch_after_merge, parent',
   target: 'GET /repos/{owner}/{repo}/branches/{base}: commit.id',
   branch: 'GET /repos/{owner}/{repo}/branches/{branch}: commit.id, protected',
   landing: 'GET /repos/{owner}/{repo}/compare/{commit}...{target}: commits[].sha, commits[].parents[].sha',
   protections: 'GET /repos/{owner}/{repo}/branch_protections: rule_name',
-  openPulls: 'GET /repos/{owner}/{repo}/pulls?state=open of the repository, its parent and its forks: head.label/ref/repo, base.ref',
+  openPulls:
+    'GET /repos/{owner}/{repo}/pulls?state=open of the repository, its parent and its forks: head.label/ref/repo, base.ref',
 } as const;
 
 export type FactName = keyof typeof FACT_SOURCES;

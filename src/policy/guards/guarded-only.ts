@@ -26,7 +26,10 @@ export function guardedOnlyDenial(operations: readonly string[], guardedOnly: Gu
   const tool = guardedOnly[operation]?.tool ?? 'its guarded tool';
   const message = `${operation} may only be performed through ${tool}, which checks live facts first; generated and raw tools are refused for every profile.`;
   // When the guarded operation is an extra an argument asks for (a merge deleting its branch), the call works without that argument.
-  const extra = operation === operations[0] ? '' : `Make the call without the argument that asks for ${operation}, and use ${tool} for it`;
+  const extra =
+    operation === operations[0]
+      ? ''
+      : `Make the call without the argument that asks for ${operation}, and use ${tool} for it`;
   return {
     effect: 'deny',
     operation: operations[0] ?? null,

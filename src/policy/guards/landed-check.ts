@@ -10,15 +10,25 @@ import { check, type GuardCheck } from './verdict.js';
 export function landedCheck(commit: string, what: string, target: BranchFacts, landing: LandingFacts): GuardCheck {
   const about = `${what} ${commit} on ${target.name} at ${target.sha}`;
   const facts = ['target', 'landing'] as const;
-  if (landing.commit.toLowerCase() !== commit.toLowerCase() || landing.target.toLowerCase() !== target.sha.toLowerCase()) {
-    return check('head_not_landed', false, `The compare evidence does not match ${about}; refusing to judge from it.`, [...facts]);
+  if (
+    landing.commit.toLowerCase() !== commit.toLowerCase() ||
+    landing.target.toLowerCase() !== target.sha.toLowerCase()
+  ) {
+    return check('head_not_landed', false, `The compare evidence does not match ${about}; refusing to judge from it.`, [
+      ...facts,
+    ]);
   }
   if (commit.toLowerCase() === target.sha.toLowerCase()) {
     return check('head_not_landed', true, `${capitalized(about)}: it is the target's tip.`, [...facts]);
   }
   const child = landing.commits.find((c) => c.parents.some((p) => p.toLowerCase() === commit.toLowerCase()));
   return child
-    ? check('head_not_landed', true, `${capitalized(about)}: it is a parent of ${child.sha}, which ${target.name} contains.`, [...facts])
+    ? check(
+        'head_not_landed',
+        true,
+        `${capitalized(about)}: it is a parent of ${child.sha}, which ${target.name} contains.`,
+        [...facts],
+      )
     : check(
         'head_not_landed',
         false,

@@ -21,9 +21,16 @@ export interface MergeFacts {
 
 export function judgeMerge(facts: MergeFacts, settings: MergeSettings): GuardVerdict {
   const list = new CheckList()
-    .need({ identity: facts.identity, pull: facts.pull }, ({ identity, pull }) => notAuthor('self_merge', identity, pull, 'merge'))
+    .need({ identity: facts.identity, pull: facts.pull }, ({ identity, pull }) =>
+      notAuthor('self_merge', identity, pull, 'merge'),
+    )
     .need({ pull: facts.pull }, ({ pull }) =>
-      check('pr_not_open', isOpen(pull), `Pull request #${pull.number} is ${pull.merged ? 'merged' : pull.state}.`, 'pull'),
+      check(
+        'pr_not_open',
+        isOpen(pull),
+        `Pull request #${pull.number} is ${pull.merged ? 'merged' : pull.state}.`,
+        'pull',
+      ),
     );
   if (settings.require_head_sha) {
     list.need({ pull: facts.pull }, ({ pull }) => headShaCheck(facts.expectedHeadSha, pull));
@@ -34,16 +41,24 @@ export function judgeMerge(facts: MergeFacts, settings: MergeSettings): GuardVer
     );
   }
   if (facts.deleteBranch === null) {
-    list.need({ pull: facts.pull, repository: facts.repository }, ({ pull, repository }) => deleteDefaultCheck(pull, repository));
+    list.need({ pull: facts.pull, repository: facts.repository }, ({ pull, repository }) =>
+      deleteDefaultCheck(pull, repository),
+    );
   }
   return list.verdict('merge');
 }
 
 function headShaCheck(expected: string | null, pull: PullFacts): GuardCheck {
-  if (!expected) return check('head_sha_missing', false, 'The merge did not name the head SHA it expects (body.head_commit_id).');
+  if (!expected)
+    return check('head_sha_missing', false, 'The merge did not name the head SHA it expects (body.head_commit_id).');
   return expected.toLowerCase() === pull.headSha.toLowerCase()
     ? check('head_sha_mismatch', true, `The expected head ${expected} is the current head.`, 'pull')
-    : check('head_sha_mismatch', false, `The expected head ${expected} is not the current head ${pull.headSha}.`, 'pull');
+    : check(
+        'head_sha_mismatch',
+        false,
+        `The expected head ${expected} is not the current head ${pull.headSha}.`,
+        'pull',
+      );
 }
 
 /** Each reviewer's latest APPROVED or REQUEST_CHANGES review, as SubmitReview leaves only that one official. */
@@ -61,27 +76,50 @@ function approvalChecks(merger: string, pull: PullFacts, reviews: ReviewFact[]):
   // Any official, undismissed request for changes blocks, as MergeBlockedByRejectedReview counts them: a
   // pending review submitted late keeps its older id, but SubmitReview made it the reviewer's official one.
   const blocking = reviews.filter((r) => r.state === 'REQUEST_CHANGES' && r.official && !r.dismissed);
-  const changes = blocking.length > 0
-    ? check('changes_requested', false, `Official reviewer(s) ${names(blocking)} request changes on pull request #${pull.number}.`, 'reviews')
-    : check('changes_requested', true, `No official reviewer's latest review requests changes.`, 'reviews');
+  const changes =
+    blocking.length > 0
+      ? check(
+          'changes_requested',
+          false,
+          `Official reviewer(s) ${names(blocking)} request changes on pull request #${pull.number}.`,
+          'reviews',
+        )
+      : check('changes_requested', true, `No official reviewer's latest review requests changes.`, 'reviews');
   const independent = verdicts.filter(
-    (r) => r.state === 'APPROVED' && r.official && !r.dismissed && !sameLogin(r.reviewer, pull.author) && !sameLogin(r.reviewer, merger),
+    (r) =>
+      r.state === 'APPROVED' &&
+      r.official &&
+      !r.dismissed &&
+      !sameLogin(r.reviewer, pull.author) &&
+      !sameLogin(r.reviewer, merger),
   );
   if (independent.length === 0) {
-    const detail = `No official reviewer but the author and the merger has approval as their latest, undismissed review of pull request #${pull.number}` +
+    const detail =
+      `No official reviewer but the author and the merger has approval as their latest, undismissed review of pull request #${pull.number}` +
       `${unofficialNote(verdicts, pull, merger)}.`;
     return [check('no_independent_approval', false, detail, 'reviews'), changes];
   }
   // Bound to the exact head: Gitea's content-based stale would keep an approval across a rebase or base merge; the product does not.
   const current = independent.filter((r) => !r.stale && r.commitId?.toLowerCase() === pull.headSha.toLowerCase());
-  const approval = current.length > 0
-    ? check('approval_stale', true, `Approved on the current head ${pull.headSha} by ${names(current)}.`, ['reviews', 'pull'])
-    : check('approval_stale', false, `Every independent approval (${names(independent)}) is stale or on another commit than the head ${pull.headSha}.`, ['reviews', 'pull']);
+  const approval =
+    current.length > 0
+      ? check('approval_stale', true, `Approved on the current head ${pull.headSha} by ${names(current)}.`, [
+          'reviews',
+          'pull',
+        ])
+      : check(
+          'approval_stale',
+          false,
+          `Every independent approval (${names(independent)}) is stale or on another commit than the head ${pull.headSha}.`,
+          ['reviews', 'pull'],
+        );
   return [approval, changes];
 }
 
 function unofficialNote(verdicts: ReviewFact[], pull: PullFacts, merger: string): string {
-  const others = verdicts.filter((r) => r.state === 'APPROVED' && !sameLogin(r.reviewer, pull.author) && !sameLogin(r.reviewer, merger));
+  const others = verdicts.filter(
+    (r) => r.state === 'APPROVED' && !sameLogin(r.reviewer, pull.author) && !sameLogin(r.reviewer, merger),
+  );
   const unofficial = others.filter((r) => !r.official);
   const dismissed = others.filter((r) => r.official && r.dismissed);
   return [
@@ -99,10 +137,16 @@ function deleteDefaultCheck(pull: PullFacts, repository: RepositoryFacts): Guard
   const sameRepository = pull.headRepo === null || sameRepo(pull.headRepo, repository.fullName);
   const deletes = repository.defaultDeleteBranchAfterMerge && sameRepository;
   return deletes
-    ? check('branch_deleted_by_default', false,
-      `The merge names no delete_branch_after_merge and ${repository.fullName} defaults to deleting the head branch, so Gitea would delete ${pull.headRef}.`,
-      ['repository', 'pull'])
-    : check('branch_deleted_by_default', true,
-      `Gitea keeps the head branch ${pull.headRef} (${sameRepository ? 'the repository default keeps it' : 'it lives in another repository'}).`,
-      ['repository', 'pull']);
+    ? check(
+        'branch_deleted_by_default',
+        false,
+        `The merge names no delete_branch_after_merge and ${repository.fullName} defaults to deleting the head branch, so Gitea would delete ${pull.headRef}.`,
+        ['repository', 'pull'],
+      )
+    : check(
+        'branch_deleted_by_default',
+        true,
+        `Gitea keeps the head branch ${pull.headRef} (${sameRepository ? 'the repository default keeps it' : 'it lives in another repository'}).`,
+        ['repository', 'pull'],
+      );
 }

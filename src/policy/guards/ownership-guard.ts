@@ -14,10 +14,15 @@ export interface OwnershipFacts {
 export function judgeOwnership(facts: OwnershipFacts): GuardVerdict {
   return new CheckList()
     .need({ identity: facts.identity, pull: facts.pull }, ({ identity, pull }) => {
-      if (pull.author === null) return check('pr_author_unknown', false, `Gitea did not report the poster of pull request #${pull.number}.`);
+      if (pull.author === null)
+        return check('pr_author_unknown', false, `Gitea did not report the poster of pull request #${pull.number}.`);
       return sameLogin(identity, pull.author)
         ? check('own_pull_request', true, `${identity} opened pull request #${pull.number}.`)
-        : check('own_pull_request', false, `pull request #${pull.number} was opened by ${pull.author} (live: user.login), not by ${identity}; this role edits and closes its own pull requests only.`);
+        : check(
+            'own_pull_request',
+            false,
+            `pull request #${pull.number} was opened by ${pull.author} (live: user.login), not by ${identity}; this role edits and closes its own pull requests only.`,
+          );
     })
     .verdict('ownership');
 }

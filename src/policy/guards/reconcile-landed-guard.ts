@@ -14,12 +14,22 @@ export interface ReconcileFacts {
 export function judgeReconcileLanded(facts: ReconcileFacts): GuardVerdict {
   return new CheckList()
     .need({ pull: facts.pull }, ({ pull }) =>
-      check('pr_not_open', isOpen(pull), `Pull request #${pull.number} is ${pull.merged ? 'merged' : pull.state}.`, 'pull'),
+      check(
+        'pr_not_open',
+        isOpen(pull),
+        `Pull request #${pull.number} is ${pull.merged ? 'merged' : pull.state}.`,
+        'pull',
+      ),
     )
     .need({ pull: facts.pull, target: facts.target, landing: facts.landing }, ({ pull, target, landing }) =>
       pull.baseRef === target.name
         ? landedCheck(pull.headSha, `Head of pull request #${pull.number}`, target, landing)
-        : check('head_not_landed', false, `The target branch read (${target.name}) is not the pull request's base ${pull.baseRef}.`, 'target'),
+        : check(
+            'head_not_landed',
+            false,
+            `The target branch read (${target.name}) is not the pull request's base ${pull.baseRef}.`,
+            'target',
+          ),
     )
     .verdict('reconcile_landed');
 }

@@ -18,11 +18,27 @@ export function judgeSelfReview(facts: SelfReviewFacts): GuardVerdict {
 }
 
 /** Shared with the merge guard: the acting identity must not be the PR author, and the author must be known. */
-export function notAuthor(code: 'self_review' | 'self_merge', identity: string, pull: PullFacts, act: string): GuardCheck {
+export function notAuthor(
+  code: 'self_review' | 'self_merge',
+  identity: string,
+  pull: PullFacts,
+  act: string,
+): GuardCheck {
   if (pull.author === null) {
-    return check('pr_author_unknown', false, `Gitea did not report the author of pull request #${pull.number}.`, 'pull');
+    return check(
+      'pr_author_unknown',
+      false,
+      `Gitea did not report the author of pull request #${pull.number}.`,
+      'pull',
+    );
   }
   return sameLogin(identity, pull.author)
-    ? check(code, false, `${identity} is the author of pull request #${pull.number} and may not ${act} it.`, ['identity', 'pull'])
-    : check(code, true, `${identity} is not the author (${pull.author}) of pull request #${pull.number}.`, ['identity', 'pull']);
+    ? check(code, false, `${identity} is the author of pull request #${pull.number} and may not ${act} it.`, [
+        'identity',
+        'pull',
+      ])
+    : check(code, true, `${identity} is not the author (${pull.author}) of pull request #${pull.number}.`, [
+        'identity',
+        'pull',
+      ]);
 }

@@ -40,37 +40,54 @@ const LEADING_CODES = ['self_review', 'self_merge'];
 const HINTS: Partial<Record<ReasonCode, string>> = {
   self_review: 'Review through a namespace whose Gitea identity is not the pull request author (gitea-reviewer).',
   self_merge: 'Merge through a namespace whose Gitea identity is not the pull request author (gitea-merger).',
-  own_pull_request: 'This role edits and closes only the pull requests its own user opened; ask their author, or the owner.',
+  own_pull_request:
+    'This role edits and closes only the pull requests its own user opened; ask their author, or the owner.',
   pr_author_unknown: 'Gitea did not report the pull request author; check the pull request exists and retry.',
-  fact_unavailable: 'A fact needed to judge the call could not be read from Gitea; check the repository, the pull request and the token, then retry.',
-  head_sha_missing: "Pass the pull request head SHA you reviewed as body.head_commit_id.",
-  head_sha_mismatch: 'The pull request head moved since you read it; review the new head and pass its SHA as body.head_commit_id.',
+  fact_unavailable:
+    'A fact needed to judge the call could not be read from Gitea; check the repository, the pull request and the token, then retry.',
+  head_sha_missing: 'Pass the pull request head SHA you reviewed as body.head_commit_id.',
+  head_sha_mismatch:
+    'The pull request head moved since you read it; review the new head and pass its SHA as body.head_commit_id.',
   no_independent_approval: 'Get an approval from someone who is neither the author nor the merger.',
   approval_stale: 'The approvals are on an older head; ask for a fresh approval of the current head.',
   changes_requested: 'An official reviewer requests changes; address them and ask that reviewer for a new review.',
-  branch_deleted_by_default: 'Pass body.delete_branch_after_merge: false; delete the branch later through gitea_cleanup_merged_pr_branch.',
+  branch_deleted_by_default:
+    'Pass body.delete_branch_after_merge: false; delete the branch later through gitea_cleanup_merged_pr_branch.',
   pr_not_open: 'Only an open pull request can be merged or reconciled.',
   confirmation_mismatch: 'Pass the confirmation phrase exactly as the check detail spells it.',
   branch_not_pr_head: "Name the pull request's own head branch.",
   head_repo_mismatch: 'The head branch lives in another repository (a fork); clean it up there.',
   pr_not_merged: 'Only the head branch of a merged pull request can be cleaned up.',
-  head_not_landed: 'The commit is not proven to be on the target branch (squash and rebase merges are never proven); keep the branch or the pull request.',
+  head_not_landed:
+    'The commit is not proven to be on the target branch (squash and rebase merges are never proven); keep the branch or the pull request.',
   branch_protected: 'Gitea protects this branch; it is never cleaned up by a tool.',
   branch_protected_by_policy: 'policies/targets.yaml lists this branch under protected_branches.',
   branch_preserved: 'policies/guards.yaml lists this branch under cleanup.preserved_refs.',
-  branch_in_use: 'Open pull requests still use this branch as head or base (Gitea closes them when it is deleted); merge, retarget or close them first.',
+  branch_in_use:
+    'Open pull requests still use this branch as head or base (Gitea closes them when it is deleted); merge, retarget or close them first.',
 };
 
-export function check(code: ReasonCode, passed: boolean, detail: string, facts: FactName | FactName[] = []): GuardCheck {
+export function check(
+  code: ReasonCode,
+  passed: boolean,
+  detail: string,
+  facts: FactName | FactName[] = [],
+): GuardCheck {
   const names = [facts].flat();
-  return names.length === 0 ? { code, passed, detail } : { code, passed, detail, fact: names.map((n) => FACT_SOURCES[n]).join('; ') };
+  return names.length === 0
+    ? { code, passed, detail }
+    : { code, passed, detail, fact: names.map((n) => FACT_SOURCES[n]).join('; ') };
 }
 
 /** The failed checks, self-review and self-merge first, otherwise in the guards' order. */
 export function failedChecks(verdict: GuardVerdict): GuardCheck[] {
   const failed = verdict.checks.filter((c) => !c.passed);
-  const rank = (c: GuardCheck): number => (LEADING_CODES.includes(c.code) ? LEADING_CODES.indexOf(c.code) : LEADING_CODES.length);
-  return failed.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map(({ c }) => c);
+  const rank = (c: GuardCheck): number =>
+    LEADING_CODES.includes(c.code) ? LEADING_CODES.indexOf(c.code) : LEADING_CODES.length;
+  return failed
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i)
+    .map(({ c }) => c);
 }
 
 /** Joins verdicts of several guards that ran for one call, keeping each guard's order. */
@@ -82,12 +99,20 @@ export function combineVerdicts(verdicts: GuardVerdict[]): GuardVerdict {
  * A passed list decision stays allowed only if every guard check passed; otherwise it becomes a denial
  * listing every failed condition (self-review and self-merge first). A denial is returned unchanged.
  */
-export function applyGuardVerdict(decision: Decision, verdict: GuardVerdict, source: GuardSource = GUARDS_FILE): Decision {
+export function applyGuardVerdict(
+  decision: Decision,
+  verdict: GuardVerdict,
+  source: GuardSource = GUARDS_FILE,
+): Decision {
   if (decision.effect !== 'allow') return decision;
   const failed = failedChecks(verdict);
   const first = failed[0];
   if (!first) return decision;
-  const conditions: FailedCondition[] = failed.map((c) => ({ code: c.code, message: c.detail, ...(c.fact ? { fact: c.fact } : {}) }));
+  const conditions: FailedCondition[] = failed.map((c) => ({
+    code: c.code,
+    message: c.detail,
+    ...(c.fact ? { fact: c.fact } : {}),
+  }));
   const hints = [...new Set(failed.map((c) => HINTS[c.code] ?? `Resolve ${c.code} and retry.`))];
   return {
     ...decision,
@@ -114,18 +139,30 @@ export class CheckList {
     return this;
   }
 
-  need<T extends Record<string, Fact<unknown>>>(facts: T, judge: (values: FactValues<T>) => GuardCheck | GuardCheck[]): this {
+  need<T extends Record<string, Fact<unknown>>>(
+    facts: T,
+    judge: (values: FactValues<T>) => GuardCheck | GuardCheck[],
+  ): this {
     const missing = Object.entries(facts).filter(([, fact]) => !fact.ok);
     const [first] = missing;
     if (!first) {
-      const values = Object.fromEntries(Object.entries(facts).map(([name, fact]) => [name, fact.ok ? fact.value : null]));
+      const values = Object.fromEntries(
+        Object.entries(facts).map(([name, fact]) => [name, fact.ok ? fact.value : null]),
+      );
       return this.add(...[judge(values as FactValues<T>)].flat());
     }
     // One missing fact per unjudged condition: later facts often depend on the first (no PR, no compare).
     if (missing.some(([name]) => this.reported.has(name))) return this;
     const [name, fact] = first;
     this.reported.add(name);
-    return this.add(check(FACT_UNAVAILABLE, false, fact.ok ? '' : fact.detail, Object.hasOwn(FACT_SOURCES, name) ? (name as FactName) : []));
+    return this.add(
+      check(
+        FACT_UNAVAILABLE,
+        false,
+        fact.ok ? '' : fact.detail,
+        Object.hasOwn(FACT_SOURCES, name) ? (name as FactName) : [],
+      ),
+    );
   }
 
   verdict(guard: string): GuardVerdict {

@@ -73,18 +73,26 @@ function presentJob(state: SandboxState, run: ActionRun, index: number): Record<
 
 /** The runs of every repository `owner` owns, newest first (FindRunOptions orders by id desc). */
 function runsOf(state: SandboxState, owner: Account): ActionRun[] {
-  const owned = new Set(state.repos.filter((r) => r.owner.toLowerCase() === owner.login.toLowerCase()).map((r) => r.id));
+  const owned = new Set(
+    state.repos.filter((r) => r.owner.toLowerCase() === owner.login.toLowerCase()).map((r) => r.id),
+  );
   return state.actionRuns.filter((run) => owned.has(run.repoId)).sort((a, b) => b.id - a.id);
 }
 
 function listRuns(ctx: RequestContext, owner: Account, viewer: Account) {
   const runs = runsOf(ctx.state, owner);
-  return paginate(ctx, runs, (page) => ({ total_count: runs.length, workflow_runs: page.map((run) => presentRun(ctx.state, run, viewer)) }));
+  return paginate(ctx, runs, (page) => ({
+    total_count: runs.length,
+    workflow_runs: page.map((run) => presentRun(ctx.state, run, viewer)),
+  }));
 }
 
 function listJobs(ctx: RequestContext, owner: Account) {
   const jobs = runsOf(ctx.state, owner).flatMap((run) => run.jobs.map((_, index) => ({ run, index })));
-  return paginate(ctx, jobs, (page) => ({ total_count: jobs.length, jobs: page.map(({ run, index }) => presentJob(ctx.state, run, index)) }));
+  return paginate(ctx, jobs, (page) => ({
+    total_count: jobs.length,
+    jobs: page.map(({ run, index }) => presentJob(ctx.state, run, index)),
+  }));
 }
 
 /** The organization of the path, once the caller owns it (reqOrgOwnership) or is a site admin. */
@@ -109,7 +117,12 @@ export const actionRoutes: Route[] = [
       return listRuns(ctx, doer, doer);
     },
   },
-  { method: 'GET', path: '/user/actions/jobs', operationId: 'getUserWorkflowJobs', handler: (ctx) => listJobs(ctx, requireSignedIn(ctx.caller)) },
+  {
+    method: 'GET',
+    path: '/user/actions/jobs',
+    operationId: 'getUserWorkflowJobs',
+    handler: (ctx) => listJobs(ctx, requireSignedIn(ctx.caller)),
+  },
   {
     method: 'GET',
     path: '/orgs/{org}/actions/runs',
@@ -119,5 +132,10 @@ export const actionRoutes: Route[] = [
       return listRuns(ctx, org, doer);
     },
   },
-  { method: 'GET', path: '/orgs/{org}/actions/jobs', operationId: 'getOrgWorkflowJobs', handler: (ctx) => listJobs(ctx, ownedOrg(ctx).org) },
+  {
+    method: 'GET',
+    path: '/orgs/{org}/actions/jobs',
+    operationId: 'getOrgWorkflowJobs',
+    handler: (ctx) => listJobs(ctx, ownedOrg(ctx).org),
+  },
 ];

@@ -22,7 +22,7 @@ function createBranch(ctx: RequestContext) {
 function deleteBranch(ctx: RequestContext) {
   const repo = pathRepo(ctx, 'write');
   const name = ctx.params.branch ?? '';
-  if (!repo.branches.has(name)) throw notFound('Branch doesn\'t exist.');
+  if (!repo.branches.has(name)) throw notFound("Branch doesn't exist.");
   if (name === repo.defaultBranch) throw forbidden('can not delete default branch');
   if (protectionFor(repo, name)) throw forbidden('branch protected');
   deleteBranchClosingPulls(ctx.state, repo, name);
@@ -67,7 +67,12 @@ export const branchRoutes: Route[] = [
     },
   },
   { method: 'POST', path: '/repos/{owner}/{repo}/branches', operationId: 'repoCreateBranch', handler: createBranch },
-  { method: 'DELETE', path: '/repos/{owner}/{repo}/branches/{branch}', operationId: 'repoDeleteBranch', handler: deleteBranch },
+  {
+    method: 'DELETE',
+    path: '/repos/{owner}/{repo}/branches/{branch}',
+    operationId: 'repoDeleteBranch',
+    handler: deleteBranch,
+  },
   {
     method: 'GET',
     path: '/repos/{owner}/{repo}/branch_protections',

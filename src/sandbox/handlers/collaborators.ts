@@ -12,7 +12,9 @@ function permissionOf(state: SandboxState, repo: Repo, user: Account): 'none' | 
   if (user.isAdmin) return 'admin';
   if (user.login.toLowerCase() === repo.owner.toLowerCase()) return 'owner';
   const teams = state.teams.get(repo.owner.toLowerCase()) ?? [];
-  const ownerTeam = teams.some((t) => t.permission === 'owner' && t.members.some((m) => m.toLowerCase() === user.login.toLowerCase()));
+  const ownerTeam = teams.some(
+    (t) => t.permission === 'owner' && t.members.some((m) => m.toLowerCase() === user.login.toLowerCase()),
+  );
   return ownerTeam ? 'owner' : accessLevel(state, repo, user);
 }
 
@@ -23,7 +25,9 @@ function getRepoPermissions(ctx: RequestContext) {
   const name = ctx.params.collaborator ?? '';
   const repoAdmin = memberLevel(ctx.state, repo, doer) === 'admin';
   if (!doer.isAdmin && doer.login.toLowerCase() !== name.toLowerCase() && !repoAdmin) {
-    throw forbidden('Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own');
+    throw forbidden(
+      'Only admins can query all permissions, repo admins can query all repo permissions, collaborators can query only their own',
+    );
   }
   const user = ctx.state.account(name);
   if (!user || user.isOrg) throw notFound('user does not exist');

@@ -36,7 +36,10 @@ function compare(ctx: RequestContext) {
   const head = resolveRef(repo, headRef);
   if (base === undefined || head === undefined) throw notFound();
   const commits = commitsBetween(repo, base, head);
-  return ok({ total_commits: commits.length, commits: commits.map((c) => presentCommit(ctx.state, repo, c, ctx.caller.doer)) });
+  return ok({
+    total_commits: commits.length,
+    commits: commits.map((c) => presentCommit(ctx.state, repo, c, ctx.caller.doer)),
+  });
 }
 
 export const commitRoutes: Route[] = [

@@ -31,7 +31,8 @@ function applyChange(tree: Tree, change: FileChange): void {
   }
   if (existing === undefined) throw notFound(`repository file does not exist [path: ${change.path}]`);
   const expected = blobSha(existing);
-  if (change.sha !== expected) throw unprocessable(`sha does not match [given: ${change.sha ?? ''}, expected: ${expected}]`);
+  if (change.sha !== expected)
+    throw unprocessable(`sha does not match [given: ${change.sha ?? ''}, expected: ${expected}]`);
   if (change.operation === 'delete') delete tree[change.path];
   else tree[change.path] = decodeContent(change.content, change.path);
 }
@@ -44,14 +45,17 @@ function commitChanges(ctx: RequestContext, repo: Repo, changes: FileChange[]): 
   const newBranch = stringField(body, 'new_branch') ?? '';
   const parent = repo.branches.get(from);
   if (parent === undefined) throw notFound(`branch does not exist [name: ${from}]`);
-  if (newBranch !== '' && repo.branches.has(newBranch)) throw unprocessable(`branch already exists [name: ${newBranch}]`);
+  if (newBranch !== '' && repo.branches.has(newBranch))
+    throw unprocessable(`branch already exists [name: ${newBranch}]`);
   const target = newBranch || from;
   const protection = protectionFor(repo, target);
   if (protection && !protection.enablePush) throw forbidden(`branch ${target} is protected from changes`);
   const tree: Tree = { ...(repo.commits.get(parent)?.tree ?? {}) };
   for (const change of changes) applyChange(tree, change);
   const first = changes[0];
-  const message = stringField(body, 'message') || `${first?.operation === 'delete' ? 'Delete' : first?.operation === 'create' ? 'Add' : 'Update'} ${first?.path ?? ''}`;
+  const message =
+    stringField(body, 'message') ||
+    `${first?.operation === 'delete' ? 'Delete' : first?.operation === 'create' ? 'Add' : 'Update'} ${first?.path ?? ''}`;
   const commit = ctx.state.addCommit(repo, {
     parents: [parent],
     message,
@@ -97,7 +101,9 @@ function changeFiles(ctx: RequestContext) {
   const { commit, branch } = commitChanges(ctx, repo, changes);
   return ok(
     {
-      files: changes.map((c) => (c.operation === 'delete' ? null : presentContents(ctx.state, repo, c.path, commit, branch))),
+      files: changes.map((c) =>
+        c.operation === 'delete' ? null : presentContents(ctx.state, repo, c.path, commit, branch),
+      ),
       commit: presentFileCommit(ctx.state, repo, commit),
       verification: unsignedVerification,
     },
@@ -115,7 +121,15 @@ function directoryEntries(ctx: RequestContext, repo: Repo, commit: Commit, dir: 
     const path = `${prefix}${name}`;
     const entry = presentContents(ctx.state, repo, path, commit, ref);
     if (commit.tree[path] !== undefined) return { ...entry, content: undefined, encoding: undefined };
-    return { ...entry, type: 'dir', size: 0, sha: commit.sha, content: undefined, encoding: undefined, download_url: undefined };
+    return {
+      ...entry,
+      type: 'dir',
+      size: 0,
+      sha: commit.sha,
+      content: undefined,
+      encoding: undefined,
+      download_url: undefined,
+    };
   });
 }
 
@@ -134,9 +148,29 @@ function getContents(ctx: RequestContext) {
 
 export const contentRoutes: Route[] = [
   { method: 'GET', path: '/repos/{owner}/{repo}/contents', operationId: 'repoGetContentsList', handler: getContents },
-  { method: 'GET', path: '/repos/{owner}/{repo}/contents/{filepath}', operationId: 'repoGetContents', handler: getContents },
-  { method: 'POST', path: '/repos/{owner}/{repo}/contents/{filepath}', operationId: 'repoCreateFile', handler: singleFile('create', 201) },
-  { method: 'PUT', path: '/repos/{owner}/{repo}/contents/{filepath}', operationId: 'repoUpdateFile', handler: singleFile('update', 200) },
-  { method: 'DELETE', path: '/repos/{owner}/{repo}/contents/{filepath}', operationId: 'repoDeleteFile', handler: singleFile('delete', 200) },
+  {
+    method: 'GET',
+    path: '/repos/{owner}/{repo}/contents/{filepath}',
+    operationId: 'repoGetContents',
+    handler: getContents,
+  },
+  {
+    method: 'POST',
+    path: '/repos/{owner}/{repo}/contents/{filepath}',
+    operationId: 'repoCreateFile',
+    handler: singleFile('create', 201),
+  },
+  {
+    method: 'PUT',
+    path: '/repos/{owner}/{repo}/contents/{filepath}',
+    operationId: 'repoUpdateFile',
+    handler: singleFile('update', 200),
+  },
+  {
+    method: 'DELETE',
+    path: '/repos/{owner}/{repo}/contents/{filepath}',
+    operationId: 'repoDeleteFile',
+    handler: singleFile('delete', 200),
+  },
   { method: 'POST', path: '/repos/{owner}/{repo}/contents', operationId: 'repoChangeFiles', handler: changeFiles },
 ];

@@ -6,7 +6,18 @@ import { paginate } from '../pagination.js';
 import { presentHook } from '../present.js';
 import { pathRepo } from './lookup.js';
 
-const hookTypes = ['dingtalk', 'discord', 'gitea', 'gogs', 'msteams', 'slack', 'telegram', 'feishu', 'wechatwork', 'packagist'];
+const hookTypes = [
+  'dingtalk',
+  'discord',
+  'gitea',
+  'gogs',
+  'msteams',
+  'slack',
+  'telegram',
+  'feishu',
+  'wechatwork',
+  'packagist',
+];
 
 function hookParam(ctx: RequestContext, repo: Repo): Hook {
   const hook = repo.hooks.find((h) => h.id === Number(ctx.params.id));
@@ -29,7 +40,8 @@ function createHook(ctx: RequestContext) {
   const type = stringField(body, 'type') ?? '';
   if (!hookTypes.includes(type)) throw unprocessable('Invalid hook type');
   const config = stringMap(body.config);
-  if (!config?.url || !config.content_type) throw unprocessable('Missing config option: url and content_type are required');
+  if (!config?.url || !config.content_type)
+    throw unprocessable('Missing config option: url and content_type are required');
   const at = ctx.state.timestamp();
   const hook: Hook = {
     id: ctx.state.nextId('hook'),

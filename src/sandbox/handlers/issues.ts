@@ -38,7 +38,12 @@ function createIssue(ctx: RequestContext) {
   const body = bodyObject(ctx);
   const title = stringField(body, 'title') ?? '';
   if (title.trim() === '') throw unprocessable('[Title]: Required');
-  const issue = newIssue(ctx.state, repo, { title, body: stringField(body, 'body') ?? '', user: doer.login, created: ctx.state.timestamp() });
+  const issue = newIssue(ctx.state, repo, {
+    title,
+    body: stringField(body, 'body') ?? '',
+    user: doer.login,
+    created: ctx.state.timestamp(),
+  });
   if (Array.isArray(body.labels)) {
     if (!atLeast(accessLevel(ctx.state, repo, doer), 'write')) throw forbidden('user is not allowed to set labels');
     issue.labels = labelsByIdOrName(repo, body.labels).map((l) => l.id);
@@ -54,7 +59,8 @@ function createIssue(ctx: RequestContext) {
 function editableIssue(ctx: RequestContext, repo: Repo): Issue {
   const doer = requireSignedIn(ctx.caller);
   const issue = pathIssue(ctx, repo);
-  if (issue.user !== doer.login && !atLeast(accessLevel(ctx.state, repo, doer), 'write')) throw forbidden('user is not allowed to edit this issue');
+  if (issue.user !== doer.login && !atLeast(accessLevel(ctx.state, repo, doer), 'write'))
+    throw forbidden('user is not allowed to edit this issue');
   return issue;
 }
 
@@ -63,7 +69,8 @@ function editIssue(ctx: RequestContext) {
   const issue = editableIssue(ctx, repo);
   const body = bodyObject(ctx);
   const state = stringField(body, 'state');
-  if (state !== undefined && state !== 'open' && state !== 'closed') throw unprocessable('[State]: must be open or closed');
+  if (state !== undefined && state !== 'open' && state !== 'closed')
+    throw unprocessable('[State]: must be open or closed');
   if (state === 'open' && issue.pull?.merged) throw forbidden('cannot reopen a merged pull request');
   const at = ctx.state.timestamp();
   issue.title = stringField(body, 'title') ?? issue.title;
@@ -96,7 +103,12 @@ function createLabel(ctx: RequestContext) {
   const color = (stringField(body, 'color') ?? '').replace(/^#/, '');
   if (name.trim() === '') throw unprocessable('[Name]: Required');
   if (!/^([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(color)) throw unprocessable('invalid color');
-  const label: Label = { id: ctx.state.nextId('label'), name, color, description: stringField(body, 'description') ?? '' };
+  const label: Label = {
+    id: ctx.state.nextId('label'),
+    name,
+    color,
+    description: stringField(body, 'description') ?? '',
+  };
   repo.labels.push(label);
   return ok(presentLabel(ctx.state, repo, label), 201);
 }
@@ -138,7 +150,12 @@ export const issueRoutes: Route[] = [
       return ok(issue.comments.map((c) => presentComment(ctx.state, repo, issue, c, ctx.caller.doer)));
     },
   },
-  { method: 'POST', path: '/repos/{owner}/{repo}/issues/{index}/comments', operationId: 'issueCreateComment', handler: createComment },
+  {
+    method: 'POST',
+    path: '/repos/{owner}/{repo}/issues/{index}/comments',
+    operationId: 'issueCreateComment',
+    handler: createComment,
+  },
   {
     method: 'GET',
     path: '/repos/{owner}/{repo}/labels',
@@ -158,6 +175,10 @@ export const issueRoutes: Route[] = [
       return ok(issueLabels(repo, pathIssue(ctx, repo)).map((l) => presentLabel(ctx.state, repo, l)));
     },
   },
-  { method: 'POST', path: '/repos/{owner}/{repo}/issues/{index}/labels', operationId: 'issueAddLabel', handler: addLabels },
+  {
+    method: 'POST',
+    path: '/repos/{owner}/{repo}/issues/{index}/labels',
+    operationId: 'issueAddLabel',
+    handler: addLabels,
+  },
 ];
-

@@ -19,13 +19,26 @@ function render(ctx: RequestContext) {
   const context = stringField(body, 'Context') ?? '';
   const [owner, repo] = context.replace(/^\//, '').split('/');
   const linked = mode !== '' && mode !== 'markdown' && owner && repo;
-  const paragraphs = (stringField(body, 'Text') ?? '').split(/\n{2,}/).filter((p) => p.trim() !== '').map((p) => {
-    const html = escapeHtml(p.trim());
-    return linked
-      ? html.replace(/(^|\s)#(\d+)\b/g, (_, lead: string, n: string) => `${lead}<a href="${ctx.state.baseUrl}/${owner}/${repo}/issues/${n}" class="ref-issue">#${n}</a>`)
-      : html;
-  });
-  return { status: 200, body: paragraphs.map((p) => `<p>${p}</p>\n`).join(''), headers: { 'Content-Type': 'text/html;charset=utf-8' } };
+  const paragraphs = (stringField(body, 'Text') ?? '')
+    .split(/\n{2,}/)
+    .filter((p) => p.trim() !== '')
+    .map((p) => {
+      const html = escapeHtml(p.trim());
+      return linked
+        ? html.replace(
+            /(^|\s)#(\d+)\b/g,
+            (_, lead: string, n: string) =>
+              `${lead}<a href="${ctx.state.baseUrl}/${owner}/${repo}/issues/${n}" class="ref-issue">#${n}</a>`,
+          )
+        : html;
+    });
+  return {
+    status: 200,
+    body: paragraphs.map((p) => `<p>${p}</p>\n`).join(''),
+    headers: { 'Content-Type': 'text/html;charset=utf-8' },
+  };
 }
 
-export const markupRoutes: Route[] = [{ method: 'POST', path: '/markdown', operationId: 'renderMarkdown', handler: render }];
+export const markupRoutes: Route[] = [
+  { method: 'POST', path: '/markdown', operationId: 'renderMarkdown', handler: render },
+];

@@ -46,4 +46,6 @@ function listNotifications(ctx: RequestContext) {
   return paginate(ctx, mine, (page) => page.map((n) => presentThread(ctx, n)));
 }
 
-export const notificationRoutes: Route[] = [{ method: 'GET', path: '/notifications', operationId: 'notifyGetList', handler: listNotifications }];
+export const notificationRoutes: Route[] = [
+  { method: 'GET', path: '/notifications', operationId: 'notifyGetList', handler: listNotifications },
+];

@@ -46,7 +46,9 @@ export const packageRoutes: Route[] = [
       const owner = ownerParam(ctx);
       const type = ctx.query.get('type') ?? '';
       const q = (ctx.query.get('q') ?? '').toLowerCase();
-      const found = ownedBy(ctx, owner).filter((p) => (type === '' || p.type === type) && p.name.toLowerCase().includes(q));
+      const found = ownedBy(ctx, owner).filter(
+        (p) => (type === '' || p.type === type) && p.name.toLowerCase().includes(q),
+      );
       return paginate(ctx, found, (page) => page.map((p) => presentPackage(ctx, p, owner)));
     },
   },

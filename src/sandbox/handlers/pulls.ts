@@ -43,10 +43,19 @@ function createPull(ctx: RequestContext) {
   const headSha = repo.branches.get(head);
   const baseSha = repo.branches.get(base);
   if (headSha === undefined || baseSha === undefined) throw notFound();
-  if (ancestors(repo, baseSha).has(headSha)) throw unprocessable('Invalid PullRequest: There are no changes between the head and the base');
+  if (ancestors(repo, baseSha).has(headSha))
+    throw unprocessable('Invalid PullRequest: There are no changes between the head and the base');
   const existing = pulls(repo).find((p) => p.state === 'open' && p.pull.head === head && p.pull.base === base);
-  if (existing) throw conflict(`pull request already exists for these targets [id: ${existing.id}, issue_id: ${existing.id}, head_repo_id: ${repo.id}, base_repo_id: ${repo.id}, head_branch: ${head}, base_branch: ${base}]`);
-  const issue = newIssue(ctx.state, repo, { title, body: stringField(body, 'body') ?? '', user: doer.login, created: ctx.state.timestamp() });
+  if (existing)
+    throw conflict(
+      `pull request already exists for these targets [id: ${existing.id}, issue_id: ${existing.id}, head_repo_id: ${repo.id}, base_repo_id: ${repo.id}, head_branch: ${head}, base_branch: ${base}]`,
+    );
+  const issue = newIssue(ctx.state, repo, {
+    title,
+    body: stringField(body, 'body') ?? '',
+    user: doer.login,
+    created: ctx.state.timestamp(),
+  });
   const pull: PullIssue = Object.assign(issue, {
     pull: {
       head,
@@ -68,10 +77,12 @@ function editPull(ctx: RequestContext) {
   const doer = requireSignedIn(ctx.caller);
   const repo = pathRepo(ctx);
   const pull = pathPull(ctx, repo);
-  if (pull.user !== doer.login && !atLeast(accessLevel(ctx.state, repo, doer), 'write')) throw forbidden('user is not allowed to edit this pull request');
+  if (pull.user !== doer.login && !atLeast(accessLevel(ctx.state, repo, doer), 'write'))
+    throw forbidden('user is not allowed to edit this pull request');
   const body = bodyObject(ctx);
   const state = stringField(body, 'state');
-  if (state !== undefined && state !== 'open' && state !== 'closed') throw unprocessable('[State]: must be open or closed');
+  if (state !== undefined && state !== 'open' && state !== 'closed')
+    throw unprocessable('[State]: must be open or closed');
   // routers/api/v1/repo.EditPullRequest: a state change of a merged pull request is 412.
   if (state !== undefined && state !== pull.state && pull.pull.merged) {
     throw new ApiError(412, 'cannot change state of this pull request, it was already merged');
@@ -95,9 +106,15 @@ function editPull(ctx: RequestContext) {
 function changeTargetBranch(repo: Repo, pull: PullIssue, base: string): void {
   const baseSha = repo.branches.get(base);
   if (baseSha === undefined) throw notFound(`new base '${base}' not exist`);
-  if (pull.state === 'closed') throw unprocessable(`issue is closed [id: ${pull.id}, repo_id: ${repo.id}, index: ${pull.number}]`);
-  const existing = pulls(repo).find((p) => p !== pull && p.state === 'open' && p.pull.head === pull.pull.head && p.pull.base === base);
-  if (existing) throw conflict(`pull request already exists for these targets [id: ${existing.id}, issue_id: ${existing.id}, head_repo_id: ${repo.id}, base_repo_id: ${repo.id}, head_branch: ${pull.pull.head}, base_branch: ${base}]`);
+  if (pull.state === 'closed')
+    throw unprocessable(`issue is closed [id: ${pull.id}, repo_id: ${repo.id}, index: ${pull.number}]`);
+  const existing = pulls(repo).find(
+    (p) => p !== pull && p.state === 'open' && p.pull.head === pull.pull.head && p.pull.base === base,
+  );
+  if (existing)
+    throw conflict(
+      `pull request already exists for these targets [id: ${existing.id}, issue_id: ${existing.id}, head_repo_id: ${repo.id}, base_repo_id: ${repo.id}, head_branch: ${pull.pull.head}, base_branch: ${base}]`,
+    );
   pull.pull.base = base;
   pull.pull.mergeBase = mergeBase(repo, baseSha, pull.pull.headSha) ?? baseSha;
 }
@@ -111,19 +128,30 @@ function protectionProblem(repo: Repo, pull: PullIssue): string | null {
   const protection = protectionFor(repo, pull.pull.base);
   if (!protection) return null;
   const counted = pull.pull.reviews.filter((r) => r.official && !r.dismissed);
-  if (protection.blockOnRejectedReviews && counted.some((r) => r.state === 'REQUEST_CHANGES')) return 'there are requested changes';
-  const approvals = counted.filter((r) => r.state === 'APPROVED' && !(protection.dismissStaleApprovals && r.stale)).length;
+  if (protection.blockOnRejectedReviews && counted.some((r) => r.state === 'REQUEST_CHANGES'))
+    return 'there are requested changes';
+  const approvals = counted.filter(
+    (r) => r.state === 'APPROVED' && !(protection.dismissStaleApprovals && r.stale),
+  ).length;
   return approvals < protection.requiredApprovals ? 'does not have enough approvals' : null;
 }
 
 /** services/pull.CheckPullMergeable; MergeCheckTypeManually returns right after the permission check. */
-function checkMergeable(ctx: RequestContext, repo: Repo, pull: PullIssue, doer: Account, force: boolean, manually: boolean): void {
+function checkMergeable(
+  ctx: RequestContext,
+  repo: Repo,
+  pull: PullIssue,
+  doer: Account,
+  force: boolean,
+  manually: boolean,
+): void {
   if (pull.pull.merged) throw methodNotAllowed('');
   if (pull.state === 'closed') throw notFound();
   const level = accessLevel(ctx.state, repo, doer);
   if (!atLeast(level, 'write')) throw methodNotAllowed('User not allowed to merge PR');
   if (manually) return;
-  if (!repo.branches.has(pull.pull.head) || !repo.branches.has(pull.pull.base)) throw methodNotAllowed('Please try again later');
+  if (!repo.branches.has(pull.pull.head) || !repo.branches.has(pull.pull.base))
+    throw methodNotAllowed('Please try again later');
   const problem = protectionProblem(repo, pull);
   if (problem !== null && !(force && atLeast(level, 'admin'))) throw methodNotAllowed(problem);
 }
@@ -139,18 +167,22 @@ function merge(ctx: RequestContext) {
   const style = stringField(body, 'do') ?? '';
   if (!mergeStyles.includes(style)) throw unprocessable('[Do]: Required');
   checkMergeable(ctx, repo, pull, doer, body.force_merge === true, style === 'manually-merged');
-  if (style === 'manually-merged') return markManuallyMerged(ctx, repo, pull, doer, stringField(body, 'merge_commit_id') ?? '');
+  if (style === 'manually-merged')
+    return markManuallyMerged(ctx, repo, pull, doer, stringField(body, 'merge_commit_id') ?? '');
   if (style !== 'merge' && style !== 'squash' && style !== 'fast-forward-only') {
     throw methodNotAllowed(`${style} is not allowed an allowed merge style for this repository`);
   }
   const expected = stringField(body, 'head_commit_id') ?? '';
   if (expected !== '' && expected !== pull.pull.headSha) throw conflict('head out of date');
   const title = stringField(body, 'merge_title_field') ?? '';
-  const message = title.trim() || `Merge pull request '${pull.title}' (#${pull.number}) from ${pull.pull.head} into ${pull.pull.base}`;
+  const message =
+    title.trim() ||
+    `Merge pull request '${pull.title}' (#${pull.number}) from ${pull.pull.head} into ${pull.pull.base}`;
   if (style === 'merge') mergePull(ctx.state, repo, pull, { doer: doer.login, message, deleteBranch: false });
   else landWithoutMergeCommit(ctx, repo, pull, doer, style, message);
   const option = body.delete_branch_after_merge;
-  if (shouldDeleteBranchAfterMerge(repo, typeof option === 'boolean' ? option : null)) deleteHeadAfterMerge(ctx, repo, pull);
+  if (shouldDeleteBranchAfterMerge(repo, typeof option === 'boolean' ? option : null))
+    deleteHeadAfterMerge(ctx, repo, pull);
   return { status: 200 };
 }
 
@@ -164,9 +196,11 @@ function shouldDeleteBranchAfterMerge(repo: Repo, option: boolean | null): boole
  * must allow it, and merge_commit_id must be a commit of the base branch; it need not contain the head.
  */
 function markManuallyMerged(ctx: RequestContext, repo: Repo, pull: PullIssue, doer: Account, commit: string) {
-  if (!repo.allowManualMerge) throw methodNotAllowed('manually-merged is not allowed an allowed merge style for this repository');
+  if (!repo.allowManualMerge)
+    throw methodNotAllowed('manually-merged is not allowed an allowed merge style for this repository');
   const baseHead = repo.branches.get(pull.pull.base);
-  if (baseHead === undefined || !repo.commits.has(commit) || !ancestors(repo, baseHead).has(commit)) throw conflict('Wrong commit ID');
+  if (baseHead === undefined || !repo.commits.has(commit) || !ancestors(repo, baseHead).has(commit))
+    throw conflict('Wrong commit ID');
   const at = ctx.state.timestamp();
   Object.assign(pull.pull, { merged: true, mergedAt: at, mergedBy: doer.login, mergeCommitSha: commit });
   Object.assign(pull, { state: 'closed', closedAt: at, updated: at });
@@ -174,7 +208,14 @@ function markManuallyMerged(ctx: RequestContext, repo: Repo, pull: PullIssue, do
 }
 
 /** squash: one new commit on the base; fast-forward-only: the base moves to the head. */
-function landWithoutMergeCommit(ctx: RequestContext, repo: Repo, pull: PullIssue, doer: Account, style: string, message: string): void {
+function landWithoutMergeCommit(
+  ctx: RequestContext,
+  repo: Repo,
+  pull: PullIssue,
+  doer: Account,
+  style: string,
+  message: string,
+): void {
   const baseHead = repo.branches.get(pull.pull.base) as string;
   let landed = pull.pull.headSha;
   if (style === 'fast-forward-only') {
@@ -191,7 +232,13 @@ function landWithoutMergeCommit(ctx: RequestContext, repo: Repo, pull: PullIssue
   }
   const at = ctx.state.timestamp();
   ctx.state.moveBranch(repo, pull.pull.base, landed);
-  Object.assign(pull.pull, { merged: true, mergedAt: at, mergedBy: doer.login, mergeCommitSha: landed, mergeBase: baseHead });
+  Object.assign(pull.pull, {
+    merged: true,
+    mergedAt: at,
+    mergedBy: doer.login,
+    mergeCommitSha: landed,
+    mergeBase: baseHead,
+  });
   Object.assign(pull, { state: 'closed', closedAt: at, updated: at });
 }
 
@@ -215,7 +262,12 @@ export const pullRoutes: Route[] = [
       return ok(presentPull(ctx.state, repo, pathPull(ctx, repo), ctx.caller.doer));
     },
   },
-  { method: 'PATCH', path: '/repos/{owner}/{repo}/pulls/{index}', operationId: 'repoEditPullRequest', handler: editPull },
+  {
+    method: 'PATCH',
+    path: '/repos/{owner}/{repo}/pulls/{index}',
+    operationId: 'repoEditPullRequest',
+    handler: editPull,
+  },
   {
     method: 'GET',
     path: '/repos/{owner}/{repo}/pulls/{index}/merge',
@@ -226,5 +278,10 @@ export const pullRoutes: Route[] = [
       return noContent();
     },
   },
-  { method: 'POST', path: '/repos/{owner}/{repo}/pulls/{index}/merge', operationId: 'repoMergePullRequest', handler: merge },
+  {
+    method: 'POST',
+    path: '/repos/{owner}/{repo}/pulls/{index}/merge',
+    operationId: 'repoMergePullRequest',
+    handler: merge,
+  },
 ];

@@ -26,7 +26,10 @@ function search(ctx: RequestContext) {
     ctx,
     (r) => r.name.toLowerCase().includes(q) && (owner === undefined || sameLogin(r.owner, owner.login)),
   );
-  return paginate(ctx, repos, (page) => ({ ok: true, data: page.map((r) => presentRepo(ctx.state, r, ctx.caller.doer)) }));
+  return paginate(ctx, repos, (page) => ({
+    ok: true,
+    data: page.map((r) => presentRepo(ctx.state, r, ctx.caller.doer)),
+  }));
 }
 
 function createRepo(ctx: RequestContext, owner: Account) {
@@ -59,7 +62,9 @@ function createRepo(ctx: RequestContext, owner: Account) {
 function mayCreateInOrg(ctx: RequestContext, org: Account, doer: Account): boolean {
   if (doer.isAdmin) return true;
   const teams = ctx.state.teams.get(org.login.toLowerCase()) ?? [];
-  return teams.some((t) => (t.permission === 'owner' || t.permission === 'admin') && t.members.some((m) => sameLogin(m, doer.login)));
+  return teams.some(
+    (t) => (t.permission === 'owner' || t.permission === 'admin') && t.members.some((m) => sameLogin(m, doer.login)),
+  );
 }
 
 function accountParam(ctx: RequestContext, key: string, org: boolean): Account {
@@ -70,16 +75,29 @@ function accountParam(ctx: RequestContext, key: string, org: boolean): Account {
 
 export const repoRoutes: Route[] = [
   { method: 'GET', path: '/repos/search', operationId: 'repoSearch', handler: search },
-  { method: 'GET', path: '/repos/{owner}/{repo}', operationId: 'repoGet', handler: (ctx) => ok(presentRepo(ctx.state, pathRepo(ctx), ctx.caller.doer)) },
+  {
+    method: 'GET',
+    path: '/repos/{owner}/{repo}',
+    operationId: 'repoGet',
+    handler: (ctx) => ok(presentRepo(ctx.state, pathRepo(ctx), ctx.caller.doer)),
+  },
   // routers/api/v1/repo.ListForks: the sandbox models no forks, so the list is always empty.
-  { method: 'GET', path: '/repos/{owner}/{repo}/forks', operationId: 'listForks', handler: (ctx) => (pathRepo(ctx), listOf(ctx, [])) },
+  {
+    method: 'GET',
+    path: '/repos/{owner}/{repo}/forks',
+    operationId: 'listForks',
+    handler: (ctx) => (pathRepo(ctx), listOf(ctx, [])),
+  },
   {
     method: 'GET',
     path: '/user/repos',
     operationId: 'userCurrentListRepos',
     handler: (ctx) => {
       const doer = requireSignedIn(ctx.caller);
-      return listOf(ctx, visibleRepos(ctx, (r) => memberLevel(ctx.state, r, doer) !== 'none'));
+      return listOf(
+        ctx,
+        visibleRepos(ctx, (r) => memberLevel(ctx.state, r, doer) !== 'none'),
+      );
     },
   },
   {
@@ -88,7 +106,10 @@ export const repoRoutes: Route[] = [
     operationId: 'userListRepos',
     handler: (ctx) => {
       const user = accountParam(ctx, 'username', false);
-      return listOf(ctx, visibleRepos(ctx, (r) => sameLogin(r.owner, user.login)));
+      return listOf(
+        ctx,
+        visibleRepos(ctx, (r) => sameLogin(r.owner, user.login)),
+      );
     },
   },
   {
@@ -97,7 +118,10 @@ export const repoRoutes: Route[] = [
     operationId: 'orgListRepos',
     handler: (ctx) => {
       const org = accountParam(ctx, 'org', true);
-      return listOf(ctx, visibleRepos(ctx, (r) => sameLogin(r.owner, org.login)));
+      return listOf(
+        ctx,
+        visibleRepos(ctx, (r) => sameLogin(r.owner, org.login)),
+      );
     },
   },
   {
@@ -113,7 +137,8 @@ export const repoRoutes: Route[] = [
     handler: (ctx) => {
       const doer = requireSignedIn(ctx.caller);
       const org = accountParam(ctx, 'org', true);
-      if (!mayCreateInOrg(ctx, org, doer)) throw forbidden('Given user is not allowed to create repository in organization.');
+      if (!mayCreateInOrg(ctx, org, doer))
+        throw forbidden('Given user is not allowed to create repository in organization.');
       return createRepo(ctx, org);
     },
   },

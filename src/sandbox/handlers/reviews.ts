@@ -35,7 +35,7 @@ function reviewState(pull: PullIssue, doer: Account, event: string, body: string
 }
 
 function assertOpen(pull: PullIssue): void {
-  if (pull.state === 'closed' || pull.pull.merged) throw unprocessable('can\'t submit review for a closed or merged PR');
+  if (pull.state === 'closed' || pull.pull.merged) throw unprocessable("can't submit review for a closed or merged PR");
 }
 
 function createReview(ctx: RequestContext) {
@@ -96,10 +96,17 @@ export const reviewRoutes: Route[] = [
       const pull = pathPull(ctx, repo);
       // The page is cut from every review, then another user's pending ones are left out (a short page).
       const visible = (r: Review) => r.state !== 'PENDING' || r.user === ctx.caller.doer?.login;
-      return paginate(ctx, pull.pull.reviews, (page) => page.filter(visible).map((r) => presentReview(ctx.state, repo, pull, r, ctx.caller.doer)));
+      return paginate(ctx, pull.pull.reviews, (page) =>
+        page.filter(visible).map((r) => presentReview(ctx.state, repo, pull, r, ctx.caller.doer)),
+      );
     },
   },
-  { method: 'POST', path: '/repos/{owner}/{repo}/pulls/{index}/reviews', operationId: 'repoCreatePullReview', handler: createReview },
+  {
+    method: 'POST',
+    path: '/repos/{owner}/{repo}/pulls/{index}/reviews',
+    operationId: 'repoCreatePullReview',
+    handler: createReview,
+  },
   {
     method: 'GET',
     path: '/repos/{owner}/{repo}/pulls/{index}/reviews/{id}',
@@ -112,5 +119,10 @@ export const reviewRoutes: Route[] = [
       return ok(presentReview(ctx.state, repo, pull, review, ctx.caller.doer));
     },
   },
-  { method: 'POST', path: '/repos/{owner}/{repo}/pulls/{index}/reviews/{id}', operationId: 'repoSubmitPullReview', handler: submitReview },
+  {
+    method: 'POST',
+    path: '/repos/{owner}/{repo}/pulls/{index}/reviews/{id}',
+    operationId: 'repoSubmitPullReview',
+    handler: submitReview,
+  },
 ];

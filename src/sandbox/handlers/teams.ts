@@ -4,7 +4,18 @@ import { requireSignedIn } from '../auth.js';
 import type { Route } from '../context.js';
 import { paginate } from '../pagination.js';
 
-const UNITS = ['repo.code', 'repo.issues', 'repo.pulls', 'repo.releases', 'repo.wiki', 'repo.ext_wiki', 'repo.ext_issues', 'repo.projects', 'repo.packages', 'repo.actions'];
+const UNITS = [
+  'repo.code',
+  'repo.issues',
+  'repo.pulls',
+  'repo.releases',
+  'repo.wiki',
+  'repo.ext_wiki',
+  'repo.ext_issues',
+  'repo.projects',
+  'repo.packages',
+  'repo.actions',
+];
 
 export const teamRoutes: Route[] = [
   {
@@ -15,7 +26,9 @@ export const teamRoutes: Route[] = [
       const doer = requireSignedIn(ctx.caller);
       const login = doer.login.toLowerCase();
       const teams = [...ctx.state.teams.entries()].flatMap(([orgKey, list]) =>
-        list.map((team, index) => ({ orgKey, team, index })).filter(({ team }) => team.members.some((m) => m.toLowerCase() === login)),
+        list
+          .map((team, index) => ({ orgKey, team, index }))
+          .filter(({ team }) => team.members.some((m) => m.toLowerCase() === login)),
       );
       return paginate(ctx, teams, (page) =>
         page.map(({ orgKey, team, index }) => {

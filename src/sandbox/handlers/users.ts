@@ -8,7 +8,17 @@ import { ApiError, forbidden, notFound, unauthorized } from '../errors.js';
 import type { AccessToken, Account, OAuth2App, SandboxState } from '../model.js';
 import { paginate } from '../pagination.js';
 
-const scopeCategories = ['activitypub', 'admin', 'issue', 'misc', 'notification', 'organization', 'package', 'repository', 'user'];
+const scopeCategories = [
+  'activitypub',
+  'admin',
+  'issue',
+  'misc',
+  'notification',
+  'organization',
+  'package',
+  'repository',
+  'user',
+];
 
 function validScope(scope: string): boolean {
   if (scope === 'all' || scope === 'public-only') return true;
@@ -21,7 +31,8 @@ function tokenOwner(ctx: RequestContext): Account {
   const doer = requireSignedIn(ctx.caller);
   const user = ctx.state.account(ctx.params.username ?? '');
   if (!user || user.isOrg) throw notFound();
-  if (doer.login !== user.login && !doer.isAdmin) throw forbidden('doer should be the site admin or be same as the contextUser');
+  if (doer.login !== user.login && !doer.isAdmin)
+    throw forbidden('doer should be the site admin or be same as the contextUser');
   if (ctx.caller.method !== 'basic') throw unauthorized('auth method not allowed');
   return user;
 }
@@ -42,7 +53,8 @@ function createToken(ctx: RequestContext) {
   const body = bodyObject(ctx);
   const name = stringField(body, 'name') ?? '';
   if (name.trim() === '') throw new ApiError(400, '[Name]: Required');
-  if (ctx.state.tokens.some((t) => t.owner === user.login && t.name === name)) throw new ApiError(400, 'access token name has been used already');
+  if (ctx.state.tokens.some((t) => t.owner === user.login && t.name === name))
+    throw new ApiError(400, 'access token name has been used already');
   const scopes = Array.isArray(body.scopes) ? body.scopes.filter((s): s is string => typeof s === 'string') : [];
   if (scopes.length === 0) throw new ApiError(400, 'access token must have a scope');
   if (!scopes.every(validScope)) throw new ApiError(400, 'invalid access token scope provided');
@@ -87,7 +99,9 @@ function createApp(ctx: RequestContext) {
   if (name.trim() === '') throw new ApiError(400, '[Name]: Required');
   const app = registerOAuth2App(ctx.state, doer.login, {
     name,
-    redirectUris: Array.isArray(body.redirect_uris) ? body.redirect_uris.filter((u): u is string => typeof u === 'string') : [],
+    redirectUris: Array.isArray(body.redirect_uris)
+      ? body.redirect_uris.filter((u): u is string => typeof u === 'string')
+      : [],
     confidential: body.confidential_client !== false,
     skipSecondaryAuthorization: body.skip_secondary_authorization === true,
   });
@@ -95,7 +109,11 @@ function createApp(ctx: RequestContext) {
 }
 
 /** A new OAuth2 application of `owner` with a fresh client id and secret (the demo registers gitea-warden with it). */
-export function registerOAuth2App(state: SandboxState, owner: string, fields: Pick<OAuth2App, 'name' | 'redirectUris' | 'confidential' | 'skipSecondaryAuthorization'>): OAuth2App {
+export function registerOAuth2App(
+  state: SandboxState,
+  owner: string,
+  fields: Pick<OAuth2App, 'name' | 'redirectUris' | 'confidential' | 'skipSecondaryAuthorization'>,
+): OAuth2App {
   const app: OAuth2App = {
     id: state.nextId('oauth2'),
     owner,
@@ -127,7 +145,12 @@ export const userRoutes: Route[] = [
     },
   },
   { method: 'POST', path: '/users/{username}/tokens', operationId: 'userCreateToken', handler: createToken },
-  { method: 'DELETE', path: '/users/{username}/tokens/{token}', operationId: 'userDeleteAccessToken', handler: deleteToken },
+  {
+    method: 'DELETE',
+    path: '/users/{username}/tokens/{token}',
+    operationId: 'userDeleteAccessToken',
+    handler: deleteToken,
+  },
   {
     method: 'GET',
     path: '/user/applications/oauth2',

@@ -13,11 +13,18 @@ export const activateProfileTool: BuiltinTool = {
   title: 'Switch to another profile',
   description:
     'Switches this namespace to another profile of its multi-identity config, only if the config sets allow_runtime_switching: true. ' +
-    'The tool list is rebuilt, the new profile\'s token is used and the identity is verified again (GET /user) before any call. ' +
+    "The tool list is rebuilt, the new profile's token is used and the identity is verified again (GET /user) before any call. " +
     'Prefer one namespace per role (static profiles).',
   inputSchema: {
     type: 'object',
-    properties: { name: { type: 'string', minLength: 1, maxLength: 200, description: 'Profile name, identity key or alias in the config' } },
+    properties: {
+      name: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 200,
+        description: 'Profile name, identity key or alias in the config',
+      },
+    },
     required: ['name'],
     additionalProperties: false,
   },
@@ -27,19 +34,29 @@ export const activateProfileTool: BuiltinTool = {
     const name = String(args.name);
     if (session.signedIn) {
       // The profile decided who may sign in; switching it for one person's call would undo that.
-      return refused('runtime_switching_disabled', 'This call runs as a person signed in through OAuth; the namespace\'s profile cannot be switched.',
-        'Sign in to the namespace of the profile you need.');
+      return refused(
+        'runtime_switching_disabled',
+        "This call runs as a person signed in through OAuth; the namespace's profile cannot be switched.",
+        'Sign in to the namespace of the profile you need.',
+      );
     }
     const config = session.settings.config;
     if (config === null || !runtimeSwitchingAllowed(config)) {
-      return refused('runtime_switching_disabled', 'This namespace has a static profile; runtime switching is off.',
-        'Use the namespace of the profile you need (one per role), or set allow_runtime_switching: true in the GITEA_MCP_CONFIG file and restart.');
+      return refused(
+        'runtime_switching_disabled',
+        'This namespace has a static profile; runtime switching is off.',
+        'Use the namespace of the profile you need (one per role), or set allow_runtime_switching: true in the GITEA_MCP_CONFIG file and restart.',
+      );
     }
     let next;
     try {
       next = loadProfile(`${config}#${name}`, session.policy);
     } catch (error) {
-      return refused('profile_unavailable', error instanceof Error ? error.message : 'The profile could not be loaded.', 'Name a profile of the GITEA_MCP_CONFIG file (identity key, profile_name or alias); see gitea-warden check.');
+      return refused(
+        'profile_unavailable',
+        error instanceof Error ? error.message : 'The profile could not be loaded.',
+        'Name a profile of the GITEA_MCP_CONFIG file (identity key, profile_name or alias); see gitea-warden check.',
+      );
     }
     const switched = await switchProfile(namespace, next);
     const status = switched.identity.current();
@@ -53,11 +70,24 @@ export const activateProfileTool: BuiltinTool = {
       verified: status.state === 'verified',
       tools: switched.registry.tools.length,
     };
-    const evidence = { previous_profile: session.profile.name ?? session.profile.file, profile: next.name ?? next.file };
-    return { kind: 'answer', payload, isError: false, audit: { operation: null, decision: 'allow', reason: 'profile_switched', evidence } };
+    const evidence = {
+      previous_profile: session.profile.name ?? session.profile.file,
+      profile: next.name ?? next.file,
+    };
+    return {
+      kind: 'answer',
+      payload,
+      isError: false,
+      audit: { operation: null, decision: 'allow', reason: 'profile_switched', evidence },
+    };
   },
 };
 
 function refused(reason: ReasonCode, message: string, hint: string): BuiltinOutcome {
-  return { kind: 'answer', payload: { error: { kind: 'policy_denied', reason, message, hint }, request: null }, isError: true, audit: { operation: null, decision: 'deny', reason } };
+  return {
+    kind: 'answer',
+    payload: { error: { kind: 'policy_denied', reason, message, hint }, request: null },
+    isError: true,
+    audit: { operation: null, decision: 'deny', reason },
+  };
 }

@@ -10,14 +10,23 @@ export const apiRequestTool: BuiltinTool = {
   title: 'Raw Gitea API request',
   description:
     'Call any Gitea REST operation by method and path below /api/v1 (e.g. GET /repos/{owner}/{repo}/pulls/1). ' +
-    'It is resolved to the matching catalog operation and checked exactly like that operation\'s own tool: same schema, same policy, same guards. ' +
+    "It is resolved to the matching catalog operation and checked exactly like that operation's own tool: same schema, same policy, same guards. " +
     'Paths must not be percent-encoded; pass query parameters in `query`, the JSON body in `body`.',
   inputSchema: {
     type: 'object',
     properties: {
       method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
-      path: { type: 'string', minLength: 1, maxLength: 2048, description: 'Path below /api/v1, e.g. /repos/acme/widgets/issues/1' },
-      query: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] }, description: 'Query parameters by name' },
+      path: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 2048,
+        description: 'Path below /api/v1, e.g. /repos/acme/widgets/issues/1',
+      },
+      query: {
+        type: 'object',
+        additionalProperties: { type: ['string', 'number', 'boolean'] },
+        description: 'Query parameters by name',
+      },
       body: { description: 'JSON request body' },
     },
     required: ['method', 'path'],
@@ -29,17 +38,37 @@ export const apiRequestTool: BuiltinTool = {
     const match = matchRoute(routeTableOf(session.entries), String(args.method), String(args.path));
     if (!match.ok) {
       const payload = {
-        error: { kind: 'no_route', reason: match.reason, message: `No Gitea operation is called this way: ${match.detail}.`, hint: 'Use a path of the Gitea API below /api/v1, without percent-encoding; see gitea-warden tools.' },
+        error: {
+          kind: 'no_route',
+          reason: match.reason,
+          message: `No Gitea operation is called this way: ${match.detail}.`,
+          hint: 'Use a path of the Gitea API below /api/v1, without percent-encoding; see gitea-warden tools.',
+        },
         request: null,
       };
-      return { kind: 'answer', payload, isError: true, audit: { operation: null, decision: 'deny', reason: match.reason } };
+      return {
+        kind: 'answer',
+        payload,
+        isError: true,
+        audit: { operation: null, decision: 'deny', reason: match.reason },
+      };
     }
     if (session.registry.isDisabled(match.entry.name)) {
       const payload = {
-        error: { kind: 'tool_disabled', reason: 'tool_disabled', message: `${args.method} ${args.path} is ${match.entry.name}, which this namespace's DISABLED_TOOLS takes away.`, hint: 'Ask the operator of this namespace; the raw tool reaches only what the namespace serves.' },
+        error: {
+          kind: 'tool_disabled',
+          reason: 'tool_disabled',
+          message: `${args.method} ${args.path} is ${match.entry.name}, which this namespace's DISABLED_TOOLS takes away.`,
+          hint: 'Ask the operator of this namespace; the raw tool reaches only what the namespace serves.',
+        },
         request: null,
       };
-      return { kind: 'answer', payload, isError: true, audit: { operation: null, decision: 'deny', reason: 'tool_disabled' } };
+      return {
+        kind: 'answer',
+        payload,
+        isError: true,
+        audit: { operation: null, decision: 'deny', reason: 'tool_disabled' },
+      };
     }
     const query = typedQuery(match.entry, (args.query ?? {}) as Record<string, unknown>);
     const reconstructed: Record<string, unknown> = { ...query, ...match.pathParams };

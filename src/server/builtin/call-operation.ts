@@ -18,7 +18,7 @@ export const callOperationTool: BuiltinTool = {
     type: 'object',
     properties: {
       tool: { type: 'string', minLength: 1, maxLength: 100, description: 'Tool name, e.g. gitea_pulls_merge' },
-      arguments: { type: 'object', description: 'The operation\'s arguments' },
+      arguments: { type: 'object', description: "The operation's arguments" },
     },
     required: ['tool', 'arguments'],
     additionalProperties: false,
@@ -30,7 +30,8 @@ export const callOperationTool: BuiltinTool = {
   async handler({ args, session }) {
     const name = String(args.tool);
     const entry = catalogByName().get(name);
-    if (!entry || session.registry.isDisabled(name) || session.registry.isFilteredOut(name)) return notOffered(session, name);
+    if (!entry || session.registry.isDisabled(name) || session.registry.isFilteredOut(name))
+      return notOffered(session, name);
     return { kind: 'gitea_call', entry, args: args.arguments as Record<string, unknown> };
   },
 };
@@ -39,12 +40,28 @@ export const callOperationTool: BuiltinTool = {
 export function notOffered(session: Session, name: string): BuiltinOutcome {
   const entry = catalogByName().get(name);
   const why: { reason: ReasonCode; message: string; hint: string } = !entry
-    ? { reason: 'unknown_tool', message: `${name} is no Gitea operation of the catalog.`, hint: 'Use a tool name gitea_find_operations returned.' }
+    ? {
+        reason: 'unknown_tool',
+        message: `${name} is no Gitea operation of the catalog.`,
+        hint: 'Use a tool name gitea_find_operations returned.',
+      }
     : session.registry.isDisabled(name)
-      ? { reason: 'tool_disabled', message: `${name} is taken away by this namespace's DISABLED_TOOLS.`, hint: 'Ask the operator of this namespace.' }
+      ? {
+          reason: 'tool_disabled',
+          message: `${name} is taken away by this namespace's DISABLED_TOOLS.`,
+          hint: 'Ask the operator of this namespace.',
+        }
       : session.registry.isFilteredOut(name)
-        ? { reason: 'operation_not_offered', message: `${name} is outside this namespace's TOOLSETS or READ_ONLY setting.`, hint: 'Ask the operator of this namespace.' }
-        : { reason: 'operation_not_offered', message: `${name} is not an operation this namespace's profile may perform.`, hint: 'Use gitea_resolve_task_capability to find the namespace that does it.' };
+        ? {
+            reason: 'operation_not_offered',
+            message: `${name} is outside this namespace's TOOLSETS or READ_ONLY setting.`,
+            hint: 'Ask the operator of this namespace.',
+          }
+        : {
+            reason: 'operation_not_offered',
+            message: `${name} is not an operation this namespace's profile may perform.`,
+            hint: 'Use gitea_resolve_task_capability to find the namespace that does it.',
+          };
   const payload = { error: { kind: why.reason, ...why }, request: null };
   return { kind: 'answer', payload, isError: true, audit: { operation: null, decision: 'deny', reason: why.reason } };
 }

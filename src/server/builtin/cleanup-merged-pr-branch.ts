@@ -34,7 +34,13 @@ export const cleanupMergedPrBranchTool: BuiltinTool = {
   async handler(call) {
     const { args, session } = call;
     const { owner, repo, index } = pullRequestOf(call);
-    const request: CleanupRequest = { owner, repo, prNumber: index, branch: String(args.branch), confirmation: String(args.confirmation) };
+    const request: CleanupRequest = {
+      owner,
+      repo,
+      prNumber: index,
+      branch: String(args.branch),
+      confirmation: String(args.confirmation),
+    };
     const patterns = cleanupPatterns(session.policy);
     const { facts } = session.policy.guards;
     return {
@@ -42,7 +48,8 @@ export const cleanupMergedPrBranchTool: BuiltinTool = {
       guard: 'cleanup_branch',
       operations: OPERATIONS,
       targets: { repositories: [`${request.owner}/${request.repo}`], branches: [request.branch] },
-      act: (gitea) => cleanupMergedPrBranch(gitea, request, (gathered) => judgeCleanup(request, gathered, patterns), facts),
+      act: (gitea) =>
+        cleanupMergedPrBranch(gitea, request, (gathered) => judgeCleanup(request, gathered, patterns), facts),
     };
   },
 };

@@ -7,10 +7,13 @@ import type { BuiltinTool } from './types.js';
 export const describeOperationTool: BuiltinTool = {
   name: 'gitea_describe_operation',
   title: 'Describe a Gitea operation',
-  description: 'The full description and input schema of an operation gitea_find_operations returned, by its tool name.',
+  description:
+    'The full description and input schema of an operation gitea_find_operations returned, by its tool name.',
   inputSchema: {
     type: 'object',
-    properties: { tool: { type: 'string', minLength: 1, maxLength: 100, description: 'Tool name, e.g. gitea_pulls_merge' } },
+    properties: {
+      tool: { type: 'string', minLength: 1, maxLength: 100, description: 'Tool name, e.g. gitea_pulls_merge' },
+    },
     required: ['tool'],
     additionalProperties: false,
   },
@@ -21,6 +24,11 @@ export const describeOperationTool: BuiltinTool = {
     const name = String(args.tool);
     const tool = session.registry.operation(name);
     if (!tool) return notOffered(session, name);
-    return { kind: 'answer', payload: { ...fullDefinition(tool.entry) }, isError: false, audit: { operation: null, decision: null, reason: 'describe_operation' } };
+    return {
+      kind: 'answer',
+      payload: { ...fullDefinition(tool.entry) },
+      isError: false,
+      audit: { operation: null, decision: null, reason: 'describe_operation' },
+    };
   },
 };

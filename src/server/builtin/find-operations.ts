@@ -28,21 +28,32 @@ export const findOperationsTool: BuiltinTool = {
   async handler({ args, session }) {
     const { registry } = session;
     const limit = typeof args.limit === 'number' ? args.limit : DEFAULT_FIND_LIMIT;
-    const names = operationIndexFor(session.entries, session.policy.operationMap).find(String(args.query), limit, (name) => registry.operation(name) !== undefined);
+    const names = operationIndexFor(session.entries, session.policy.operationMap).find(
+      String(args.query),
+      limit,
+      (name) => registry.operation(name) !== undefined,
+    );
     const operations = names.flatMap((name) => {
       const tool = registry.operation(name);
       if (!tool) return [];
       const { entry } = tool;
-      return [{
-        tool: entry.name,
-        operation_id: entry.operationId,
-        operation: session.policy.operationMap.byOperationId.get(entry.operationId)?.operation ?? null,
-        summary: entry.summary,
-        method: entry.method,
-        path: entry.path,
-        required: (entry.inputSchema.required ?? []) as string[],
-      }];
+      return [
+        {
+          tool: entry.name,
+          operation_id: entry.operationId,
+          operation: session.policy.operationMap.byOperationId.get(entry.operationId)?.operation ?? null,
+          summary: entry.summary,
+          method: entry.method,
+          path: entry.path,
+          required: (entry.inputSchema.required ?? []) as string[],
+        },
+      ];
     });
-    return { kind: 'answer', payload: { operations }, isError: false, audit: { operation: null, decision: null, reason: 'find_operations' } };
+    return {
+      kind: 'answer',
+      payload: { operations },
+      isError: false,
+      audit: { operation: null, decision: null, reason: 'find_operations' },
+    };
   },
 };

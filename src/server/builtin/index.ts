@@ -12,6 +12,16 @@ import type { BuiltinTool } from './types.js';
 import { whoamiTool } from './whoami.js';
 
 export function builtinTools(): BuiltinTool[] {
-  return [whoamiTool, serverStatusTool, resolveTaskCapabilityTool, activateProfileTool, apiRequestTool, cleanupMergedPrBranchTool, reconcileAlreadyLandedPrTool,
-    findOperationsTool, describeOperationTool, callOperationTool];
+  return [
+    whoamiTool,
+    serverStatusTool,
+    resolveTaskCapabilityTool,
+    activateProfileTool,
+    apiRequestTool,
+    cleanupMergedPrBranchTool,
+    reconcileAlreadyLandedPrTool,
+    findOperationsTool,
+    describeOperationTool,
+    callOperationTool,
+  ];
 }

@@ -13,7 +13,14 @@ export const resolveTaskCapabilityTool: BuiltinTool = {
     '(use_namespace) and a hint. Guarded tasks name the built-in tool to use.',
   inputSchema: {
     type: 'object',
-    properties: { task: { type: 'string', minLength: 1, maxLength: 100, description: 'Task name from policies/tasks.yaml, e.g. merge_pr' } },
+    properties: {
+      task: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 100,
+        description: 'Task name from policies/tasks.yaml, e.g. merge_pr',
+      },
+    },
     required: ['task'],
     additionalProperties: false,
   },
@@ -28,7 +35,17 @@ export const resolveTaskCapabilityTool: BuiltinTool = {
       isAllowed: (operation) => effective.has(operation),
     });
     const unknown = capability.reason === 'unknown_task';
-    const payload = unknown ? { error: { kind: 'unknown_task', reason: 'unknown_task', message: capability.hint ?? 'Unknown task.' }, request: null } : { ...capability };
-    return { kind: 'answer', payload, isError: unknown, audit: { operation: null, decision: unknown ? 'deny' : null, reason: capability.reason } };
+    const payload = unknown
+      ? {
+          error: { kind: 'unknown_task', reason: 'unknown_task', message: capability.hint ?? 'Unknown task.' },
+          request: null,
+        }
+      : { ...capability };
+    return {
+      kind: 'answer',
+      payload,
+      isError: unknown,
+      audit: { operation: null, decision: unknown ? 'deny' : null, reason: capability.reason },
+    };
   },
 };

@@ -13,7 +13,13 @@ function integrityStatus(session: Session) {
     floor: integrity.minLevel,
     below: integrity.below,
     after_untrusted: integrity.afterUntrusted,
-    tainted_by: source && { type: source.type, id: source.id, author: source.author, repository: source.repository, level: source.level },
+    tainted_by: source && {
+      type: source.type,
+      id: source.id,
+      author: source.author,
+      repository: source.repository,
+      level: source.level,
+    },
   };
 }
 
@@ -38,11 +44,20 @@ export const serverStatusTool: BuiltinTool = {
       profile: session.profile.name,
       transport: session.settings.transport,
       tools: session.registry.tools.length,
-      tool_mode: { mode: session.registry.mode.mode, requested: session.registry.mode.requested, reason: session.registry.mode.reason },
+      tool_mode: {
+        mode: session.registry.mode.mode,
+        requested: session.registry.mode.requested,
+        reason: session.registry.mode.reason,
+      },
       files,
       restart_required: files.some((file) => file.changed),
       integrity: integrityStatus(session),
     };
-    return { kind: 'answer', payload, isError: false, audit: { operation: null, decision: null, reason: 'server_status' } };
+    return {
+      kind: 'answer',
+      payload,
+      isError: false,
+      audit: { operation: null, decision: null, reason: 'server_status' },
+    };
   },
 };

@@ -35,7 +35,13 @@ export type BuiltinOutcome =
    * A guarded write: the pipeline checks the tool's role, decides `operations` (lists, scopes, conditions)
    * with these targets, verifies the identity, then `act` gathers facts, judges and writes only if all passed.
    */
-  | { kind: 'guarded_action'; guard: string; operations: readonly string[]; targets: { repositories: string[]; branches?: string[] }; act(gitea: GiteaSides): Promise<ReconcileReport> };
+  | {
+      kind: 'guarded_action';
+      guard: string;
+      operations: readonly string[];
+      targets: { repositories: string[]; branches?: string[] };
+      act(gitea: GiteaSides): Promise<ReconcileReport>;
+    };
 
 export interface BuiltinTool {
   name: string;

@@ -3,7 +3,13 @@
 // caller wrote (tool name, argument names, target) passes the session's redaction: a name or an owner
 // can hold a secret as well as a value can.
 import { randomUUID } from 'node:crypto';
-import { argumentNames, type AuditEvidence, type AuditIntegrity, type AuditStatus, type AuditTarget } from '../../audit/event.js';
+import {
+  argumentNames,
+  type AuditEvidence,
+  type AuditIntegrity,
+  type AuditStatus,
+  type AuditTarget,
+} from '../../audit/event.js';
 import type { Redactor } from '../../gitea/redact.js';
 import type { Effect } from '../../policy/decision.js';
 import type { ReasonCode } from '../../policy/reasons.js';
@@ -51,7 +57,10 @@ export class CallAudit {
   /** Writes the write-ahead event once; false when it could not be made durable (refuse the call). */
   async writeAhead(operation: string | null, target: AuditTarget | null): Promise<boolean> {
     if (this.writeAheadDone) return true;
-    this.writeAheadDone = await this.append({ operation, decision: null, reason: null, target, status: 'pending', httpStatus: null }, 'write_ahead');
+    this.writeAheadDone = await this.append(
+      { operation, decision: null, reason: null, target, status: 'pending', httpStatus: null },
+      'write_ahead',
+    );
     return this.writeAheadDone;
   }
 
@@ -59,7 +68,11 @@ export class CallAudit {
   async result(record: CallRecord): Promise<void> {
     if (!(await this.writeAhead(record.operation, record.target))) return;
     // Too late to refuse (the call ran); the write-ahead event stays as the trace, and the operator is told.
-    if (!(await this.append(record, 'result'))) this.session.logger.error({ tool: this.tool, call_id: this.callId }, 'the audit result event could not be written');
+    if (!(await this.append(record, 'result')))
+      this.session.logger.error(
+        { tool: this.tool, call_id: this.callId },
+        'the audit result event could not be written',
+      );
   }
 
   private append(record: CallRecord, phase: 'write_ahead' | 'result'): Promise<boolean> {
@@ -79,7 +92,9 @@ export class CallAudit {
       http_status: record.httpStatus,
       argument_names: this.names,
       ...(record.evidence && phase === 'result' ? { evidence: record.evidence } : {}),
-      ...(record.integrity && phase === 'result' ? { integrity: this.redactor.value(record.integrity) as AuditIntegrity } : {}),
+      ...(record.integrity && phase === 'result'
+        ? { integrity: this.redactor.value(record.integrity) as AuditIntegrity }
+        : {}),
     });
   }
 

@@ -82,20 +82,30 @@ export class LiveReads {
 
   /** The pull request #index, as Gitea answers now. */
   pull(): Promise<Fact<PullFacts>> {
-    this.pullRead ??= this.read((client, ref) => readPull(client, ref), 'The call names no pull request number to read.');
+    this.pullRead ??= this.read(
+      (client, ref) => readPull(client, ref),
+      'The call names no pull request number to read.',
+    );
     return this.pullRead;
   }
 
   /** Whether issue #index is a pull request (Gitea's issue carries `pull_request` then). */
   isPullRequest(): Promise<Fact<boolean>> {
-    this.isPullRead ??= this.read((client, ref) => readIsPullRequest(client, ref), 'The call names no issue number to read.');
+    this.isPullRead ??= this.read(
+      (client, ref) => readIsPullRequest(client, ref),
+      'The call names no issue number to read.',
+    );
     return this.isPullRead;
   }
 
-  private read<T>(reader: (client: NonNullable<Session['client']>, ref: PullRef) => Promise<Fact<T>>, unnamed: string): Promise<Fact<T>> {
+  private read<T>(
+    reader: (client: NonNullable<Session['client']>, ref: PullRef) => Promise<Fact<T>>,
+    unnamed: string,
+  ): Promise<Fact<T>> {
     const { client } = this.session;
     if (this.ref === null) return Promise.resolve({ ok: false, detail: unnamed });
-    if (client === null) return Promise.resolve({ ok: false, detail: 'No Gitea token is configured, so nothing can be read.' });
+    if (client === null)
+      return Promise.resolve({ ok: false, detail: 'No Gitea token is configured, so nothing can be read.' });
     return reader(client, this.ref);
   }
 }

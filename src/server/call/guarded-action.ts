@@ -26,12 +26,25 @@ export async function runGuardedAction(call: CallContext, tool: BuiltinTool, act
   if (decision.effect === 'deny') return denied(decision, target);
   const refused = await identityRefusal(session, decision, target);
   if (refused) return refused;
-  if (!session.client) return denied(deny(decision.operation, decision.operations, 'identity_unverified', decision.determining, 'Configure the profile token.'), target);
+  if (!session.client)
+    return denied(
+      deny(
+        decision.operation,
+        decision.operations,
+        'identity_unverified',
+        decision.determining,
+        'Configure the profile token.',
+      ),
+      target,
+    );
   const report = await action.act({ reader: session.client, writer: new HttpGiteaWriter(session.client) });
   const redactor = sessionRedactor(session);
   const outcome = reportOutcome(decision, action, report, target);
   return {
-    result: toolResult(redactor.value(outcome.result.structuredContent) as Record<string, unknown>, outcome.result.isError === true),
+    result: toolResult(
+      redactor.value(outcome.result.structuredContent) as Record<string, unknown>,
+      outcome.result.isError === true,
+    ),
     record: { ...outcome.record, evidence: redactor.value(auditEvidence(report)) as AuditEvidence },
   };
 }
@@ -39,16 +52,36 @@ export async function runGuardedAction(call: CallContext, tool: BuiltinTool, act
 /** The tool's role first (a reconciler tool in another namespace is a role mismatch), then the profile's lists and scopes. */
 function decideGuardedAction(session: Session, tool: BuiltinTool, action: GuardedAction): Decision {
   if (tool.role !== undefined && session.profile.role !== tool.role) {
-    return deny(action.operations[0] ?? null, [...action.operations], 'role_mismatch', { file: session.profile.file, line: null, rule: `role: ${session.profile.role ?? 'none'}` },
-      `${tool.name} is ${tool.role} work; use the gitea-${tool.role} namespace.`);
+    return deny(
+      action.operations[0] ?? null,
+      [...action.operations],
+      'role_mismatch',
+      { file: session.profile.file, line: null, rule: `role: ${session.profile.role ?? 'none'}` },
+      `${tool.name} is ${tool.role} work; use the gitea-${tool.role} namespace.`,
+    );
   }
-  return decide(session.profile, { operations: [...action.operations], targets: action.targets }, session.decideContext);
+  return decide(
+    session.profile,
+    { operations: [...action.operations], targets: action.targets },
+    session.decideContext,
+  );
 }
 
 /** The result and record of a report: refused (a denial with the report), failed (Gitea refused the write) or done. */
-function reportOutcome(decision: Decision, action: GuardedAction, report: ReconcileReport, target: CallRecord['target']): Outcome {
-  const allowed = (status: CallRecord['status'], reason: ReasonCode): CallRecord =>
-    ({ operation: decision.operation, decision: 'allow', reason, target, status, httpStatus: null });
+function reportOutcome(
+  decision: Decision,
+  action: GuardedAction,
+  report: ReconcileReport,
+  target: CallRecord['target'],
+): Outcome {
+  const allowed = (status: CallRecord['status'], reason: ReasonCode): CallRecord => ({
+    operation: decision.operation,
+    decision: 'allow',
+    reason,
+    target,
+    status,
+    httpStatus: null,
+  });
   if (report.action === 'refused') {
     const refused = denied(applyGuardVerdict(decision, { guard: action.guard, checks: report.checks }), target);
     const payload = { ...(refused.result.structuredContent as Record<string, unknown>) };
@@ -56,10 +89,18 @@ function reportOutcome(decision: Decision, action: GuardedAction, report: Reconc
     return { result: toolResult(payload, true), record: refused.record };
   }
   if (report.action === 'failed') {
-    const error = { kind: 'action_failed', message: report.failure ?? 'The Gitea write failed.', report, hint: 'Every check passed but Gitea refused the write; see the report and retry.' };
+    const error = {
+      kind: 'action_failed',
+      message: report.failure ?? 'The Gitea write failed.',
+      report,
+      hint: 'Every check passed but Gitea refused the write; see the report and retry.',
+    };
     return { result: toolResult({ error, request: null }, true), record: allowed('error', 'action_failed') };
   }
-  return { result: toolResult({ action: report.action, checks: report.checks, evidence: report.evidence }, false), record: allowed('ok', report.action) };
+  return {
+    result: toolResult({ action: report.action, checks: report.checks, evidence: report.evidence }, false),
+    record: allowed('ok', report.action),
+  };
 }
 
 /** The report's evidence for the audit event: SHAs, refs, numbers and the codes of failed checks. */

@@ -37,7 +37,9 @@ export class TaintTracker {
 /** A call whose operations are all reads (risk class read in policies/vocabulary.yaml). */
 export function isRead(call: GiteaCallContext, operations: readonly string[]): boolean {
   const { vocabulary } = call.session.policy;
-  return operations.length > 0 && operations.every((operation) => vocabulary.operations.get(operation)?.risk === 'read');
+  return (
+    operations.length > 0 && operations.every((operation) => vocabulary.operations.get(operation)?.risk === 'read')
+  );
 }
 
 /** Stage "taint": an allowed write becomes a denial when untrusted content was read and the write leaves its repository. */
@@ -52,7 +54,11 @@ export function applyTaint(call: GiteaCallContext, decision: Decision): Decision
     effect: 'deny',
     reason: verdict.code,
     failed: [{ code: verdict.code, message: verdict.message }],
-    determining: { file: profile.file, line: profile.lineOf(['integrity', 'after_untrusted']), rule: 'integrity.after_untrusted: same_repository_only' },
+    determining: {
+      file: profile.file,
+      line: profile.lineOf(['integrity', 'after_untrusted']),
+      rule: 'integrity.after_untrusted: same_repository_only',
+    },
     hint: `Untrusted content decides nothing here: write only to ${origin}, in a session that has read no other repository, or start a fresh namespace.`,
   };
 }
@@ -67,7 +73,14 @@ export async function labelExecuted(
   const { session, entry, args } = call;
   const { payload } = executed;
   const { integrity: catalog } = session.policy;
-  const labelled = await labelAnswer({ catalog, settings: session.profile.integrity, entry, args, data: payload.data, reader: session.client });
+  const labelled = await labelAnswer({
+    catalog,
+    settings: session.profile.integrity,
+    entry,
+    args,
+    data: payload.data,
+    reader: session.client,
+  });
   const read = isRead(call, operations);
   const itemRepositories = labelled?.labels.map((label) => label.repository) ?? [];
   const before = session.taint.current.source;

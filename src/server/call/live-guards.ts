@@ -14,7 +14,8 @@ const ROLES_FILE = { file: 'policies/roles.yaml', line: null };
 export async function applyLiveGuards(call: CallContext, decision: Decision): Promise<Decision> {
   const { session, target, live } = call;
   const table = session.policy.callGuards;
-  const ownOnly = session.profile.role === null ? undefined : session.policy.invariants.ownPullRequests.get(session.profile.role);
+  const ownOnly =
+    session.profile.role === null ? undefined : session.policy.invariants.ownPullRequests.get(session.profile.role);
   const owned = decision.operations.some((op) => ownOnly?.has(op) === true);
   const guards: CallGuard[] = [...callGuardsFor(decision.operations, table), ...(owned ? ['ownership' as const] : [])];
   if (guards.length === 0) return decision;
@@ -38,6 +39,7 @@ export async function applyLiveGuards(call: CallContext, decision: Decision): Pr
   // The denial cites the call_guards line of the first guard that failed.
   const verdicts = guards.map((guard) => judgeCall([guard], facts, merge));
   const failing = guards.find((_, i) => verdicts[i]?.checks.some((c) => !c.passed));
-  const source = failing === 'ownership' ? ROLES_FILE : failing ? callGuardEntry(table, failing, decision.operations) : undefined;
+  const source =
+    failing === 'ownership' ? ROLES_FILE : failing ? callGuardEntry(table, failing, decision.operations) : undefined;
   return applyGuardVerdict(decision, combineVerdicts(verdicts), source);
 }

@@ -22,7 +22,11 @@ export async function liveOperations(call: CallContext, mapped: MappedCall): Pro
   if (session.client && live.ref) {
     const isPull = await live.isPullRequest();
     if (isPull.ok && !isPull.value) return mapped;
-    if (!isPull.ok) session.logger.warn({ operations: extra, detail: isPull.detail }, 'could not tell whether the issue is a pull request; its pull request permission is required too');
+    if (!isPull.ok)
+      session.logger.warn(
+        { operations: extra, detail: isPull.detail },
+        'could not tell whether the issue is a pull request; its pull request permission is required too',
+      );
   }
   return withOperations(mapped, extra);
 }
@@ -34,13 +38,24 @@ const LIVE_BRANCH: ReadonlyMap<string, (pull: PullFacts) => string> = new Map([
 ]);
 
 /** Branches for decide()'s targets, read from the pull request; none when not needed or unreadable (the scope or protected branches then deny). */
-export async function liveTargets(call: CallContext, operations: readonly string[]): Promise<{ branches: string[] } | null> {
+export async function liveTargets(
+  call: CallContext,
+  operations: readonly string[],
+): Promise<{ branches: string[] } | null> {
   const { session, live } = call;
-  const needed = operations.filter((op) => LIVE_BRANCH.has(op) && (session.profile.scopes.branches.has(op) || session.policy.scopePolicy.protectedBranchOperations.has(op)));
+  const needed = operations.filter(
+    (op) =>
+      LIVE_BRANCH.has(op) &&
+      (session.profile.scopes.branches.has(op) || session.policy.scopePolicy.protectedBranchOperations.has(op)),
+  );
   if (needed.length === 0 || !session.client || !live.ref) return null;
   const pull = await live.pull();
-  if (pull.ok) return { branches: needed.map((op) => (LIVE_BRANCH.get(op) as (pull: PullFacts) => string)(pull.value)) };
-  session.logger.warn({ operations: needed, detail: pull.detail }, 'the branch of the pull request could not be read; the branch checks deny');
+  if (pull.ok)
+    return { branches: needed.map((op) => (LIVE_BRANCH.get(op) as (pull: PullFacts) => string)(pull.value)) };
+  session.logger.warn(
+    { operations: needed, detail: pull.detail },
+    'the branch of the pull request could not be read; the branch checks deny',
+  );
   return null;
 }
 
@@ -49,7 +64,11 @@ export async function liveTargets(call: CallContext, operations: readonly string
  * each branch it targets (named by the arguments or read live above), so a branch protected by either
  * is refused whatever it is called. Null when no such operation, no repository or no branch is named.
  */
-export async function liveBranchProtection(call: GiteaCallContext, operations: readonly string[], live: { branches: string[] } | null): Promise<LiveBranchFacts | null> {
+export async function liveBranchProtection(
+  call: GiteaCallContext,
+  operations: readonly string[],
+  live: { branches: string[] } | null,
+): Promise<LiveBranchFacts | null> {
   const { session, target, entry } = call;
   if (!operations.some((op) => session.policy.scopePolicy.protectedBranchOperations.has(op))) return null;
   if (!session.client || !target?.owner || !target.repo) return null;
@@ -58,6 +77,13 @@ export async function liveBranchProtection(call: GiteaCallContext, operations: r
   if (branches.length === 0) return null;
   const { client } = session;
   const { owner, repo } = target;
-  const [defaultBranch, ...flags] = await Promise.all([readDefaultBranch(client, owner, repo), ...branches.map((b) => readBranchProtected(client, owner, repo, b))]);
-  return { repository: `${owner}/${repo}`, defaultBranch: defaultBranch as Fact<string>, protectedFlags: Object.fromEntries(branches.map((b, i) => [b, flags[i] as Fact<boolean>])) };
+  const [defaultBranch, ...flags] = await Promise.all([
+    readDefaultBranch(client, owner, repo),
+    ...branches.map((b) => readBranchProtected(client, owner, repo, b)),
+  ]);
+  return {
+    repository: `${owner}/${repo}`,
+    defaultBranch: defaultBranch as Fact<string>,
+    protectedFlags: Object.fromEntries(branches.map((b, i) => [b, flags[i] as Fact<boolean>])),
+  };
 }

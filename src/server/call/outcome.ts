@@ -34,7 +34,12 @@ export function auditUnavailable(operation: string | null, target: CallRecord['t
 }
 
 /** The result record of every denial: by policy, identity, a guard, a withheld result or a built-in tool. */
-export function deniedRecord(operation: string | null, reason: ReasonCode | null, target: CallRecord['target'], httpStatus: number | null = null): CallRecord {
+export function deniedRecord(
+  operation: string | null,
+  reason: ReasonCode | null,
+  target: CallRecord['target'],
+  httpStatus: number | null = null,
+): CallRecord {
   return { operation, decision: 'deny', reason, target, status: 'denied', httpStatus };
 }
 

@@ -44,7 +44,11 @@ export const CALL_STAGES: ReadonlyArray<{ stage: string; does: string; module: s
   { stage: 'look-up', does: "the tool by name, the namespace's filters applied", module: '../tool-registry.ts' },
   { stage: 'validate', does: "the arguments against the tool's input schema", module: 'validate.ts' },
   { stage: 'context', does: 'what the call names and its live reads, made once', module: 'context.ts' },
-  { stage: 'map', does: 'the canonical operations of the operationId and args', module: '../../policy/operation-map.ts' },
+  {
+    stage: 'map',
+    does: 'the canonical operations of the operationId and args',
+    module: '../../policy/operation-map.ts',
+  },
   { stage: 'write-ahead', does: 'the audit event before anything reaches Gitea', module: 'audit.ts' },
   { stage: 'decide', does: "the profile's lists, scopes and conditions", module: '../../policy/decide.ts' },
   { stage: 'identity', does: 'a mutation runs only under the verified identity', module: 'identity-gate.ts' },
@@ -57,7 +61,8 @@ export const CALL_STAGES: ReadonlyArray<{ stage: string; does: string; module: s
   { stage: 'result', does: 'the audit event of the outcome', module: 'audit.ts' },
 ];
 
-const INTERNAL_ERROR = 'The server failed unexpectedly while handling this call; it may not have reached Gitea. See the server log.';
+const INTERNAL_ERROR =
+  'The server failed unexpectedly while handling this call; it may not have reached Gitea. See the server log.';
 
 /** Handles one tools/call; an unknown tool is a protocol error (McpError InvalidParams), audited all the same. */
 export async function handleToolCall(namespace: Namespace, name: string, args: unknown): Promise<CallToolResult> {
@@ -69,7 +74,10 @@ export async function handleToolCall(namespace: Namespace, name: string, args: u
     outcome = await runTool(session, namespace, name, args ?? {}, target, audit);
   } catch (error) {
     // The error's name only: a message may quote arguments or Gitea's answer.
-    session.logger.error({ tool: name, call_id: audit.callId, error: error instanceof Error ? error.name : 'non-error' }, 'tool call failed unexpectedly');
+    session.logger.error(
+      { tool: name, call_id: audit.callId, error: error instanceof Error ? error.name : 'non-error' },
+      'tool call failed unexpectedly',
+    );
     outcome = { result: refusal('internal_error', INTERNAL_ERROR), record: errorRecord('internal_error', target) };
   }
   if (outcome === 'unknown_tool') {
@@ -82,17 +90,29 @@ export async function handleToolCall(namespace: Namespace, name: string, args: u
   return outcome.result;
 }
 
-async function runTool(session: Session, namespace: Namespace, name: string, args: unknown, target: CallTarget | null, audit: CallAudit): Promise<Outcome | 'unknown_tool'> {
+async function runTool(
+  session: Session,
+  namespace: Namespace,
+  name: string,
+  args: unknown,
+  target: CallTarget | null,
+  audit: CallAudit,
+): Promise<Outcome | 'unknown_tool'> {
   const tool = session.registry.get(name);
   if (!tool) return 'unknown_tool';
   // A generated tool lists a lean schema (../tool-definitions.ts); its calls are validated against the full one.
-  const invalid = invalidArguments(tool.kind === 'gitea' ? tool.entry.inputSchema : tool.definition.inputSchema, args, target);
+  const invalid = invalidArguments(
+    tool.kind === 'gitea' ? tool.entry.inputSchema : tool.definition.inputSchema,
+    args,
+    target,
+  );
   if (invalid || !isObject(args)) return invalid ?? invalidShape(args);
   if (tool.kind === 'gitea') return runGiteaCall(giteaCallContext(session, tool.entry, args, target), audit);
   const call = callContext(session, args, target);
   // A tool that only names another call (gitea_call_operation) is resolved before anything is written.
   const resolved = tool.tool.resolvesFirst ? await tool.tool.handler(call, namespace) : null;
-  if (!resolved && !(await audit.writeAhead(tool.tool.operations[0] ?? null, target))) return auditUnavailable(null, target, session.audit.failureHint());
+  if (!resolved && !(await audit.writeAhead(tool.tool.operations[0] ?? null, target)))
+    return auditUnavailable(null, target, session.audit.failureHint());
   const answer = resolved ?? (await tool.tool.handler(call, namespace));
   if (answer.kind === 'guarded_action') return runGuardedAction(call, tool.tool, answer);
   if (answer.kind === 'gitea_call') {
@@ -100,37 +120,71 @@ async function runTool(session: Session, namespace: Namespace, name: string, arg
     if (resolved) audit.callsWith(answer.args);
     // The reconstructed arguments name their own target and must pass the generated tool's own schema.
     const inner = callTargetOf(answer.args);
-    return invalidArguments(answer.entry.inputSchema, answer.args, inner) ?? runGiteaCall(giteaCallContext(session, answer.entry, answer.args, inner), audit);
+    return (
+      invalidArguments(answer.entry.inputSchema, answer.args, inner) ??
+      runGiteaCall(giteaCallContext(session, answer.entry, answer.args, inner), audit)
+    );
   }
   const { audit: a } = answer;
   const shown = a.target ?? target;
   const record: CallRecord =
     answer.isError && a.decision === 'deny'
       ? deniedRecord(a.operation, a.reason, shown, a.httpStatus ?? null)
-      : { operation: a.operation, decision: a.decision, reason: a.reason, target: shown, status: answer.isError ? 'error' : 'ok', httpStatus: a.httpStatus ?? null };
-  return { result: toolResult(answer.payload, answer.isError), record: a.evidence ? { ...record, evidence: a.evidence } : record };
+      : {
+          operation: a.operation,
+          decision: a.decision,
+          reason: a.reason,
+          target: shown,
+          status: answer.isError ? 'error' : 'ok',
+          httpStatus: a.httpStatus ?? null,
+        };
+  return {
+    result: toolResult(answer.payload, answer.isError),
+    record: a.evidence ? { ...record, evidence: a.evidence } : record,
+  };
 }
 
-function giteaCallContext(session: Session, entry: CatalogEntry, args: Record<string, unknown>, target: CallTarget | null): GiteaCallContext {
-  return { ...callContext(session, args, target), entry, mapped: mapCall(session.policy.operationMap, entry.operationId, args) };
+function giteaCallContext(
+  session: Session,
+  entry: CatalogEntry,
+  args: Record<string, unknown>,
+  target: CallTarget | null,
+): GiteaCallContext {
+  return {
+    ...callContext(session, args, target),
+    entry,
+    mapped: mapCall(session.policy.operationMap, entry.operationId, args),
+  };
 }
 
 /** Stages 5 to 13 for one Gitea operation with schema-valid arguments. */
 async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<Outcome> {
   const { session, entry, target } = call;
   const operation = call.mapped.ok ? (call.mapped.operations[0] ?? null) : null;
-  if (!(await audit.writeAhead(operation, target))) return auditUnavailable(operation, target, session.audit.failureHint());
+  if (!(await audit.writeAhead(operation, target)))
+    return auditUnavailable(operation, target, session.audit.failureHint());
   // Live facts only add operations and targets, so a call its arguments already deny reads nothing
   // live (a target only Gitea can tell is unreadable until then), and nothing is read under a missing
   // or wrong identity.
-  const byArguments = decideMappedCall(session.profile, { operationId: entry.operationId, arguments: call.args }, call.mapped, session.policy.operationMap, session.decideContext);
+  const byArguments = decideMappedCall(
+    session.profile,
+    { operationId: entry.operationId, arguments: call.args },
+    call.mapped,
+    session.policy.operationMap,
+    session.decideContext,
+  );
   if (byArguments.effect === 'deny' && byArguments.reason !== 'target_unreadable') return denied(byArguments, target);
   const refused = await identityRefusal(session, byArguments, target);
   if (refused) return refused;
   const mapped = await liveOperations(call, call.mapped);
   const live = mapped.ok ? await liveTargets(call, mapped.operations) : null;
   const liveBranches = mapped.ok ? await liveBranchProtection(call, mapped.operations, live) : null;
-  const request = { operationId: entry.operationId, arguments: call.args, ...(live ? { targets: live } : {}), ...(liveBranches ? { liveBranches } : {}) };
+  const request = {
+    operationId: entry.operationId,
+    arguments: call.args,
+    ...(live ? { targets: live } : {}),
+    ...(liveBranches ? { liveBranches } : {}),
+  };
   let decision = decideMappedCall(session.profile, request, mapped, session.policy.operationMap, session.decideContext);
   if (decision.effect === 'deny') return denied(decision, target);
   decision = await applyLiveGuards(call, decision);
@@ -143,13 +197,26 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<O
 async function executeCall(call: GiteaCallContext, decision: Decision): Promise<Outcome> {
   const { session, entry, target } = call;
   const { operation, reason } = decision;
-  const executed = await execute(entry, call.args, { identity: session.gitea, login: session.identity.login() }, session.executorOptions);
+  const executed = await execute(
+    entry,
+    call.args,
+    { identity: session.gitea, login: session.identity.login() },
+    session.executorOptions,
+  );
   const scoped = applyResultScope(session, entry.operationId, executed);
-  if (scoped.withheld) return { result: scoped.result, record: deniedRecord(operation, scoped.reason, target, scoped.httpStatus) };
+  if (scoped.withheld)
+    return { result: scoped.result, record: deniedRecord(operation, scoped.reason, target, scoped.httpStatus) };
   const labelled = await labelExecuted(call, decision.operations, scoped.executed);
   const { isError, payload } = labelled.executed;
   const httpStatus = isError ? payload.error.status : payload.status;
-  const record: CallRecord = { operation, decision: 'allow', reason, target, status: isError ? 'error' : 'ok', httpStatus };
+  const record: CallRecord = {
+    operation,
+    decision: 'allow',
+    reason,
+    target,
+    status: isError ? 'error' : 'ok',
+    httpStatus,
+  };
   const outcome: Outcome = { result: toolResult(payload, isError), record };
   return withIntegrity(outcome, labelled.integrity);
 }

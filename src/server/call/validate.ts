@@ -10,11 +10,23 @@ import { toolResult } from './tool-result.js';
 export function invalidArguments(schema: JsonSchema, args: unknown, target: CallRecord['target']): Outcome | null {
   const errors = validationErrors(schema, args);
   if (errors.length === 0) return null;
-  const result = toolResult({ error: { kind: 'invalid_arguments', message: 'The arguments do not match the tool input schema.', errors }, request: null }, true);
+  const result = toolResult(
+    {
+      error: { kind: 'invalid_arguments', message: 'The arguments do not match the tool input schema.', errors },
+      request: null,
+    },
+    true,
+  );
   return { result, record: errorRecord('invalid_arguments', target) };
 }
 
 export function invalidShape(args: unknown): Outcome {
   const errors = [{ path: '/', message: `must be object, not ${Array.isArray(args) ? 'array' : typeof args}` }];
-  return { result: toolResult({ error: { kind: 'invalid_arguments', message: 'The arguments must be an object.', errors }, request: null }, true), record: errorRecord('invalid_arguments', null) };
+  return {
+    result: toolResult(
+      { error: { kind: 'invalid_arguments', message: 'The arguments must be an object.', errors }, request: null },
+      true,
+    ),
+    record: errorRecord('invalid_arguments', null),
+  };
 }
