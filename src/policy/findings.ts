@@ -31,22 +31,20 @@ const CONFLICT_MARKER = /^(?:<{7}|={7}|>{7})(?:\s|$)/;
 
 /** Merge-conflict markers in the raw text: checked before parsing, since they may still parse. */
 export function conflictMarkerFindings(text: string, file: string): Finding[] {
-  return text
-    .split(/\r?\n/)
-    .flatMap((lineText, i) =>
-      CONFLICT_MARKER.test(lineText)
-        ? [
-            {
-              file,
-              line: i + 1,
-              severity: 'error' as const,
-              code: 'merge_conflict',
-              message: 'merge-conflict marker',
-              fix: 'resolve the conflict and remove the marker lines',
-            },
-          ]
-        : [],
-    );
+  return text.split(/\r?\n/).flatMap((lineText, i) =>
+    CONFLICT_MARKER.test(lineText)
+      ? [
+          {
+            file,
+            line: i + 1,
+            severity: 'error' as const,
+            code: 'merge_conflict',
+            message: 'merge-conflict marker',
+            fix: 'resolve the conflict and remove the marker lines',
+          },
+        ]
+      : [],
+  );
 }
 
 const SECRET_KEY =
