@@ -1,9 +1,17 @@
 // Reads a YAML or JSON file (JSON is YAML) keeping line numbers, so every finding about a profile
 // or policy can point at file:line. Validation with ajv names the JSON path and never the value.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { LineCounter, parseDocument, isNode } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as YamlModule from 'yaml';
 import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import {
+  pathKey,
+  precompiledDocument,
+  textSha256,
+  type DocumentSnapshot,
+  type ParsedDocument,
+} from './precompiled-documents.js';
 import { precompiledValidator } from './precompiled-schemas.js';
 
 // ajv and ajv-formats are CommonJS; under NodeNext their default export is the module object.
@@ -90,6 +98,32 @@ export function readDocumentText(file: string): string {
 }
 
 export function parseDocumentText(text: string, file: string): LoadedDocument {
+  const { data, lines } = precompiledDocument(text) ?? parseYaml(text, file);
+  const lineOf = (path: readonly PathSegment[]): number | null => {
+    for (let depth = path.length; depth >= 0; depth--) {
+      const line = lines[pathKey(path.slice(0, depth))];
+      if (line !== undefined) return line;
+    }
+    return null;
+  };
+  return { file, text, data, lineOf };
+}
+
+/** What scripts/precompile-documents.mjs stores for a file of the package (precompiled-documents.ts). */
+export function documentSnapshot(text: string, file: string): { sha256: string; snapshot: DocumentSnapshot } {
+  const { data, lines } = parseYaml(text, file);
+  return { sha256: textSha256(text), snapshot: { json: JSON.stringify(data), lines } };
+}
+
+// Loaded on the first parse: a start-up that finds every file precompiled never loads the parser.
+let yamlModule: typeof YamlModule | undefined;
+function yaml(): typeof YamlModule {
+  yamlModule ??= createRequire(import.meta.url)('yaml') as typeof YamlModule;
+  return yamlModule;
+}
+
+function parseYaml(text: string, file: string): ParsedDocument {
+  const { LineCounter, parseDocument, isMap, isNode, isScalar, isSeq } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const firstError = doc.errors[0];
@@ -104,14 +138,22 @@ export function parseDocumentText(text: string, file: string): LoadedDocument {
   if (doc.contents === null) {
     throw new DocumentError(file, null, 'is empty (no YAML or JSON content, only blanks or comments)', 'empty');
   }
-  const lineOf = (path: readonly PathSegment[]): number | null => {
-    for (let depth = path.length; depth >= 0; depth--) {
-      const node = depth === 0 ? doc.contents : doc.getIn(path.slice(0, depth), true);
-      if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
+  // The line of every node reachable by keys and indexes (an alias is a node of its own, not followed).
+  const lines: Record<string, number> = {};
+  const visit = (node: unknown, path: PathSegment[]): void => {
+    if (!isNode(node)) return;
+    if (node.range) lines[pathKey(path)] ??= lineCounter.linePos(node.range[0]).line;
+    if (isMap(node)) {
+      for (const pair of node.items) {
+        const key = isScalar(pair.key) ? pair.key.value : pair.key;
+        if (typeof key === 'string' || typeof key === 'number') visit(pair.value, [...path, key]);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, index) => visit(item, [...path, index]));
     }
-    return null;
   };
-  return { file, text, data: doc.toJS({ maxAliasCount: 50 }), lineOf };
+  visit(doc.contents, []);
+  return { data: doc.toJS({ maxAliasCount: 50 }), lines };
 }
 
 export function readDocument(file: string): LoadedDocument {

@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+// Part of `npm run build`: parses the package's own policies/*.yaml and profiles/*.yaml once, into
+// dist/shared/precompiled-documents.json (data and node lines, keyed by the sha256 of each text), which
+// src/shared/precompiled-documents.ts serves at start for exactly those texts.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const { documentSnapshot } = await import(join(root, 'dist', 'shared', 'document.js'));
+const { PRECOMPILED_DOCUMENTS } = await import(join(root, 'dist', 'shared', 'precompiled-documents.js'));
+
+const files = ['policies', 'profiles'].flatMap((dir) =>
+  readdirSync(join(root, dir))
+    .filter((name) => name.endsWith('.yaml'))
+    .sort()
+    .map((name) => join(dir, name)),
+);
+const table = {};
+for (const file of files) {
+  const { sha256, snapshot } = documentSnapshot(readFileSync(join(root, file), 'utf8'), file);
+  table[sha256] = snapshot;
+}
+writeFileSync(join(root, 'dist', 'shared', PRECOMPILED_DOCUMENTS), `${JSON.stringify(table)}\n`);
+process.stderr.write(
+  `precompiled ${files.length} policy and profile files into dist/shared/${PRECOMPILED_DOCUMENTS}\n`,
+);
