@@ -6,7 +6,7 @@ import type { Stream } from 'node:stream';
 import { readDocument } from '../shared/document.js';
 import { packageRoot, profilesDir } from '../shared/paths.js';
 import { isRecord } from '../gitea/errors.js';
-import { Client, StdioClientTransport } from '../server/sdk.js';
+import { Client, StdioClientTransport } from '../server/sdk-client.js';
 
 export interface NamespaceSpec {
   /** Profile name in profiles/, e.g. gitea-author. */

@@ -6,7 +6,7 @@ import type {
   OAuthClientMetadata,
   OAuthClientProvider,
   OAuthTokens,
-} from '../server/sdk.js';
+} from '../server/sdk-client.js';
 import { fieldOf, type BrowserResponse, type ScriptedBrowser } from '../sandbox/scripted-browser.js';
 
 /** The MCP client's side: an in-memory OAuthClientProvider, a public client on a loopback redirect. */

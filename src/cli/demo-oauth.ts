@@ -13,7 +13,7 @@ import { isRecord } from '../gitea/errors.js';
 import { startSandbox, type Sandbox } from '../sandbox/index.js';
 import { registerOAuth2App } from '../sandbox/handlers/users.js';
 import { ScriptedBrowser } from '../sandbox/scripted-browser.js';
-import { auth, Client, StreamableHTTPClientTransport } from '../server/sdk.js';
+import { auth, Client, StreamableHTTPClientTransport } from '../server/sdk-client.js';
 import { AgentClientProvider, browserSignIn } from './demo-oauth-flow.js';
 import { Printer } from './demo-report.js';
 

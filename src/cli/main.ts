@@ -3,6 +3,10 @@
 // `run(argv) => Promise<exit code>`; they are loaded lazily so `gitea-warden check` never pays for the server.
 import { readFileSync } from 'node:fs';
 import { didYouMean } from '../policy/nearest.js';
+import { enableCompileCache } from './compile-cache.js';
+
+// Before any command module loads, so they are read from the cache when there is one.
+enableCompileCache();
 
 type Command = { summary: string; load: () => Promise<{ run: (argv: string[]) => Promise<number> }> };
 

@@ -3,8 +3,9 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as YamlModule from 'yaml';
-import AjvModule, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type AjvModule from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type addFormatsModule from 'ajv-formats';
 import {
   pathKey,
   precompiledDocument,
@@ -13,10 +14,6 @@ import {
   type ParsedDocument,
 } from './precompiled-documents.js';
 import { precompiledValidator } from './precompiled-schemas.js';
-
-// ajv and ajv-formats are CommonJS; under NodeNext their default export is the module object.
-const Ajv = AjvModule.default ?? AjvModule;
-const addFormats = addFormatsModule.default ?? addFormatsModule;
 
 export type PathSegment = string | number;
 
@@ -160,9 +157,19 @@ export function readDocument(file: string): LoadedDocument {
   return parseDocumentText(readDocumentText(file), file);
 }
 
-// verbose: a oneOf error carries its alternatives, so it can name the fields to choose between.
-const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
-addFormats(ajv);
+// Created on the first schema compiled here: a start that finds every validator precompiled never loads
+// ajv's compiler. verbose: a oneOf error carries its alternatives, so it can name the fields to choose between.
+let ajvInstance: AjvModule.default | undefined;
+function ajv(): AjvModule.default {
+  if (ajvInstance) return ajvInstance;
+  const require = createRequire(import.meta.url);
+  // ajv and ajv-formats are CommonJS modules with a default export.
+  const Ajv = (require('ajv') as typeof AjvModule).default;
+  const addFormats = (require('ajv-formats') as typeof addFormatsModule).default;
+  ajvInstance = new Ajv({ allErrors: true, strict: false, verbose: true });
+  addFormats(ajvInstance);
+  return ajvInstance;
+}
 const compiled = new Map<object, ValidateFunction>();
 /** Schemas served by a precompiled validator, added to ajv only when a schema compiled here refers to one. */
 const notInAjv = new Map<string, object>();
@@ -179,21 +186,21 @@ export function schemaValidator(schema: object): ValidateFunction {
   const id = (schema as { $id?: unknown }).$id;
   const precompiled = typeof id === 'string' ? precompiledValidator(id, schema) : null;
   if (precompiled && typeof id === 'string') {
-    if (!ajv.getSchema(id)) notInAjv.set(id, schema);
+    if (!ajvInstance?.getSchema(id)) notInAjv.set(id, schema);
     compiled.set(schema, precompiled);
     return precompiled;
   }
   if (typeof id === 'string') {
-    const existing = ajv.getSchema(id);
+    const existing = ajv().getSchema(id);
     if (existing && JSON.stringify(existing.schema) === JSON.stringify(schema)) validate = existing;
-    else if (existing) ajv.removeSchema(id);
+    else if (existing) ajv().removeSchema(id);
     notInAjv.delete(id);
   }
   for (const [pendingId, pending] of notInAjv) {
-    ajv.addSchema(pending);
+    ajv().addSchema(pending);
     notInAjv.delete(pendingId);
   }
-  validate ??= ajv.compile(schema);
+  validate ??= ajv().compile(schema);
   compiled.set(schema, validate);
   return validate;
 }
