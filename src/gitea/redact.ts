@@ -122,6 +122,41 @@ export interface RedactorOptions {
   patterns: boolean;
 }
 
+interface CompiledSecrets {
+  labels: [secret: string, label: string][];
+  formLabels: string[];
+  exact: RegExp | null;
+}
+
+/**
+ * The search for a set of secrets, built once per set: a namespace redacts every call with the same
+ * few secrets, and building the alternation of each one's encodings cost more than using it. The
+ * RegExp is global, so each use starts from lastIndex 0 (String.replace resets it).
+ */
+const compiledSecretSets = new Map<string, CompiledSecrets>();
+const MAX_COMPILED_SECRET_SETS = 64;
+
+function compiledSecrets(secrets: readonly string[]): CompiledSecrets {
+  const distinct = [...new Set(secrets.filter((secret) => secret.length > 0))].sort((a, b) => b.length - a.length);
+  const key = JSON.stringify(distinct);
+  const known = compiledSecretSets.get(key);
+  if (known) return known;
+  const labels = distinct.map((secret): [string, string] => [secret, `[REDACTED ${fingerprint(secret)}]`]);
+  const forms = labels
+    .flatMap(([secret, label]) => [secret, ...encodedForms(secret)].map((form) => ({ form, label })))
+    .sort((a, b) => b.form.length - a.form.length);
+  // Longest first, so a secret containing another is replaced whole.
+  const sources = forms.map(({ form }, index) => `(?<${SECRET_GROUP(index)}>${escapeTolerantSource(form)})`);
+  const compiled = {
+    labels,
+    formLabels: forms.map((f) => f.label),
+    exact: forms.length > 0 ? new RegExp(sources.join('|'), 'g') : null,
+  };
+  if (compiledSecretSets.size >= MAX_COMPILED_SECRET_SETS) compiledSecretSets.clear();
+  compiledSecretSets.set(key, compiled);
+  return compiled;
+}
+
 export class Redactor {
   readonly findings: RedactionFindings = { redacted: 0, kinds: new Set() };
   /** Files found in the result (base64 `content` with `encoding: base64`), in the order walked. */
@@ -136,15 +171,7 @@ export class Redactor {
     secrets: readonly string[],
     private readonly options: RedactorOptions,
   ) {
-    const distinct = [...new Set(secrets.filter((secret) => secret.length > 0))].sort((a, b) => b.length - a.length);
-    this.labels = distinct.map((secret) => [secret, `[REDACTED ${fingerprint(secret)}]`]);
-    const forms = this.labels
-      .flatMap(([secret, label]) => [secret, ...encodedForms(secret)].map((form) => ({ form, label })))
-      .sort((a, b) => b.form.length - a.form.length);
-    this.formLabels = forms.map((f) => f.label);
-    // Longest first, so a secret containing another is replaced whole.
-    const sources = forms.map(({ form }, index) => `(?<${SECRET_GROUP(index)}>${escapeTolerantSource(form)})`);
-    this.exact = forms.length > 0 ? new RegExp(sources.join('|'), 'g') : null;
+    ({ labels: this.labels, formLabels: this.formLabels, exact: this.exact } = compiledSecrets(secrets));
   }
 
   text(text: string): string {
