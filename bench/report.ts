@@ -237,8 +237,8 @@ function redactionSection({ redaction, audit }: BenchResults): string[] {
     `| redaction, exact only (MB/s) | ${fmt(redaction.exactOnlyMBps)} |`,
     `| redaction, exact + patterns, decoded JSON (MB/s) | ${fmt(redaction.maskMBps)} |`,
     `| redaction, exact + patterns, raw text (MB/s) | ${fmt(redaction.textMaskMBps)} |`,
-    `| audit appends/s, sequential | ${fmt(audit.sequentialPerSecond)} |`,
-    `| audit appends/s, concurrent | ${fmt(audit.concurrentPerSecond)} |`,
+    `| audit appends/s, one at a time: one fsync each, as before group commit | ${fmt(audit.sequentialPerSecond)} |`,
+    `| audit appends/s, all at once: group commit, one fsync per batch | ${fmt(audit.concurrentPerSecond)} |`,
     '',
   ];
 }
