@@ -108,6 +108,10 @@ describe('issue endpoints on a pull request', () => {
       assert.equal(payload.error?.kind, 'policy_denied');
       assert.equal(payload.error?.reason, 'not_allowed');
       assert.deepEqual(payload.error?.operations, operations);
+      // The denial names the live fact that made it a pull request edit.
+      const fact = (payload.error?.failed ?? []).find((f: { code: string }) => f.code === 'issue_is_pull_request');
+      assert.equal(fact?.fact, 'GET /repos/{owner}/{repo}/issues/{index}: pull_request', JSON.stringify(payload.error));
+      assert.match(fact?.message ?? '', /^#1 is a pull request, so this issue route also needs gitea\.pr\./);
       assert.deepEqual(patches, [], 'a refused edit reached Gitea');
     });
   }

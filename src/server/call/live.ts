@@ -6,6 +6,7 @@
 // - Targets: a merge names the pull request, not the branch it lands on; an update of a pull request
 //   (base merged or rebased into its head) names it too, not the head branch it pushes to.
 import { readBranchProtected, readDefaultBranch } from '../../gitea/facts.js';
+import type { Decision, FailedCondition } from '../../policy/decision.js';
 import type { PullFacts } from '../../policy/guards/facts.js';
 import type { Fact } from '../../policy/guards/verdict.js';
 import type { LiveBranchFacts } from '../../policy/scopes.js';
@@ -13,22 +14,51 @@ import { readTargets } from '../../policy/targets.js';
 import { pullRequestOperations, withOperations, type MappedCall } from '../../policy/operation-map.js';
 import type { CallContext, GiteaCallContext } from './context.js';
 
+/** The operations a call needs once live facts are read, and the fact that added any. */
+export interface LiveOperations {
+  mapped: MappedCall;
+  /** Why pull request operations were added: a denial they cause names it in its failed list. */
+  fact: FailedCondition | null;
+}
+
+const IS_PULL_REQUEST_FACT = 'GET /repos/{owner}/{repo}/issues/{index}: pull_request';
+
 /** The mapped operations plus the pull request ones when the issue the call names is a pull request. */
-export async function liveOperations(call: CallContext, mapped: MappedCall): Promise<MappedCall> {
-  if (!mapped.ok) return mapped;
+export async function liveOperations(call: CallContext, mapped: MappedCall): Promise<LiveOperations> {
+  if (!mapped.ok) return { mapped, fact: null };
   const { session, live } = call;
   const extra = pullRequestOperations(session.policy.operationMap, mapped);
-  if (extra.length === 0) return mapped;
+  if (extra.length === 0) return { mapped, fact: null };
+  const issue = live.ref ? `#${live.ref.index}` : 'the issue';
+  let why = `${issue} is a pull request, so this issue route also needs ${extra.join(', ')} (policies/operations.yaml on_pull_requests)`;
   if (session.client && live.ref) {
     const isPull = await live.isPullRequest();
-    if (isPull.ok && !isPull.value) return mapped;
-    if (!isPull.ok)
+    if (isPull.ok && !isPull.value) return { mapped, fact: null };
+    if (!isPull.ok) {
+      why = `whether ${issue} is a pull request could not be read (${isPull.detail}); it counts as one, so this issue route also needs ${extra.join(', ')}`;
       session.logger.warn(
         { operations: extra, detail: isPull.detail },
         'could not tell whether the issue is a pull request; its pull request permission is required too',
       );
+    }
   }
-  return withOperations(mapped, extra);
+  return {
+    mapped: withOperations(mapped, extra),
+    fact: { code: 'issue_is_pull_request', message: why, fact: IS_PULL_REQUEST_FACT },
+  };
+}
+
+/**
+ * A denial names the pull request fact when that fact caused it: the same request decided without
+ * the added operations (`withoutThem`) would have been allowed.
+ */
+export function withLiveOperationsFact(
+  decision: Decision,
+  live: LiveOperations,
+  withoutThem: () => Decision,
+): Decision {
+  if (decision.effect !== 'deny' || live.fact === null || withoutThem().effect !== 'allow') return decision;
+  return { ...decision, failed: [...decision.failed, live.fact] };
 }
 
 /** The branch of the named pull request each operation writes. */

@@ -23,7 +23,7 @@ import type { AuditIntegrity } from '../../audit/event.js';
 import { decideMappedCall } from '../../policy/decide.js';
 import type { Decision } from '../../policy/decision.js';
 import { didYouMean } from '../../policy/nearest.js';
-import { mapCall } from '../../policy/operation-map.js';
+import { mapCall, type MappedCall } from '../../policy/operation-map.js';
 import type { ReasonCode } from '../../policy/reasons.js';
 import { ErrorCode, McpError, type CallToolResult } from '../sdk.js';
 import type { Namespace, Session } from '../session.js';
@@ -31,7 +31,7 @@ import { CallAudit, type CallRecord } from './audit.js';
 import { callContext, callTargetOf, isObject, type CallTarget, type GiteaCallContext } from './context.js';
 import { runGuardedAction } from './guarded-action.js';
 import { identityRefusal } from './identity-gate.js';
-import { liveBranchProtection, liveOperations, liveTargets } from './live.js';
+import { liveBranchProtection, liveOperations, liveTargets, withLiveOperationsFact } from './live.js';
 import { applyLiveGuards } from './live-guards.js';
 import { auditUnavailable, denied, deniedRecord, errorRecord, type Outcome } from './outcome.js';
 import { applyResultScope } from './result-scope.js';
@@ -176,7 +176,8 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<O
   if (byArguments.effect === 'deny' && byArguments.reason !== 'target_unreadable') return denied(byArguments, target);
   const refused = await identityRefusal(session, byArguments, target);
   if (refused) return refused;
-  const mapped = await liveOperations(call, call.mapped);
+  const liveOps = await liveOperations(call, call.mapped);
+  const { mapped } = liveOps;
   const live = mapped.ok ? await liveTargets(call, mapped.operations) : null;
   const liveBranches = mapped.ok ? await liveBranchProtection(call, mapped.operations, live) : null;
   const request = {
@@ -185,7 +186,9 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<O
     ...(live ? { targets: live } : {}),
     ...(liveBranches ? { liveBranches } : {}),
   };
-  let decision = decideMappedCall(session.profile, request, mapped, session.policy.operationMap, session.decideContext);
+  const decideWith = (operations: MappedCall) =>
+    decideMappedCall(session.profile, request, operations, session.policy.operationMap, session.decideContext);
+  let decision = withLiveOperationsFact(decideWith(mapped), liveOps, () => decideWith(call.mapped));
   if (decision.effect === 'deny') return denied(decision, target);
   decision = await applyLiveGuards(call, decision);
   if (decision.effect === 'deny') return denied(decision, target);
