@@ -24,8 +24,23 @@ async function open(profile: string, login: string, tokenVariable: string): Prom
   return openNamespace(env);
 }
 
+/** Ids of comments alice posts on pull request #1 and on issue #3, for the comment routes. */
+const comments = { onPull: 0, onIssue: 0 };
+
+async function postComment(index: number): Promise<number> {
+  const response = await fetch(`${sandbox.url}/api/v1/repos/acme/widgets/issues/${index}/comments`, {
+    method: 'POST',
+    headers: { authorization: `token ${sandbox.users.alice?.token ?? ''}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ body: `a comment on #${index}` }),
+  });
+  assert.equal(response.status, 201);
+  return ((await response.json()) as { id: number }).id;
+}
+
 before(async () => {
   sandbox = await startContractSandbox();
+  comments.onPull = await postComment(1);
+  comments.onIssue = await postComment(3);
   namespaces.set('issue-manager', await open('gitea-issue-manager', 'erin', 'GITEA_ISSUE_MANAGER_TOKEN'));
   namespaces.set('reconciler', await open('gitea-reconciler', 'dave', 'GITEA_RECONCILER_TOKEN'));
 });
@@ -112,6 +127,56 @@ describe('issue endpoints on a pull request', () => {
       const fact = (payload.error?.failed ?? []).find((f: { code: string }) => f.code === 'issue_is_pull_request');
       assert.equal(fact?.fact, 'GET /repos/{owner}/{repo}/issues/{index}: pull_request', JSON.stringify(payload.error));
       assert.match(fact?.message ?? '', /^#1 is a pull request, so this issue route also needs gitea\.pr\./);
+      assert.deepEqual(patches, [], 'a refused edit reached Gitea');
+    });
+  }
+});
+
+// Gitea's comment routes judge the comment's own issue (GetCommentByID, then
+// CanWriteIssuesOrPulls(comment.Issue.IsPull)) and ignore the {index} of the deprecated ones.
+describe('comment routes by id judge the issue the comment is on', () => {
+  const cases: [string, string, string, () => Record<string, unknown>, 'allow' | 'deny'][] = [
+    [
+      'the issue-manager editing a comment on PR #1 by its id',
+      'issue-manager',
+      'gitea_comments_edit',
+      () => ({ owner: 'acme', repo: 'widgets', id: comments.onPull, body: { body: 'edited' } }),
+      'deny',
+    ],
+    [
+      'the same comment through the deprecated route, naming issue #3 as its index',
+      'issue-manager',
+      'gitea_comments_edit_deprecated',
+      () => ({ owner: 'acme', repo: 'widgets', index: 3, id: comments.onPull, body: { body: 'edited' } }),
+      'deny',
+    ],
+    [
+      'the issue-manager editing a comment on issue #3 by its id',
+      'issue-manager',
+      'gitea_comments_edit',
+      () => ({ owner: 'acme', repo: 'widgets', id: comments.onIssue, body: { body: 'edited' } }),
+      'allow',
+    ],
+    [
+      'the reconciler, who may comment on pull requests, editing the comment on PR #1',
+      'reconciler',
+      'gitea_comments_edit',
+      () => ({ owner: 'acme', repo: 'widgets', id: comments.onPull, body: { body: 'edited' } }),
+      'allow',
+    ],
+  ];
+  for (const [name, role, tool, args, expected] of cases) {
+    test(`${name}: ${expected}`, async () => {
+      const { isError, payload, patches } = await edit(role, tool, args());
+      if (expected === 'allow') {
+        assert.equal(isError, false, JSON.stringify(payload));
+        assert.equal(patches.length, 1);
+        return;
+      }
+      assert.equal(payload.error?.reason, 'not_allowed', JSON.stringify(payload));
+      assert.deepEqual(payload.error?.operations, ['gitea.issue.comment', 'gitea.pr.comment']);
+      const fact = (payload.error?.failed ?? []).find((f: { code: string }) => f.code === 'issue_is_pull_request');
+      assert.equal(fact?.fact, 'GET /repos/{owner}/{repo}/issues/comments/{id}: pull_request_url');
       assert.deepEqual(patches, [], 'a refused edit reached Gitea');
     });
   }

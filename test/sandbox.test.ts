@@ -367,6 +367,28 @@ describe('branches, contents, issues, pulls, repositories, hooks', () => {
     assert.equal((await call('GET', `${W}/labels`)).body.length, 4);
   });
 
+  test('comments by id: the comment says whether its issue is a pull request; the deprecated index is ignored', async () => {
+    const onPull = (await call('POST', `${W}/issues/1/comments`, { as: 'bob', body: { body: 'on the PR' } })).body;
+    const onIssue = (await call('POST', `${W}/issues/3/comments`, { as: 'bob', body: { body: 'on the issue' } })).body;
+    const pullComment = (await call('GET', `${W}/issues/comments/${onPull.id}`)).body;
+    assert.match(pullComment.pull_request_url, /\/acme\/widgets\/pulls\/1$/);
+    assert.equal(pullComment.issue_url, '');
+    const issueComment = (await call('GET', `${W}/issues/comments/${onIssue.id}`)).body;
+    assert.equal(issueComment.pull_request_url, '');
+    assert.match(issueComment.issue_url, /\/acme\/widgets\/issues\/3$/);
+    const edited = await call('PATCH', `${W}/issues/comments/${onIssue.id}`, { as: 'bob', body: { body: 'edited' } });
+    assert.equal(edited.body.body, 'edited');
+    // The deprecated route names issue #3, yet edits the comment on the pull request (Gitea ignores {index}).
+    const viaIndex = await call('PATCH', `${W}/issues/3/comments/${onPull.id}`, {
+      as: 'bob',
+      body: { body: 'moved?' },
+    });
+    assert.equal(viaIndex.body.pull_request_url, pullComment.pull_request_url);
+    assert.equal((await call('DELETE', `${W}/issues/3/comments/${onPull.id}`, { as: 'bob' })).status, 204);
+    assert.equal((await call('DELETE', `${W}/issues/comments/${onIssue.id}`, { as: 'bob' })).status, 204);
+    assert.equal((await call('GET', `${W}/issues/comments/${onIssue.id}`)).status, 404);
+  });
+
   test('pulls: create, list, close and reopen; an empty or duplicate pull request is refused', async () => {
     assert.equal(
       (await call('POST', `${W}/pulls`, { body: { head: 'dev', base: 'main', title: 'nothing' } })).status,

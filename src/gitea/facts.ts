@@ -202,6 +202,30 @@ export async function readIsPullRequest(reader: FactReader, ref: PullRef): Promi
   return present(pull !== null && pull !== undefined);
 }
 
+/**
+ * Whether comment `id` of owner/repo sits on a pull request: Gitea's comment routes load it with
+ * GetCommentByID and check CanWriteIssuesOrPulls(comment.Issue.IsPull), ignoring any {index} the
+ * route names (routers/api/v1/repo/issue_comment.go). ToAPIComment reports the issue side as
+ * `pull_request_url` (Comment.PRURL: non-empty only on a pull request) and `issue_url` (only on an
+ * issue). A 204 (a comment of another type) or neither field set tells nothing: a missing fact.
+ */
+export async function readCommentOnPullRequest(
+  reader: FactReader,
+  repository: { owner: string; repo: string },
+  id: number,
+): Promise<Fact<boolean>> {
+  const what = `Comment ${id} of ${repository.owner}/${repository.repo}`;
+  const answer = await read(
+    reader,
+    what,
+    repoPath(repository.owner, repository.repo, 'issues', 'comments', String(id)),
+  );
+  if (!answer.ok) return answer;
+  if (text(field(answer.value, 'pull_request_url')) !== null) return present(true);
+  if (text(field(answer.value, 'issue_url')) !== null) return present(false);
+  return missing(`${what} names neither its issue nor its pull request.`);
+}
+
 function parseReview(data: unknown): ReviewFact | null {
   const id = field(data, 'id');
   const state = text(field(data, 'state'));

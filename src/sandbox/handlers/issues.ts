@@ -1,9 +1,9 @@
-// Issues (list, get, create, edit), their comments, repository labels and issue labels.
+// Issues (list, get, create, edit), their comments (also by id), repository labels and issue labels.
 // Pull requests are issues too, as in Gitea: they share the numbering and show in issue lists.
 import { accessLevel, atLeast, requireSignedIn } from '../auth.js';
-import { bodyObject, ok, stringField, type RequestContext, type Route } from '../context.js';
-import { forbidden, unprocessable } from '../errors.js';
-import type { Issue, Label, Repo } from '../model.js';
+import { bodyObject, noContent, ok, stringField, type RequestContext, type Route } from '../context.js';
+import { forbidden, notFound, unprocessable } from '../errors.js';
+import type { Comment, Issue, Label, Repo } from '../model.js';
 import { paginate } from '../pagination.js';
 import { presentComment, presentIssue, presentLabel } from '../present.js';
 import { newIssue } from '../seed.js';
@@ -96,6 +96,44 @@ function createComment(ctx: RequestContext) {
   return ok(presentComment(ctx.state, repo, issue, comment, doer), 201);
 }
 
+/**
+ * The comment the path's {id} names, with its issue: Gitea's GetCommentByID then LoadIssue, 404 when it
+ * belongs to another repository. Any {index} of the (deprecated) route is ignored, as in Gitea.
+ */
+function pathComment(ctx: RequestContext, repo: Repo): { issue: Issue; comment: Comment } {
+  const id = Number(ctx.params.id);
+  for (const issue of repo.issues) {
+    const comment = issue.comments.find((c) => c.id === id);
+    if (comment) return { issue, comment };
+  }
+  throw notFound();
+}
+
+/** editIssueComment / deleteIssueComment: the poster, or CanWriteIssuesOrPulls(comment.Issue.IsPull). */
+function writableComment(ctx: RequestContext): { repo: Repo; issue: Issue; comment: Comment } {
+  const doer = requireSignedIn(ctx.caller);
+  const repo = pathRepo(ctx);
+  const { issue, comment } = pathComment(ctx, repo);
+  if (comment.user !== doer.login && !atLeast(accessLevel(ctx.state, repo, doer), 'write'))
+    throw forbidden('user is not allowed to change this comment');
+  return { repo, issue, comment };
+}
+
+function editComment(ctx: RequestContext) {
+  const { repo, issue, comment } = writableComment(ctx);
+  const text = stringField(bodyObject(ctx), 'body');
+  if (text === undefined) throw unprocessable('[Body]: Required');
+  comment.body = text;
+  comment.updated = ctx.state.timestamp();
+  return ok(presentComment(ctx.state, repo, issue, comment, ctx.caller.doer));
+}
+
+function deleteComment(ctx: RequestContext) {
+  const { issue, comment } = writableComment(ctx);
+  issue.comments = issue.comments.filter((c) => c !== comment);
+  return noContent();
+}
+
 function createLabel(ctx: RequestContext) {
   const repo = pathRepo(ctx, 'write');
   const body = bodyObject(ctx);
@@ -155,6 +193,41 @@ export const issueRoutes: Route[] = [
     path: '/repos/{owner}/{repo}/issues/{index}/comments',
     operationId: 'issueCreateComment',
     handler: createComment,
+  },
+  {
+    // GetIssueComment: the comment, readable with the repository (CanReadIssuesOrPulls).
+    method: 'GET',
+    path: '/repos/{owner}/{repo}/issues/comments/{id}',
+    operationId: 'issueGetComment',
+    handler: (ctx) => {
+      const repo = pathRepo(ctx);
+      const { issue, comment } = pathComment(ctx, repo);
+      return ok(presentComment(ctx.state, repo, issue, comment, ctx.caller.doer));
+    },
+  },
+  {
+    method: 'PATCH',
+    path: '/repos/{owner}/{repo}/issues/comments/{id}',
+    operationId: 'issueEditComment',
+    handler: editComment,
+  },
+  {
+    method: 'PATCH',
+    path: '/repos/{owner}/{repo}/issues/{index}/comments/{id}',
+    operationId: 'issueEditCommentDeprecated',
+    handler: editComment,
+  },
+  {
+    method: 'DELETE',
+    path: '/repos/{owner}/{repo}/issues/comments/{id}',
+    operationId: 'issueDeleteComment',
+    handler: deleteComment,
+  },
+  {
+    method: 'DELETE',
+    path: '/repos/{owner}/{repo}/issues/{index}/comments/{id}',
+    operationId: 'issueDeleteCommentDeprecated',
+    handler: deleteComment,
   },
   {
     method: 'GET',

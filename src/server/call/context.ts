@@ -4,7 +4,7 @@
 // the live targets, the guards and the ownership checks from the same answer.
 import type { AuditTarget } from '../../audit/event.js';
 import type { CatalogEntry } from '../../catalog/types.js';
-import { readIsPullRequest, readPull, type PullRef } from '../../gitea/facts.js';
+import { readCommentOnPullRequest, readIsPullRequest, readPull, type PullRef } from '../../gitea/facts.js';
 import type { PullFacts } from '../../policy/guards/facts.js';
 import type { Fact } from '../../policy/guards/verdict.js';
 import type { MappedCall } from '../../policy/operation-map.js';
@@ -56,7 +56,7 @@ export function callContext(session: Session, args: Record<string, unknown>, tar
     sudo: nonEmpty(args.sudo),
     expectedHead: nonEmpty(body.head_commit_id) ?? nonEmpty(body.commit_id),
     deleteBranch: typeof body.delete_branch_after_merge === 'boolean' ? body.delete_branch_after_merge : null,
-    live: new LiveReads(session, pullRefOf(target)),
+    live: new LiveReads(session, pullRefOf(target), target),
   };
 }
 
@@ -74,10 +74,12 @@ export function pullRefOf(target: CallTarget | null): PullRef | null {
 export class LiveReads {
   private pullRead: Promise<Fact<PullFacts>> | null = null;
   private isPullRead: Promise<Fact<boolean>> | null = null;
+  private commentRead: Promise<Fact<boolean>> | null = null;
 
   constructor(
     private readonly session: Session,
     readonly ref: PullRef | null,
+    private readonly target: CallTarget | null = null,
   ) {}
 
   /** The pull request #index, as Gitea answers now. */
@@ -96,6 +98,18 @@ export class LiveReads {
       'The call names no issue number to read.',
     );
     return this.isPullRead;
+  }
+
+  /** Whether comment `id` of the named repository sits on a pull request (the comment's own issue). */
+  commentOnPullRequest(id: number): Promise<Fact<boolean>> {
+    const { client } = this.session;
+    const owner = this.target?.owner ?? null;
+    const repo = this.target?.repo ?? null;
+    if (owner === null || repo === null) return Promise.resolve({ ok: false, detail: 'The call names no repository.' });
+    if (client === null)
+      return Promise.resolve({ ok: false, detail: 'No Gitea token is configured, so nothing can be read.' });
+    this.commentRead ??= readCommentOnPullRequest(client, { owner, repo }, id);
+    return this.commentRead;
   }
 
   private read<T>(

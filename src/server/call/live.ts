@@ -22,20 +22,28 @@ export interface LiveOperations {
 }
 
 const IS_PULL_REQUEST_FACT = 'GET /repos/{owner}/{repo}/issues/{index}: pull_request';
+const COMMENT_ON_PULL_FACT = 'GET /repos/{owner}/{repo}/issues/comments/{id}: pull_request_url';
+/** Routes that address a comment by id; Gitea ignores the {index} of the deprecated ones. */
+const COMMENT_ROUTE = /\/issues\/(?:\{index\}\/)?comments\/\{id\}(?:\/|$)/;
 
-/** The mapped operations plus the pull request ones when the issue the call names is a pull request. */
-export async function liveOperations(call: CallContext, mapped: MappedCall): Promise<LiveOperations> {
+/**
+ * The mapped operations plus the pull request ones when what the call names is on a pull request:
+ * the issue #index, or for a comment route the comment's own issue (never the route's {index}).
+ */
+export async function liveOperations(call: GiteaCallContext, mapped: MappedCall): Promise<LiveOperations> {
   if (!mapped.ok) return { mapped, fact: null };
-  const { session, live } = call;
+  const { session, live, entry } = call;
   const extra = pullRequestOperations(session.policy.operationMap, mapped);
   if (extra.length === 0) return { mapped, fact: null };
-  const issue = live.ref ? `#${live.ref.index}` : 'the issue';
-  let why = `${issue} is a pull request, so this issue route also needs ${extra.join(', ')} (policies/operations.yaml on_pull_requests)`;
-  if (session.client && live.ref) {
-    const isPull = await live.isPullRequest();
+  const commentId = COMMENT_ROUTE.test(entry.path) && typeof call.args.id === 'number' ? call.args.id : null;
+  const subject = commentId !== null ? `comment ${commentId}` : live.ref ? `#${live.ref.index}` : 'the issue';
+  const needs = `so this issue route also needs ${extra.join(', ')} (policies/operations.yaml on_pull_requests)`;
+  let why = `${subject} is ${commentId !== null ? 'on ' : ''}a pull request, ${needs}`;
+  if (session.client && (commentId !== null || live.ref)) {
+    const isPull = commentId !== null ? await live.commentOnPullRequest(commentId) : await live.isPullRequest();
     if (isPull.ok && !isPull.value) return { mapped, fact: null };
     if (!isPull.ok) {
-      why = `whether ${issue} is a pull request could not be read (${isPull.detail}); it counts as one, so this issue route also needs ${extra.join(', ')}`;
+      why = `whether ${subject} is ${commentId !== null ? 'on ' : ''}a pull request could not be read (${isPull.detail}); it counts as one, ${needs}`;
       session.logger.warn(
         { operations: extra, detail: isPull.detail },
         'could not tell whether the issue is a pull request; its pull request permission is required too',
@@ -44,7 +52,11 @@ export async function liveOperations(call: CallContext, mapped: MappedCall): Pro
   }
   return {
     mapped: withOperations(mapped, extra),
-    fact: { code: 'issue_is_pull_request', message: why, fact: IS_PULL_REQUEST_FACT },
+    fact: {
+      code: 'issue_is_pull_request',
+      message: why,
+      fact: commentId !== null ? COMMENT_ON_PULL_FACT : IS_PULL_REQUEST_FACT,
+    },
   };
 }
 
