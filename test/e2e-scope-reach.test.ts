@@ -9,7 +9,15 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { catalogByOperationId } from '../src/catalog/load.js';
-import { connectStdio, namespaceEnv, payloadOf, repoRoot, tempDir, type Connected } from './support/namespace.js';
+import {
+  connectStdio,
+  identityChecked,
+  namespaceEnv,
+  payloadOf,
+  repoRoot,
+  tempDir,
+  type Connected,
+} from './support/namespace.js';
 import { arrangeReachWorld } from './support/reach-world.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
@@ -63,6 +71,7 @@ before(async () => {
     ),
     connectStdio(namespaceEnv(sandbox, 'gitea-owner', { auditLog: join(dir.path, 'owner.jsonl'), extra: all })),
   ]);
+  await identityChecked(widgets, author, scopedAdmin, owner);
 });
 after(async () => {
   await Promise.all([widgets?.close(), author?.close(), scopedAdmin?.close(), owner?.close()]);

@@ -4,7 +4,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connectStdio, namespaceEnv, payloadOf, repoRoot, tempDir, type Connected } from './support/namespace.js';
+import {
+  connectStdio,
+  identityChecked,
+  namespaceEnv,
+  payloadOf,
+  repoRoot,
+  tempDir,
+  type Connected,
+} from './support/namespace.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
 const WIDGETS_PROFILE = join(repoRoot, 'profiles', 'examples', 'gitea-author-widgets.yaml');
@@ -53,6 +61,7 @@ before(async () => {
       }),
     ),
   ]);
+  await identityChecked(author, widgets, merger);
 });
 after(async () => {
   await Promise.all([author?.close(), widgets?.close(), merger?.close()]);

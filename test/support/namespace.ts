@@ -81,6 +81,15 @@ export async function connectStdio(env: Record<string, string>): Promise<Connect
   return { client, close: () => client.close() };
 }
 
+/**
+ * Waits for the namespace's identity check (GET /user), which runs in the background after start
+ * so that it never holds `initialize`: gitea_whoami awaits it. Tests that count the sandbox's
+ * requests per call wait first, or the check can land inside a call's window.
+ */
+export async function identityChecked(...connections: Connected[]): Promise<void> {
+  await Promise.all(connections.map((c) => c.client.callTool({ name: 'gitea_whoami', arguments: {} })));
+}
+
 export interface HttpNamespace {
   url: string;
   child: ChildProcess;
