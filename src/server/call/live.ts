@@ -2,7 +2,8 @@
 // model's arguments) and only when a rule needs it, so other calls make no extra request.
 // - Operations: in Gitea a pull request is also an issue, so closing or editing issue #n through the
 //   issue endpoints is a pull request close or edit when #n is one (policies/operations.yaml
-//   on_pull_requests); unreadable counts as a pull request.
+//   on_pull_requests); a comment addressed by id is judged by the issue it is on, read from the
+//   comment (Gitea ignores the {index} of the deprecated comment routes); unreadable counts as a pull request.
 // - Targets: a merge names the pull request, not the branch it lands on; an update of a pull request
 //   (base merged or rebased into its head) names it too, not the head branch it pushes to.
 import { readBranchProtected, readDefaultBranch } from '../../gitea/facts.js';
