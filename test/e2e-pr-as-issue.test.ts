@@ -151,6 +151,17 @@ describe('comment routes by id judge the issue the comment is on', () => {
       'deny',
     ],
     [
+      'the same through the raw tool',
+      'issue-manager',
+      'gitea_api_request',
+      () => ({
+        method: 'PATCH',
+        path: `/repos/acme/widgets/issues/3/comments/${comments.onPull}`,
+        body: { body: 'x' },
+      }),
+      'deny',
+    ],
+    [
       'the issue-manager editing a comment on issue #3 by its id',
       'issue-manager',
       'gitea_comments_edit',
