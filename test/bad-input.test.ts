@@ -207,7 +207,11 @@ describe('bad input reaching the server', () => {
       });
       await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
       const { port } = silent.address() as { port: number };
-      const connection = await connectInProcess({ ...envFor(`http://127.0.0.1:${port}`), GITEA_TIMEOUT_MS: '600000' });
+      const connection = await connectInProcess(
+        { ...envFor(`http://127.0.0.1:${port}`), GITEA_TIMEOUT_MS: '600000' },
+        undefined,
+        { identity: 'background' },
+      );
       try {
         await userAsked;
         // initialize is done and tools/list answers while GET /user still waits for its answer.

@@ -46,6 +46,11 @@ export class IdentityVerifier {
     return this.status.state === 'unverified' ? this.verify() : this.status;
   }
 
+  /** The status once a check under way has ended; starts none. */
+  settled(): Promise<IdentityStatus> {
+    return this.pending ?? Promise.resolve(this.status);
+  }
+
   /** Checks now; a check already under way is shared, never doubled. */
   verify(): Promise<IdentityStatus> {
     this.pending ??= this.check()

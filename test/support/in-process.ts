@@ -8,9 +8,20 @@ import type { Namespace } from '../../src/server/session.js';
 import { readSettings } from '../../src/server/settings.js';
 import { createLogger } from '../../src/shared/logger.js';
 
+export interface OpenOptions {
+  /**
+   * 'settled' (the default): returns once the identity check that starts in the background (GET
+   * /user) has ended, so a test counting a call's requests never sees it. 'background': returns at
+   * once, as `serve` answers initialize, for tests of a Gitea that does not answer.
+   */
+  identity?: 'settled' | 'background';
+}
+
 /** Loads a namespace from an environment (GITEA_URL, GITEA_MCP_PROFILE, AUDIT_LOG, the token, ...). */
-export function openNamespace(env: Record<string, string>): Promise<Namespace> {
-  return loadNamespace(readSettings({}, env), env, createLogger('silent'));
+export async function openNamespace(env: Record<string, string>, options: OpenOptions = {}): Promise<Namespace> {
+  const namespace = await loadNamespace(readSettings({}, env), env, createLogger('silent'));
+  if (options.identity !== 'background') await namespace.session.identity.settled();
+  return namespace;
 }
 
 export interface InProcessConnection {
@@ -24,8 +35,9 @@ export interface InProcessConnection {
 export async function connectInProcess(
   env: Record<string, string>,
   prepare: (client: Client) => void = () => {},
+  options: OpenOptions = {},
 ): Promise<InProcessConnection> {
-  const namespace = await openNamespace(env);
+  const namespace = await openNamespace(env, options);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await createMcpServer(namespace, { notifications: true }).connect(serverSide);
   const client = new Client({ name: 'warden-test', version: '0.0.0' });

