@@ -150,7 +150,8 @@ export const REASONS = {
   issue_is_pull_request: {
     kinds: ['guard'],
     meaning:
-      'The issue the call names is a pull request (or could not be told from one), so the issue route needs the pull request permission too (policies/operations.yaml on_pull_requests).',
+      'The issue the call names is a pull request (or could not be told from one), so the issue route needs ' +
+      'the pull request permission too (policies/operations.yaml on_pull_requests).',
   },
   head_sha_missing: { kinds: ['guard'], meaning: 'The merge does not name the head it expects (body.head_commit_id).' },
   head_sha_mismatch: { kinds: ['guard'], meaning: 'The pull request head is not the one the call names.' },
