@@ -176,10 +176,13 @@ test('the executor side never decides policy: src/gitea imports policy types onl
 test('Gitea HTTP stays behind src/gitea (and the sandbox, which is the other side of it)', () => {
   const offending = sourceFiles(srcDir)
     .filter((f) => !/\/src\/(gitea|sandbox)\//.test(f))
-    .filter((f) => /\bfetch\(/.test(readFileSync(f, 'utf8')))
+    .filter((f) => HTTP_CLIENT.some((pattern) => pattern.test(readFileSync(f, 'utf8'))))
     .map((f) => relative(packageRoot, f));
   assert.deepEqual(offending, []);
 });
+
+/** What sends an HTTP request: fetch, or node's client (src/gitea/http.ts uses node:http's request). */
+const HTTP_CLIENT = [/\bfetch\(/, /\bimport\s*\{[^}]*\brequest\b[^}]*\}\s*from\s*'node:https?'/, /\bhttps?\.request\(/];
 
 test('src imports only declared runtime dependencies and node builtins', () => {
   const pkg = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as {

@@ -63,6 +63,8 @@ export interface Recorded {
   url: string;
   headers: IncomingMessage['headers'];
   body: Buffer;
+  /** The client's port: requests on one kept-alive connection share it. */
+  remotePort: number | undefined;
 }
 
 export type Handler = (request: Recorded, response: ServerResponse) => void;
@@ -86,6 +88,7 @@ export async function startServer(): Promise<TestServer> {
         url: req.url ?? '',
         headers: req.headers,
         body: Buffer.concat(chunks),
+        remotePort: req.socket.remotePort,
       };
       requests.push(recorded);
       handler(recorded, res);

@@ -274,6 +274,14 @@ describe('transport failures', () => {
     assert.equal(server.requests.length, 1);
   });
 
+  test('requests in a row reuse one kept-alive connection to Gitea, and the token rides on each', async () => {
+    server.handle((_req, res) => json(res, 200, {}));
+    for (let i = 0; i < 3; i++) assert.equal((await execute(ping, {}, context())).isError, false);
+    assert.equal(server.requests.length, 3);
+    assert.equal(new Set(server.requests.map((r) => r.remotePort)).size, 1);
+    assert.ok(server.requests.every((r) => r.headers.authorization === `token ${TOKEN}`));
+  });
+
   test('a slow Gitea gives a timeout error', async () => {
     server.handle((_req, res) => setTimeout(() => json(res, 200, {}), 2000).unref());
     const result = await execute(ping, {}, context(), { timeoutMs: 100 });

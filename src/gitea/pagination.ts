@@ -2,6 +2,8 @@
 // silently and echoes the requested limit in its Link header, so the applied size is inferred
 // from the items returned whenever the page is not the last one.
 
+import type { ResponseHeaders } from './http.js';
+
 export interface Pagination {
   page: number;
   /** The page size Gitea applied, when observable; else the requested one; null if neither is known. */
@@ -31,7 +33,7 @@ export function requestedPage(args: Record<string, unknown>): PageRequest {
   return { page: positiveInt(args.page), limit: positiveInt(args.limit ?? args.per_page) };
 }
 
-export function readPagination(headers: Headers, requested: PageRequest, data: unknown): Pagination {
+export function readPagination(headers: ResponseHeaders, requested: PageRequest, data: unknown): Pagination {
   const links = parseLinkHeader(headers.get('link'));
   const total = nonNegativeInt(headers.get('x-total-count'));
   const page = requested.page ?? 1;
