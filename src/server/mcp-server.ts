@@ -1,7 +1,7 @@
 // The MCP surface of one namespace: an SDK Server answering tools/list from the current session's
 // registry and tools/call through the pipeline. Cheap to create: streamable HTTP makes one per
 // request, all sharing the same Namespace.
-import { CallToolRequestSchema, ListToolsRequestSchema, Server } from './sdk.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, Server, sharedSchemaValidator } from './sdk.js';
 import { handleToolCall } from './call/pipeline.js';
 import { operationIndexFor } from './operation-index.js';
 import type { Namespace, Session } from './session.js';
@@ -16,6 +16,7 @@ export function createMcpServer(namespace: Namespace, transport: { notifications
     {
       capabilities: { tools: { listChanged: transport.notifications } },
       instructions: instructionsFor(namespace.session),
+      jsonSchemaValidator: sharedSchemaValidator,
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => {
