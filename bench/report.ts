@@ -182,7 +182,7 @@ function startupSection({ startup, skipped }: BenchResults): string[] {
   return [
     heading(4),
     '',
-    `Each reference namespace in each tool mode, started from the built package as \`${startup[0]?.command ?? 'node dist/cli/main.js serve'}\` over stdio,`,
+    `Each reference namespace in each tool mode, started from the built package as \`${startup[0]?.command ?? 'node dist/bin/gitea-warden.js serve'}\` over stdio,`,
     'timed from spawning the process to the first answered tools/list (target: 300 ms). The CPU time is what the server process had',
     'used by then (utime + stime from /proc/<pid>/stat, 10 ms ticks), which a busy machine does not inflate as it does the wall',
     'time; resident memory is VmRSS from /proc/<pid>/status right after the answer.',

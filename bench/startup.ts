@@ -1,5 +1,5 @@
 // Items 4 and 5 of the benchmark, per reference namespace and tool mode. Start-up: from spawning one
-// stdio namespace from the built package (`node dist/cli/main.js serve`) to its first answered
+// stdio namespace from the built package (`node dist/bin/gitea-warden.js serve`, the bundled command) to its first answered
 // tools/list, the CPU time the process had used by then (utime + stime from /proc, independent of
 // how busy the machine is) and its resident memory (VmRSS). Listing size: what the namespace sends
 // on tools/list (tools, bytes, bytes/4 as a token estimate), cross-checked against the live answer.
@@ -19,7 +19,11 @@ import { nowMicroseconds, overRounds, progress, type Spread } from './stats.js';
 
 export const MODES = ['static', 'discovery'] as const;
 export type MeasuredMode = (typeof MODES)[number];
-const DIST_SERVE = ['dist/cli/main.js', 'serve'];
+/** The command as installed: the package's bin, which `npm run build` bundles. */
+const BIN = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin[
+  'gitea-warden'
+] as string;
+const DIST_SERVE = [BIN, 'serve'];
 
 export interface StartupFigures {
   profile: string;
@@ -53,7 +57,7 @@ export interface RecallFigures {
 
 /** Every reference namespace in each mode, `rounds` start-ups each, from dist/ (built by `npm run build`). */
 export async function benchStartup(rounds: number): Promise<StartupFigures[]> {
-  if (!existsSync(join(repoRoot, 'dist', 'cli', 'main.js'))) throw new Error('dist/ is not built; run npm run build');
+  if (!existsSync(join(repoRoot, BIN))) throw new Error(`${BIN} is not built; run npm run build`);
   const sandbox = await startSandbox();
   const audit = tempDir('warden-bench-startup-');
   const figures: StartupFigures[] = [];

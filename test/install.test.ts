@@ -1,15 +1,16 @@
 // What users install is what is tested: `npm pack` the package, install the tarball into a
 // temporary prefix as the README says, and from there run --version, init, check on what init wrote,
-// serve answering tools/list over stdio against the sandbox, the shell lines of the README and of
+// serve answering tools/list over stdio and streamable HTTP against the sandbox, the shell lines of the README and of
 // examples/README.md, and the CI workflows' steps in a scratch repository that keeps only profiles/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { packageRoot } from '../src/shared/paths.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { payloadOf, tempDir } from './support/namespace.js';
@@ -82,7 +83,7 @@ after(async () => {
 test('the tarball holds the built command, the policies, the reference profiles and the catalog, not the tests', () => {
   const listed = spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).stdout.split('\n');
   for (const file of [
-    'package/dist/cli/main.js',
+    'package/dist/bin/gitea-warden.js',
     'package/policies/guards.yaml',
     'package/profiles/gitea-author.yaml',
     'package/src/catalog/tools.json',
@@ -165,6 +166,44 @@ describe('the installed command', () => {
       );
     } finally {
       await client.close();
+    }
+  });
+
+  test('gitea-warden serve answers tools/list and a call over streamable HTTP from the installed bundle', async () => {
+    const child = spawn(join(bin, 'gitea-warden'), ['serve'], {
+      cwd: project,
+      env: userEnv({
+        GITEA_URL: sandbox.url,
+        GITEA_MCP_PROFILE: 'gitea-author',
+        GITEA_AUTHOR_TOKEN: sandbox.users.alice?.token ?? '',
+        AUDIT_LOG: join(dir.path, 'author-http-audit.jsonl'),
+        MCP_TRANSPORT: 'http',
+        MCP_PORT: '0',
+        LOG_LEVEL: 'info',
+      }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    try {
+      const url = await new Promise<string>((resolveUrl, reject) => {
+        let stderr = '';
+        child.stderr?.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString('utf8');
+          const found = /"url":"(http:[^"]+)"/.exec(stderr)?.[1];
+          if (found) resolveUrl(found);
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+      });
+      const client = new Client({ name: 'install-test', version: '0.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      try {
+        const { tools } = await client.listTools();
+        assert.ok(tools.some((tool) => tool.name === 'gitea_whoami'));
+        assert.equal(payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} })).login, 'alice');
+      } finally {
+        await client.close();
+      }
+    } finally {
+      child.kill('SIGTERM');
     }
   });
 });
