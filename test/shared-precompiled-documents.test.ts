@@ -1,15 +1,24 @@
 // The built package serves its own policy and profile files from dist/shared/precompiled-documents.json
 // instead of parsing YAML at every start. What it serves must be what parsing gives: the same data and
 // the same line for every node (and for paths that do not exist, the nearest parent's), for exactly the
-// committed texts; any other text is parsed. Reads dist/, which `npm test` builds first.
+// committed texts; any other text is parsed. It skips validation only against the schemas the very text
+// satisfies. Reads dist/, which `npm test` builds first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
-import { documentSnapshot, parseDocumentText, type PathSegment } from '../src/shared/document.js';
+import {
+  documentSnapshot,
+  parseDocumentText,
+  validateDocument,
+  validationErrors,
+  type PathSegment,
+} from '../src/shared/document.js';
+import { loadSchema } from '../src/policy-files/policy-set.js';
+import { schemaSha256 } from '../src/shared/precompiled-schemas.js';
 import { packageRoot } from '../src/shared/paths.js';
-import { PRECOMPILED_DOCUMENTS, type DocumentSnapshot } from '../src/shared/precompiled-documents.js';
+import { PRECOMPILED_DOCUMENTS, textSha256, type DocumentSnapshot } from '../src/shared/precompiled-documents.js';
 
 const built = JSON.parse(readFileSync(join(packageRoot, 'dist', 'shared', PRECOMPILED_DOCUMENTS), 'utf8')) as Record<
   string,
@@ -79,3 +88,49 @@ test('the served lines are the parsed lines, for served and for edited texts ali
     assert.equal(reparsed.lineOf(path), (served.lineOf(path) as number) + 1, JSON.stringify(path));
   }
 });
+
+test('a served text skips validation only against the schemas it satisfies, as run-time validation finds', () => {
+  const schemas = readdirSync(join(packageRoot, 'policies'))
+    .filter((name) => name.endsWith('.schema.json'))
+    .map((name) => ({ name, schema: loadSchema(name.replace(/\.schema\.json$/, '')) }))
+    // A schema that refers to another file is compiled after the one it names (config.schema.json names profile's).
+    .sort((a, b) => fileRefs(a.schema) - fileRefs(b.schema));
+  for (const file of packageFiles) {
+    const text = readFileSync(join(packageRoot, file), 'utf8');
+    const snapshot = built[textSha256(text)] as DocumentSnapshot;
+    // Under tsx no precompiled validator is found: ajv compiles each schema here, independently of the build.
+    const valid = schemas.filter(
+      ({ schema }) => validationErrors(schema, parseDocumentText(text, file).data).length === 0,
+    );
+    assert.ok(valid.length >= 1, `${file} satisfies no schema`);
+    assert.deepEqual(
+      [...snapshot.validAgainst].sort(),
+      valid.map(({ schema }) => schemaSha256(schema)).sort(),
+      `${file}: ${valid.map(({ name }) => name).join(', ')}`,
+    );
+  }
+});
+
+test('an edited text is validated again: a snapshot never vouches for a text it was not built from', async () => {
+  // dist's own modules: the ones that serve snapshots.
+  const dist = (await import(join(packageRoot, 'dist', 'shared', 'document.js'))) as {
+    parseDocumentText: typeof parseDocumentText;
+    validateDocument: typeof validateDocument;
+  };
+  const file = 'profiles/gitea-author.yaml';
+  const text = readFileSync(join(packageRoot, file), 'utf8');
+  const served = dist.parseDocumentText(text, file);
+  assert.equal(served.validAgainst?.length, 1, 'the committed text is served with its validation');
+  assert.deepEqual(dist.validateDocument(served, loadSchema('profile')), []);
+  const broken = text.replace(/^role: .*$/m, 'role: 42');
+  assert.notEqual(broken, text);
+  const findings = dist.validateDocument(dist.parseDocumentText(broken, file), loadSchema('profile'));
+  assert.ok(
+    findings.some((finding) => finding.path === '/role'),
+    JSON.stringify(findings),
+  );
+});
+
+function fileRefs(schema: object): number {
+  return (JSON.stringify(schema).match(/"\$ref":"[^"#]+\.schema\.json/g) ?? []).length;
+}

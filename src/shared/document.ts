@@ -13,7 +13,7 @@ import {
   type DocumentSnapshot,
   type ParsedDocument,
 } from './precompiled-documents.js';
-import { precompiledValidator } from './precompiled-schemas.js';
+import { precompiledValidator, schemaSha256 } from './precompiled-schemas.js';
 
 export type PathSegment = string | number;
 
@@ -23,6 +23,8 @@ export interface LoadedDocument {
   data: unknown;
   /** 1-based line of the node at `path` (or of its nearest existing parent), null when unknown. */
   lineOf(path: readonly PathSegment[]): number | null;
+  /** Served from the build: the sha256 of each of the package's schemas this very text satisfies. */
+  validAgainst?: readonly string[];
 }
 
 export interface DocumentFinding {
@@ -95,7 +97,7 @@ export function readDocumentText(file: string): string {
 }
 
 export function parseDocumentText(text: string, file: string): LoadedDocument {
-  const { data, lines } = precompiledDocument(text) ?? parseYaml(text, file);
+  const { data, lines, validAgainst } = precompiledDocument(text) ?? parseYaml(text, file);
   const lineOf = (path: readonly PathSegment[]): number | null => {
     for (let depth = path.length; depth >= 0; depth--) {
       const line = lines[pathKey(path.slice(0, depth))];
@@ -103,13 +105,21 @@ export function parseDocumentText(text: string, file: string): LoadedDocument {
     }
     return null;
   };
-  return { file, text, data, lineOf };
+  return validAgainst ? { file, text, data, lineOf, validAgainst } : { file, text, data, lineOf };
 }
 
-/** What scripts/precompile-documents.mjs stores for a file of the package (precompiled-documents.ts). */
-export function documentSnapshot(text: string, file: string): { sha256: string; snapshot: DocumentSnapshot } {
+/**
+ * What scripts/precompile-documents.mjs stores for a file of the package (precompiled-documents.ts):
+ * its data, its lines, and which of `schemas` it satisfies, so a start does not validate it again.
+ */
+export function documentSnapshot(
+  text: string,
+  file: string,
+  schemas: readonly object[] = [],
+): { sha256: string; snapshot: DocumentSnapshot } {
   const { data, lines } = parseYaml(text, file);
-  return { sha256: textSha256(text), snapshot: { json: JSON.stringify(data), lines } };
+  const validAgainst = schemas.filter((schema) => schemaValidator(schema)(data)).map(schemaSha256);
+  return { sha256: textSha256(text), snapshot: { json: JSON.stringify(data), lines, validAgainst } };
 }
 
 // Loaded on the first parse: a start-up that finds every file precompiled never loads the parser.
@@ -207,6 +217,8 @@ export function schemaValidator(schema: object): ValidateFunction {
 
 /** Validation findings with file, line and path; messages never contain the offending value. */
 export function validateDocument(doc: LoadedDocument, schema: object): DocumentFinding[] {
+  // This exact text was validated against this exact schema when the package was built.
+  if (doc.validAgainst?.includes(schemaSha256(schema))) return [];
   const validate = schemaValidator(schema);
   if (validate(doc.data)) return [];
   return withoutAlternatives(validate.errors ?? []).map((error) => {

@@ -11,12 +11,15 @@ import { join } from 'node:path';
 export interface ParsedDocument {
   data: unknown;
   lines: Record<string, number>;
+  /** From the build only: the sha256 (schemaSha256) of each package schema the text satisfies. */
+  validAgainst?: readonly string[];
 }
 
 /** What the generated file holds per text: the data as JSON text (parsed afresh for each caller). */
 export interface DocumentSnapshot {
   json: string;
   lines: Record<string, number>;
+  validAgainst: string[];
 }
 
 export const PRECOMPILED_DOCUMENTS = 'precompiled-documents.json';
@@ -49,5 +52,7 @@ function snapshots(): Record<string, DocumentSnapshot> | null {
 export function precompiledDocument(text: string): ParsedDocument | null {
   const table = snapshots();
   const snapshot = table ? table[textSha256(text)] : undefined;
-  return snapshot ? { data: JSON.parse(snapshot.json) as unknown, lines: snapshot.lines } : null;
+  return snapshot
+    ? { data: JSON.parse(snapshot.json) as unknown, lines: snapshot.lines, validAgainst: snapshot.validAgainst }
+    : null;
 }
