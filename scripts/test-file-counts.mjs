@@ -1,0 +1,18 @@
+// A node:test reporter beside the usual one (scripts/run-tests.mjs adds it): counts the tests each
+// test file ran and writes {file: count} as JSON at the end. A file that exits or crashes before it
+// declares a test is reported by node as one test named after the file, which passes when the exit
+// code is 0 (Node 20); that wrapper is not counted, so such a file shows 0 and the run fails.
+import { resolve } from 'node:path';
+
+export default async function* testFileCounts(source) {
+  const counts = {};
+  for await (const event of source) {
+    if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
+    const { file, name, details } = event.data;
+    if (file === undefined || details?.type === 'suite') continue;
+    counts[file] ??= 0;
+    const wrapper = name === file || resolve(name) === file;
+    if (!wrapper) counts[file] += 1;
+  }
+  yield `${JSON.stringify(counts)}\n`;
+}
