@@ -127,7 +127,8 @@ function overheadSection(results: BenchResults): string[] {
     heading(3),
     '',
     `The same read (\`${overhead.read}\`: GET a repository) and the same write (\`${overhead.write}\`: comment on an issue) through`,
-    `tools/call of one \`gitea-warden serve\` process (profile ${overhead.profile}) over stdio and over streamable HTTP, against the same`,
+    `tools/call of one \`gitea-warden serve\` process (profile ${overhead.profile}; the installed, bundled command, warmed up with`,
+    '200 calls before each row) over stdio and over streamable HTTP, against the same',
     'request sent straight to the sandbox with fetch. The sandbox runs in the benchmark process; each tools/call includes the',
     'policy decision, argument validation, two durable audit events (write-ahead and result) and redaction. With 16 concurrent',
     'clients: 16 HTTP clients on one server, 16 requests in flight on the one stdio client, 16 fetch loops. Errors are tool',
@@ -177,22 +178,31 @@ function tokenVerificationLines({ tokenVerification: t }: BenchResults): string[
   ];
 }
 
+/** Issue 16: a namespace answers its first tools/list within this long of process start. */
+const STARTUP_TARGET_MS = 300;
+
 function startupSection({ startup, skipped }: BenchResults): string[] {
   if (!startup) return [heading(4), '', `Not measured in this run: ${skipped.join('; ') || 'server unavailable'}.`, ''];
+  const bundled = startup.filter((f) => f.build === 'bundled');
+  const within = bundled.filter((f) => f.startupMilliseconds.median <= STARTUP_TARGET_MS).length;
+  const unbundled = startup.find((f) => f.build === 'unbundled');
   return [
     heading(4),
     '',
-    `Each reference namespace in each tool mode, started from the built package as \`${startup[0]?.command ?? 'node dist/bin/gitea-warden.js serve'}\` over stdio,`,
-    'timed from spawning the process to the first answered tools/list (target: 300 ms). The CPU time is what the server process had',
+    `Each reference namespace in each tool mode, started from the built package as \`${bundled[0]?.command ?? 'node dist/bin/gitea-warden.js serve'}\` over stdio`,
+    `(the installed command, bundled), and ${unbundled?.profile ?? 'one profile'} also from tsc's unbundled output${unbundled ? ` (\`${unbundled.command}\`)` : ''} for comparison,`,
+    `timed from spawning the process to the first answered tools/list (target: ${STARTUP_TARGET_MS} ms). The CPU time is what the server process had`,
     'used by then (utime + stime from /proc/<pid>/stat, 10 ms ticks), which a busy machine does not inflate as it does the wall',
     'time; resident memory is VmRSS from /proc/<pid>/status right after the answer.',
     '',
-    '| profile | mode | start-up to first tools/list (ms) | CPU time (ms) | resident memory (MB) |',
-    '|---|---|---:|---:|---:|',
+    '| profile | mode | build | start-up to first tools/list (ms) | CPU time (ms) | resident memory (MB) |',
+    '|---|---|---|---:|---:|---:|',
     ...startup.map(
       (f) =>
-        `| ${f.profile} | ${f.mode} | ${fmt(f.startupMilliseconds)} | ${fmt(f.cpuMilliseconds)} | ${fmt(f.rssMegabytes)} |`,
+        `| ${f.profile} | ${f.mode} | ${f.build} | ${fmt(f.startupMilliseconds)} | ${fmt(f.cpuMilliseconds)} | ${fmt(f.rssMegabytes)} |`,
     ),
+    '',
+    `Bundled rows with a median at most ${STARTUP_TARGET_MS} ms: ${within} of ${bundled.length}.`,
     '',
   ];
 }

@@ -1,13 +1,15 @@
 // Item 3 of the benchmark: what the MCP server adds to one Gitea call, and the group-commit targets. The same read (get a
 // repository) and the same write (comment on an issue) through tools/call over stdio and over
 // streamable HTTP to the sandbox, against the same request sent straight to the sandbox with fetch.
-// One namespace process per transport (profile gitea-author); concurrency 16 is 16 HTTP clients on
-// one server, 16 requests in flight on the one stdio client, 16 concurrent fetch loops.
+// One namespace process per transport (profile gitea-author), started as installed (the bundled
+// command), warmed up before each point; concurrency 16 is 16 HTTP clients on one server, 16 requests
+// in flight on the one stdio client, 16 concurrent fetch loops.
 import { catalogByOperationId } from '../src/catalog/load.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import {
   connectHttp,
   connectStdio,
+  INSTALLED_BIN,
   namespaceEnv,
   spawnHttpNamespace,
   tempDir,
@@ -16,6 +18,10 @@ import {
 import { nowMicroseconds, overRounds, progress, quantile, round, type Spread } from './stats.js';
 
 const PROFILE = 'gitea-author';
+/** The command as installed, not the TypeScript sources through tsx. */
+const INSTALLED_SERVE = [INSTALLED_BIN, 'serve'];
+/** Calls made before each measured point, spread over its clients. */
+const WARM_UP_CALLS = 200;
 const OWNER = 'acme';
 const REPO = 'widgets';
 const ISSUE = 3;
@@ -71,8 +77,8 @@ export async function benchServerOverhead(rounds: number, callsPerRound: number)
     auditLog: `${audit.path}/audit.jsonl`,
     extra: { RATE_LIMIT_PER_MINUTE: '10000000' },
   });
-  const stdio = await connectStdio({ ...env, AUDIT_LOG: `${audit.path}/stdio.jsonl` });
-  const http = await spawnHttpNamespace({ ...env, AUDIT_LOG: `${audit.path}/http.jsonl` });
+  const stdio = await connectStdio({ ...env, AUDIT_LOG: `${audit.path}/stdio.jsonl` }, INSTALLED_SERVE);
+  const http = await spawnHttpNamespace({ ...env, AUDIT_LOG: `${audit.path}/http.jsonl` }, INSTALLED_SERVE);
   const httpClients: Connected[] = [];
   try {
     for (let i = 0; i < Math.max(...CONCURRENCY); i++) httpClients.push(await connectHttp(http.url));
@@ -115,7 +121,13 @@ async function measure(
 ): Promise<OverheadPoint> {
   const callers = Array.from({ length: concurrency }, (_, client) => callerFor(client));
   let errors = 0;
-  await Promise.all(callers.map((call) => call())); // warm-up
+  // Warm-up: the JIT compiles the call path in the server (and the client) before anything is timed.
+  const warmUpPerCaller = Math.ceil(WARM_UP_CALLS / concurrency);
+  await Promise.all(
+    callers.map(async (call) => {
+      for (let i = 0; i < warmUpPerCaller; i++) await call();
+    }),
+  );
   const figures = await overRounds(rounds, async () => {
     const latencies: number[] = [];
     const start = nowMicroseconds();

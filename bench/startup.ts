@@ -1,5 +1,5 @@
 // Items 4 and 5 of the benchmark, per reference namespace and tool mode. Start-up: from spawning one
-// stdio namespace from the built package (`node dist/bin/gitea-warden.js serve`, the bundled command) to its first answered
+// stdio namespace from the built package (`node dist/bin/gitea-warden.js serve`, the bundled command; one profile\n// also from tsc's unbundled output, for comparison) to its first answered
 // tools/list, the CPU time the process had used by then (utime + stime from /proc, independent of
 // how busy the machine is) and its resident memory (VmRSS). Listing size: what the namespace sends
 // on tools/list (tools, bytes, bytes/4 as a token estimate), cross-checked against the live answer.
@@ -10,24 +10,28 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { profilesDir } from '../src/shared/paths.js';
 import { profileFilesIn } from '../src/policy-files/profile-files.js';
-import { startSandbox } from '../src/sandbox/index.js';
+import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { namespaceListing } from '../src/server/namespace-report.js';
 import { heldOutTasks, retrievalTasks } from '../test/fixtures/retrieval-tasks.js';
-import { namespaceEnv, repoRoot, tempDir } from '../test/support/namespace.js';
+import { INSTALLED_BIN, namespaceEnv, repoRoot, tempDir } from '../test/support/namespace.js';
 import { recallAt3 } from '../test/support/retrieval.js';
 import { nowMicroseconds, overRounds, progress, type Spread } from './stats.js';
 
 export const MODES = ['static', 'discovery'] as const;
 export type MeasuredMode = (typeof MODES)[number];
 /** The command as installed: the package's bin, which `npm run build` bundles. */
-const BIN = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin[
-  'gitea-warden'
-] as string;
-const DIST_SERVE = [BIN, 'serve'];
+const BIN = INSTALLED_BIN;
+/** tsc's output before bundling, started for comparison (one profile) in the same run. */
+const UNBUNDLED = 'dist/cli/main.js';
+const COMPARED_PROFILE = 'gitea-author';
+
+/** bundled: the installed command (every profile); unbundled: the same code as tsc built it, module by module. */
+export type Build = 'bundled' | 'unbundled';
 
 export interface StartupFigures {
   profile: string;
   mode: MeasuredMode;
+  build: Build;
   command: string;
   startupMilliseconds: Spread;
   /** CPU time (user + system) of the server process when its first tools/list was answered. */
@@ -55,47 +59,27 @@ export interface RecallFigures {
   misses: string[];
 }
 
-/** Every reference namespace in each mode, `rounds` start-ups each, from dist/ (built by `npm run build`). */
+/**
+ * Every reference namespace in each mode from the bundled command, then gitea-author in each mode from the
+ * unbundled build for comparison; `rounds` start-ups each (built by `npm run build`).
+ */
 export async function benchStartup(rounds: number): Promise<StartupFigures[]> {
-  if (!existsSync(join(repoRoot, BIN))) throw new Error(`${BIN} is not built; run npm run build`);
+  for (const entry of [BIN, UNBUNDLED])
+    if (!existsSync(join(repoRoot, entry))) throw new Error(`${entry} is not built; run npm run build`);
   const sandbox = await startSandbox();
   const audit = tempDir('warden-bench-startup-');
+  const profiles = profileFilesIn(profilesDir).map((file) =>
+    file.slice(file.lastIndexOf('/') + 1).replace(/\.yaml$/, ''),
+  );
+  const runs: { profile: string; build: Build; entry: string }[] = [
+    ...profiles.map((profile) => ({ profile, build: 'bundled' as const, entry: BIN })),
+    { profile: COMPARED_PROFILE, build: 'unbundled', entry: UNBUNDLED },
+  ];
   const figures: StartupFigures[] = [];
   try {
-    for (const file of profileFilesIn(profilesDir)) {
-      const profile = file.slice(file.lastIndexOf('/') + 1).replace(/\.yaml$/, '');
+    for (const { profile, build, entry } of runs) {
       for (const mode of MODES) {
-        let liveListBytes = 0;
-        const spread = await overRounds(rounds, async (round) => {
-          progress(`start-up: ${profile} ${mode}, round ${round + 1} of ${rounds}`);
-          const env = namespaceEnv(sandbox, profile, {
-            auditLog: `${audit.path}/${profile}-${mode}-${round}.jsonl`,
-            extra: { TOOL_MODE: mode },
-          });
-          const transport = new StdioClientTransport({
-            command: process.execPath,
-            args: DIST_SERVE,
-            env,
-            cwd: repoRoot,
-            stderr: 'ignore',
-          });
-          const client = new Client({ name: 'warden-bench', version: '0.0.0' });
-          const start = nowMicroseconds();
-          try {
-            await client.connect(transport);
-            const listed = await client.listTools();
-            const milliseconds = (nowMicroseconds() - start) / 1000;
-            liveListBytes = Buffer.byteLength(JSON.stringify({ tools: listed.tools }), 'utf8');
-            return {
-              startupMilliseconds: milliseconds,
-              cpuMilliseconds: cpuMilliseconds(transport.pid),
-              rssMegabytes: residentMegabytes(transport.pid),
-            };
-          } finally {
-            await client.close();
-          }
-        });
-        figures.push({ profile, mode, command: `node ${DIST_SERVE.join(' ')}`, ...spread, liveListBytes });
+        figures.push(await startupOf(sandbox, audit.path, rounds, profile, mode, build, entry));
       }
     }
     return figures;
@@ -103,6 +87,48 @@ export async function benchStartup(rounds: number): Promise<StartupFigures[]> {
     await sandbox.close();
     audit.dispose();
   }
+}
+
+async function startupOf(
+  sandbox: Sandbox,
+  auditDir: string,
+  rounds: number,
+  profile: string,
+  mode: MeasuredMode,
+  build: Build,
+  entry: string,
+): Promise<StartupFigures> {
+  let liveListBytes = 0;
+  const spread = await overRounds(rounds, async (round) => {
+    progress(`start-up: ${profile} ${mode} (${build}), round ${round + 1} of ${rounds}`);
+    const env = namespaceEnv(sandbox, profile, {
+      auditLog: `${auditDir}/${profile}-${mode}-${build}-${round}.jsonl`,
+      extra: { TOOL_MODE: mode },
+    });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [entry, 'serve'],
+      env,
+      cwd: repoRoot,
+      stderr: 'ignore',
+    });
+    const client = new Client({ name: 'warden-bench', version: '0.0.0' });
+    const start = nowMicroseconds();
+    try {
+      await client.connect(transport);
+      const listed = await client.listTools();
+      const milliseconds = (nowMicroseconds() - start) / 1000;
+      liveListBytes = Buffer.byteLength(JSON.stringify({ tools: listed.tools }), 'utf8');
+      return {
+        startupMilliseconds: milliseconds,
+        cpuMilliseconds: cpuMilliseconds(transport.pid),
+        rssMegabytes: residentMegabytes(transport.pid),
+      };
+    } finally {
+      await client.close();
+    }
+  });
+  return { profile, mode, build, command: `node ${entry} serve`, ...spread, liveListBytes };
 }
 
 /** utime + stime of a live process from /proc/<pid>/stat (Linux, clock ticks of 10 ms); NaN elsewhere. */

@@ -1,7 +1,7 @@
 // Spawns `gitea-warden serve` processes (one namespace each) and connects the official MCP SDK client
 // over stdio or streamable HTTP. Shared by the server, demo and guards end-to-end tests.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,6 +12,10 @@ import type { Sandbox } from '../../src/sandbox/index.js';
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
 export const SERVE_ARGS = ['--import', 'tsx', 'src/cli/main.ts', 'serve'];
+/** The package's bin as npm installs it (the bundle `npm run build` writes), relative to the package root. */
+export const INSTALLED_BIN = (
+  JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string> }
+).bin['gitea-warden'] as string;
 
 /** Which sandbox user each reference profile's token env var belongs to. */
 const PROFILE_USERS: Record<string, { env: string; login: string }> = {
@@ -67,11 +71,11 @@ export interface Connected {
   close(): Promise<void>;
 }
 
-/** A namespace over stdio: the SDK client spawns `serve` itself. */
-export async function connectStdio(env: Record<string, string>): Promise<Connected> {
+/** A namespace over stdio: the SDK client spawns `serve` itself (from src through tsx unless `args` say otherwise). */
+export async function connectStdio(env: Record<string, string>, args: string[] = SERVE_ARGS): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: SERVE_ARGS,
+    args,
     env,
     cwd: repoRoot,
     stderr: 'pipe',
@@ -99,8 +103,8 @@ export interface HttpNamespace {
 }
 
 /** Spawns `serve` with MCP_TRANSPORT=http on a free port; resolves with the MCP URL once it listens. */
-export function spawnHttpNamespace(env: Record<string, string>): Promise<HttpNamespace> {
-  const child = spawn(process.execPath, SERVE_ARGS, {
+export function spawnHttpNamespace(env: Record<string, string>, args: string[] = SERVE_ARGS): Promise<HttpNamespace> {
+  const child = spawn(process.execPath, args, {
     env: { ...env, MCP_TRANSPORT: 'http', MCP_PORT: '0', LOG_LEVEL: 'info' },
     cwd: repoRoot,
     stdio: ['ignore', 'ignore', 'pipe'],
