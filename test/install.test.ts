@@ -1,7 +1,8 @@
 // What users install is what is tested: `npm pack` the package, install the tarball into a
 // temporary prefix as the README says, and from there run --version, init, check on what init wrote,
-// serve answering tools/list over stdio and streamable HTTP against the sandbox, the shell lines of the README and of
-// examples/README.md, and the CI workflows' steps in a scratch repository that keeps only profiles/.
+// serve answering tools/list over stdio and streamable HTTP against the sandbox, the demo, the shell
+// lines of the README and of examples/README.md, and the CI workflows' steps in a scratch repository
+// that keeps only profiles/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
@@ -167,6 +168,14 @@ describe('the installed command', () => {
     } finally {
       await client.close();
     }
+  });
+
+  test('gitea-warden demo tells its story from the installed package alone (no sources, no tsx)', () => {
+    const run = sh('gitea-warden demo --json', dir.path, userEnv());
+    assert.equal(run.status, 0, `demo\nstdout: ${run.stdout.slice(-2000)}\nstderr: ${run.stderr.slice(-2000)}`);
+    const summary = JSON.parse(run.stdout) as { ok: boolean; calls: unknown[] };
+    assert.equal(summary.ok, true);
+    assert.ok(summary.calls.length >= 10, `${summary.calls.length} calls`);
   });
 
   test('gitea-warden serve answers tools/list and a call over streamable HTTP from the installed bundle', async () => {

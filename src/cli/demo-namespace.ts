@@ -7,6 +7,7 @@ import { readDocument } from '../shared/document.js';
 import { packageRoot, profilesDir } from '../shared/paths.js';
 import { isRecord } from '../gitea/errors.js';
 import { Client, StdioClientTransport } from '../server/sdk-client.js';
+import { selfCommand } from './self-command.js';
 
 export interface NamespaceSpec {
   /** Profile name in profiles/, e.g. gitea-author. */
@@ -32,8 +33,6 @@ export interface Namespace {
   close(): Promise<void>;
 }
 
-const mainScript = join(packageRoot, 'src', 'cli', 'main.ts');
-
 /** Who a reference profile acts as: its user (authenticated_username) and its token variable (else GITEA_TOKEN). */
 export function profileIdentity(profile: string): { login: string | null; tokenVariable: string } {
   const data = readDocument(join(profilesDir, `${profile}.yaml`)).data;
@@ -47,8 +46,7 @@ export function profileIdentity(profile: string): { login: string | null; tokenV
 /** A namespace not yet started: hand its close() to the clean-up first, then connect(). */
 export function createNamespace(spec: NamespaceSpec): Namespace {
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ['--import', 'tsx', mainScript, 'serve'],
+    ...selfCommand(['serve']),
     cwd: packageRoot,
     env: childEnvironment(spec),
     // The servers' logs would interleave with the story: kept, and shown only when a start fails.

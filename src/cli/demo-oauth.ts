@@ -16,6 +16,7 @@ import { ScriptedBrowser } from '../sandbox/scripted-browser.js';
 import { auth, Client, StreamableHTTPClientTransport } from '../server/sdk-client.js';
 import { AgentClientProvider, browserSignIn } from './demo-oauth-flow.js';
 import { Printer } from './demo-report.js';
+import { selfCommand } from './self-command.js';
 
 const PROFILE = join('profiles', 'examples', 'gitea-author-oauth.yaml');
 
@@ -196,7 +197,8 @@ function spawnServe(
     AUDIT_LOG: join(dir, 'audit.jsonl'),
     LOG_LEVEL: 'info',
   };
-  const child = spawn(process.execPath, ['--import', 'tsx', join(packageRoot, 'src', 'cli', 'main.ts'), 'serve'], {
+  const serve = selfCommand(['serve']);
+  const child = spawn(serve.command, serve.args, {
     cwd: packageRoot,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
