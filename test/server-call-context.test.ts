@@ -124,6 +124,18 @@ describe('a tools/call reads its arguments once', () => {
     );
   });
 
+  test('a call the lists deny names the reference namespace that holds the operation (hint holders, read on first use)', async () => {
+    const payload = payloadOf(
+      await handleToolCall(author, 'gitea_api_request', {
+        method: 'POST',
+        path: '/repos/acme/widgets/pulls/1/merge',
+        body: { do: 'merge' },
+      }),
+    );
+    assert.equal(payload.error?.kind, 'policy_denied', JSON.stringify(payload));
+    assert.match(payload.error.hint, /use the gitea-merger namespace, which holds gitea\.pr\.merge/);
+  });
+
   test('a push to a protected branch cites the protected_branches line of policies/targets.yaml', async () => {
     const payload = payloadOf(
       await handleToolCall(author, 'gitea_api_request', {

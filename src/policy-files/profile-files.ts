@@ -149,6 +149,47 @@ export function hintHolders(policy: PolicySet, dir: string = profilesDir): Holde
   }
 }
 
+/**
+ * hintHolders, read on first use: only a denial's hint needs them, so a namespace does not read and
+ * compile every reference profile before its first answer.
+ */
+export function lazyHintHolders(policy: PolicySet, dir: string = profilesDir): HolderIndex {
+  return new LazyMap(() => hintHolders(policy, dir) ?? new Map());
+}
+
+class LazyMap<K, V> implements ReadonlyMap<K, V> {
+  private built: ReadonlyMap<K, V> | undefined;
+  constructor(private readonly build: () => ReadonlyMap<K, V>) {}
+  private get map(): ReadonlyMap<K, V> {
+    this.built ??= this.build();
+    return this.built;
+  }
+  get size(): number {
+    return this.map.size;
+  }
+  get(key: K): V | undefined {
+    return this.map.get(key);
+  }
+  has(key: K): boolean {
+    return this.map.has(key);
+  }
+  forEach(callback: (value: V, key: K, map: ReadonlyMap<K, V>) => void): void {
+    this.map.forEach((value, key) => callback(value, key, this));
+  }
+  entries(): MapIterator<[K, V]> {
+    return this.map.entries();
+  }
+  keys(): MapIterator<K> {
+    return this.map.keys();
+  }
+  values(): MapIterator<V> {
+    return this.map.values();
+  }
+  [Symbol.iterator](): MapIterator<[K, V]> {
+    return this.map[Symbol.iterator]();
+  }
+}
+
 export function referenceHolders(policy: PolicySet, dir: string = profilesDir): HolderIndex {
   return buildHolderIndex(
     loadReferenceProfiles(policy, dir).map((profile) => ({

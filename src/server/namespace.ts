@@ -7,7 +7,7 @@ import { basename, join } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
 import { packageRoot, policiesDir } from '../shared/paths.js';
 import { loadPolicySet, type PolicySet } from '../policy-files/policy-set.js';
-import { hintHolders, loadProfile } from '../policy-files/profile-files.js';
+import { lazyHintHolders, loadProfile } from '../policy-files/profile-files.js';
 import { loadTaskCatalog } from '../policy-files/task-catalog.js';
 import { databasePassword, isDatabaseUrl } from '../audit/database-url.js';
 import { defaultAuditPath } from '../audit/path.js';
@@ -42,7 +42,10 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     settings,
     logger,
     policy,
-    decideContext: decideContextFor(policy, { holders: hintHolders(policy), guardedOnly: policy.guards.guarded_only }),
+    decideContext: decideContextFor(policy, {
+      holders: lazyHintHolders(policy),
+      guardedOnly: policy.guards.guarded_only,
+    }),
     tasks: startupStep(() => loadTaskCatalog()),
     entries,
     builtins,
