@@ -288,6 +288,16 @@ describe('transport failures', () => {
     assert.equal((result.payload as ErrorPayload).error.kind, 'timeout');
   });
 
+  test('a token node refuses as a header value (a newline in it) is an error result, not a throw, and is not shown', async () => {
+    server.handle((_req, res) => json(res, 200, {}));
+    const token = `${TOKEN}\nx-injected: 1`;
+    const result = await execute(ping, {}, { identity: { baseUrl: server.identity.baseUrl, token }, login: null });
+    const payload = result.payload as ErrorPayload;
+    assert.equal(payload.error.kind, 'network_error');
+    assert.ok(!JSON.stringify(payload).includes(TOKEN));
+    assert.equal(server.requests.length, 0);
+  });
+
   test('an unreachable Gitea gives a network error without the token', async () => {
     const result = await execute(ping, {}, { identity: { baseUrl: 'http://127.0.0.1:1', token: TOKEN }, login: null });
     const payload = result.payload as ErrorPayload;

@@ -2,7 +2,7 @@
 // a timeout on every request, a cap on the bytes read. Failures come back as values, not throws.
 // Built on node:http(s) with keep-alive rather than fetch: a call's two or three Gitea requests reuse
 // one connection, and a namespace does not load undici (a tenth of its start-up) to make them.
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { HttpMethod } from '../catalog/types.js';
 import type { FactReader, GiteaIdentity, ReadResult } from './types.js';
 import type { RequestBody } from './encode.js';
@@ -89,36 +89,42 @@ export class GiteaHttpClient implements FactReader {
     const transport = await transportFor(url);
     return new Promise<HttpOutcome>((resolve) => {
       let settled = false;
+      const timer = setTimeout(() => {
+        outgoing?.destroy();
+        finish({ ok: false, kind: 'timeout', message: `Gitea did not answer within ${this.timeoutMs} ms` });
+      }, this.timeoutMs);
       const finish = (outcome: HttpOutcome) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         resolve(outcome);
       };
-      const outgoing = transport.request(url, { method: request.method, headers, agent: transport.agent });
-      const timer = setTimeout(() => {
-        outgoing.destroy();
-        finish({ ok: false, kind: 'timeout', message: `Gitea did not answer within ${this.timeoutMs} ms` });
-      }, this.timeoutMs);
+      let outgoing: ClientRequest | undefined;
+      try {
+        // Throws at once on a header value node refuses (a control character in a token, say).
+        outgoing = transport.request(url, { method: request.method, headers, agent: transport.agent });
+      } catch (error) {
+        finish(this.failure(error));
+        return;
+      }
       outgoing.on('error', (error) => finish(this.failure(error)));
       outgoing.on('response', (response) => {
         readCapped(response, this.maxResponseBytes).then(
-          (data) => {
-            if (data === null) {
-              finish({
-                ok: false,
-                kind: 'payload_too_large',
-                message: `Gitea's answer is larger than ${this.maxResponseBytes} bytes`,
-              });
-            } else {
-              finish({
-                ok: true,
-                status: response.statusCode ?? 0,
-                headers: new ResponseHeaders(response.headers),
-                body: data,
-              });
-            }
-          },
+          (data) =>
+            finish(
+              data === null
+                ? {
+                    ok: false,
+                    kind: 'payload_too_large',
+                    message: `Gitea's answer is larger than ${this.maxResponseBytes} bytes`,
+                  }
+                : {
+                    ok: true,
+                    status: response.statusCode ?? 0,
+                    headers: new ResponseHeaders(response.headers),
+                    body: data,
+                  },
+            ),
           (error: unknown) => finish(this.failure(error)),
         );
       });
