@@ -1,7 +1,8 @@
 // Items 4 and 5 of the benchmark, per reference namespace and tool mode. Start-up: from spawning one
-// stdio namespace from the built package (`node dist/bin/gitea-warden.js serve`, the bundled command; one profile\n// also from tsc's unbundled output, for comparison) to its first answered
-// tools/list, the CPU time the process had used by then (utime + stime from /proc, independent of
-// how busy the machine is) and its resident memory (VmRSS). Listing size: what the namespace sends
+// stdio namespace from the built package (`node dist/bin/gitea-warden.js serve`, the bundled command;
+// one profile also from tsc's unbundled output, for comparison) to its first answered tools/list, the
+// CPU time the process had used by then (utime + stime from /proc, independent of how busy the
+// machine is) and its resident memory (VmRSS). Listing size: what the namespace sends
 // on tools/list (tools, bytes, bytes/4 as a token estimate), cross-checked against the live answer.
 // Recall at 3 of gitea_find_operations over the retrieval tasks in test/fixtures/.
 import { existsSync, readFileSync } from 'node:fs';
@@ -19,8 +20,6 @@ import { nowMicroseconds, overRounds, progress, type Spread } from './stats.js';
 
 export const MODES = ['static', 'discovery'] as const;
 export type MeasuredMode = (typeof MODES)[number];
-/** The command as installed: the package's bin, which `npm run build` bundles. */
-const BIN = INSTALLED_BIN;
 /** tsc's output before bundling, started for comparison (one profile) in the same run. */
 const UNBUNDLED = 'dist/cli/main.js';
 const COMPARED_PROFILE = 'gitea-author';
@@ -64,7 +63,7 @@ export interface RecallFigures {
  * unbundled build for comparison; `rounds` start-ups each (built by `npm run build`).
  */
 export async function benchStartup(rounds: number): Promise<StartupFigures[]> {
-  for (const entry of [BIN, UNBUNDLED])
+  for (const entry of [INSTALLED_BIN, UNBUNDLED])
     if (!existsSync(join(repoRoot, entry))) throw new Error(`${entry} is not built; run npm run build`);
   const sandbox = await startSandbox();
   const audit = tempDir('warden-bench-startup-');
@@ -72,7 +71,7 @@ export async function benchStartup(rounds: number): Promise<StartupFigures[]> {
     file.slice(file.lastIndexOf('/') + 1).replace(/\.yaml$/, ''),
   );
   const runs: { profile: string; build: Build; entry: string }[] = [
-    ...profiles.map((profile) => ({ profile, build: 'bundled' as const, entry: BIN })),
+    ...profiles.map((profile) => ({ profile, build: 'bundled' as const, entry: INSTALLED_BIN })),
     { profile: COMPARED_PROFILE, build: 'unbundled', entry: UNBUNDLED },
   ];
   const figures: StartupFigures[] = [];

@@ -16,17 +16,14 @@ const files = ['policies', 'profiles'].flatMap((dir) =>
     .sort()
     .map((name) => join(dir, name)),
 );
-// Every schema of the package: each snapshot lists those its text satisfies (validateDocument skips them).
-// A schema that refers to another file comes after the schemas it names, so ajv knows them when compiling.
+// The package's self-contained schemas: each snapshot lists those its text satisfies (validateDocument
+// skips them). One that refers to another file (config's names profile's) is left out: its own sha256
+// would not change when the file it names does, so a start always validates against it.
 const schemas = readdirSync(join(root, 'policies'))
   .filter((name) => name.endsWith('.schema.json'))
   .map((name) => readFileSync(join(root, 'policies', name), 'utf8'))
-  .sort((a, b) => references(a) - references(b))
+  .filter((text) => !/"\$ref":\s*"[^"#]+/.test(text))
   .map((text) => JSON.parse(text));
-
-function references(schemaText) {
-  return (schemaText.match(/"\$ref":\s*"[^"#]+\.schema\.json/g) ?? []).length;
-}
 const table = {};
 for (const file of files) {
   const { sha256, snapshot } = documentSnapshot(readFileSync(join(root, file), 'utf8'), file, schemas);
