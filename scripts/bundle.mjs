@@ -6,9 +6,10 @@
 // Modules loaded through createRequire (yaml and ajv's compiler, on first use) stay in node_modules.
 import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
 // Loaded from node_modules, as installed: a native addon, a driver with an optional native binding
 // that it requires by name, and express (the OAuth service only), which requires view engines by name.
 const EXTERNAL = ['better-sqlite3', 'pg', 'express'];

@@ -5,8 +5,9 @@
 // src/shared/precompiled-documents.ts serves at start for exactly those texts.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = new URL('..', import.meta.url).pathname;
+const root = fileURLToPath(new URL('..', import.meta.url));
 const { documentSnapshot } = await import(join(root, 'dist', 'shared', 'document.js'));
 const { PRECOMPILED_DOCUMENTS } = await import(join(root, 'dist', 'shared', 'precompiled-documents.js'));
 
