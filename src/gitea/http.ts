@@ -110,7 +110,9 @@ export class GiteaHttpClient implements FactReader {
       outgoing.on('error', (error) => finish(this.failure(error)));
       outgoing.on('response', (response) => {
         readCapped(response, this.maxResponseBytes).then(
-          (data) =>
+          (data) => {
+            // node always sets a client response's status; should it not, the answer is not taken as a success.
+            if (response.statusCode === undefined) return finish(this.failure({ code: 'NO_STATUS' }));
             finish(
               data === null
                 ? {
@@ -118,13 +120,9 @@ export class GiteaHttpClient implements FactReader {
                     kind: 'payload_too_large',
                     message: `Gitea's answer is larger than ${this.maxResponseBytes} bytes`,
                   }
-                : {
-                    ok: true,
-                    status: response.statusCode ?? 0,
-                    headers: new ResponseHeaders(response.headers),
-                    body: data,
-                  },
-            ),
+                : { ok: true, status: response.statusCode, headers: new ResponseHeaders(response.headers), body: data },
+            );
+          },
           (error: unknown) => finish(this.failure(error)),
         );
       });
