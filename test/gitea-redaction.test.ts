@@ -5,10 +5,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { execute } from '../src/gitea/executor.js';
 import type { ErrorPayload, SuccessPayload } from '../src/gitea/envelope.js';
-import { fingerprint, maskFingerprint, redactText } from '../src/gitea/redact.js';
-import { CREDENTIAL_ISSUING_OPERATIONS } from '../src/gitea/secrets.js';
+import { fingerprint, maskFingerprint, redactText, Redactor } from '../src/gitea/redact.js';
+import { CREDENTIAL_ISSUING_OPERATIONS, SECRET_PATTERNS } from '../src/gitea/secrets.js';
 import { defaultSpecPath } from '../src/shared/paths.js';
 import { entry, json, startServer, TOKEN, type TestServer } from './gitea-fixtures.js';
+import { prng } from './support/prng.js';
 
 let server: TestServer;
 before(async () => {
@@ -517,5 +518,67 @@ describe('incoming-webhook URLs are masked', () => {
     answer(200, [{ id: 1, type: 'gitea', config: { url: 'https://ci.example.com/gitea/hook', content_type: 'json' } }]);
     const payload = (await execute(listHooks, { owner: 'o', repo: 'r' }, context())).payload as SuccessPayload;
     assert.equal((payload.data as { config: { url: string } }[])[0]!.config.url, 'https://ci.example.com/gitea/hook');
+  });
+});
+
+describe('one search over a whole result', () => {
+  // Redactor.value searches all of a result's strings joined, and walks string by string only on a
+  // hit. That is sound only while a match inside one string is also a match inside the joined text.
+  test('no secret pattern has an anchor or a look-behind or negative look-ahead', () => {
+    for (const { kind, source } of SECRET_PATTERNS) {
+      const outsideClasses = source.replace(/\\./g, '').replace(/\[[^\]]*\]/g, '');
+      assert.doesNotMatch(outsideClasses, /[\^$]|\(\?<[=!]|\(\?!/, kind);
+    }
+  });
+
+  const fragments = [
+    'ordinary text',
+    COMMIT_SHA,
+    TOKEN,
+    Buffer.from(`user:${TOKEN}`).toString('base64'),
+    `x${encodeURIComponent(TOKEN)}y`,
+    JWT,
+    PRIVATE_KEY,
+    '-----BEGIN RSA PRIVATE KEY-----',
+    'AKIAIOSFODNN7EXAMPLE',
+    'Authorization:',
+    'token abcd1234efgh',
+    'password: Summer2024x',
+    'password: required',
+    'https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXXXXXX',
+    'https://ci.example.com/hook',
+    '',
+  ];
+  const keys = ['name', 'body', 'password', 'config', 'url', 'encoding', 'content', 'token', 'items'];
+
+  function randomValue(random: () => number, depth: number): unknown {
+    const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+    const roll = random();
+    if (depth > 3 || roll < 0.4) return roll < 0.1 ? Math.floor(random() * 100) : pick(fragments);
+    if (roll < 0.55) return Array.from({ length: Math.floor(random() * 4) }, () => randomValue(random, depth + 1));
+    const value: Record<string, unknown> = {};
+    for (let i = Math.floor(random() * 4); i > 0; i--) value[pick(keys)] = randomValue(random, depth + 1);
+    if (random() < 0.05)
+      Object.assign(value, { encoding: 'base64', content: Buffer.from(pick(fragments)).toString('base64') });
+    return value;
+  }
+
+  test('redacts a random result exactly as searching string by string does (property, 600 results)', () => {
+    const random = prng(20261201);
+    const outcomes = { changed: 0, unchanged: 0 };
+    for (let i = 0; i < 600; i++) {
+      const value = randomValue(random, 0);
+      for (const patterns of [true, false]) {
+        const searched = new Redactor([TOKEN], { patterns }).value(value);
+        // A file object around the value sends it down the string-by-string walk in both modes.
+        const walked = new Redactor([TOKEN], { patterns }).value({ encoding: 'base64', content: '', value }) as {
+          value: unknown;
+        };
+        assert.deepEqual(searched, walked.value, JSON.stringify(value));
+        outcomes[JSON.stringify(searched) === JSON.stringify(value) ? 'unchanged' : 'changed']++;
+      }
+    }
+    // Both paths were taken many times, or the comparison proved little.
+    assert.ok(outcomes.changed > 200 && outcomes.unchanged > 200, JSON.stringify(outcomes));
   });
 });

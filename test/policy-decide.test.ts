@@ -4,6 +4,7 @@ import { decide, decideCall, type ConditionCheck } from '../src/policy/decide.js
 import { decideContextFor } from '../src/policy/checks.js';
 import type { ProfileData } from '../src/policy/profile.js';
 import { inline, policy } from './policy-helpers.js';
+import { prng } from './support/prng.js';
 
 const context = { vocabulary: policy.vocabulary };
 const verdict = (data: ProfileData, operation: string, service?: string) =>
@@ -224,18 +225,6 @@ describe('guarded-only operations in a Gitea call', () => {
     assert.equal(decision.effect, 'allow');
   });
 });
-
-// A tiny seeded PRNG (mulberry32) so the property test is reproducible without dependencies.
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // An independent model of the list decision, written from the rules rather than from the code: what
 // one entry (or requested name) stands for in a service, or null when it does not normalize.

@@ -104,11 +104,15 @@ export function isTextContent(bytes: Buffer): boolean {
 }
 
 const PATTERN_GROUP = (index: number): string => `pattern${index}`;
-/** All patterns as one alternation, so each string is scanned once. */
-const COMBINED_PATTERNS = new RegExp(
-  SECRET_PATTERNS.map((pattern, index) => `(?<${PATTERN_GROUP(index)}>${pattern.source})`).join('|'),
-  'g',
+const COMBINED_SOURCE = SECRET_PATTERNS.map((pattern, index) => `(?<${PATTERN_GROUP(index)}>${pattern.source})`).join(
+  '|',
 );
+/** All patterns as one alternation, so each string is scanned once. */
+const COMBINED_PATTERNS = new RegExp(COMBINED_SOURCE, 'g');
+/** The same, not global: test() keeps no lastIndex between uses. */
+const ANY_PATTERN = new RegExp(COMBINED_SOURCE);
+/** Joins a result's strings for the one search over all (Redactor.unchanged): a non-word character, so `\b` at a string's edge still holds. */
+const STRING_SEPARATOR = '\n';
 
 export interface RedactionFindings {
   /** How many exact secret occurrences were replaced. */
@@ -126,6 +130,8 @@ interface CompiledSecrets {
   labels: [secret: string, label: string][];
   formLabels: string[];
   exact: RegExp | null;
+  /** `exact` without the global flag, for test(). */
+  anyExact: RegExp | null;
 }
 
 /**
@@ -151,6 +157,7 @@ function compiledSecrets(secrets: readonly string[]): CompiledSecrets {
     labels,
     formLabels: forms.map((f) => f.label),
     exact: forms.length > 0 ? new RegExp(sources.join('|'), 'g') : null,
+    anyExact: forms.length > 0 ? new RegExp(sources.join('|')) : null,
   };
   if (compiledSecretSets.size >= MAX_COMPILED_SECRET_SETS) compiledSecretSets.clear();
   compiledSecretSets.set(key, compiled);
@@ -162,6 +169,7 @@ export class Redactor {
   /** Files found in the result (base64 `content` with `encoding: base64`), in the order walked. */
   readonly files: FileContentNote[] = [];
   private readonly exact: RegExp | null;
+  private readonly anyExact: RegExp | null;
   /** The secrets (longest first) with their labels, for the byte-level search of binary bodies. */
   private readonly labels: [secret: string, label: string][];
   /** Every searched form (the secret and its encodings, longest first); group `secret<i>` is entry i. */
@@ -171,7 +179,12 @@ export class Redactor {
     secrets: readonly string[],
     private readonly options: RedactorOptions,
   ) {
-    ({ labels: this.labels, formLabels: this.formLabels, exact: this.exact } = compiledSecrets(secrets));
+    ({
+      labels: this.labels,
+      formLabels: this.formLabels,
+      exact: this.exact,
+      anyExact: this.anyExact,
+    } = compiledSecrets(secrets));
   }
 
   text(text: string): string {
@@ -186,12 +199,50 @@ export class Redactor {
     return this.options.patterns ? this.mask(result) : result;
   }
 
-  /** A copy of decoded JSON with keys and string values redacted. */
-  value(value: unknown, depth = 0): unknown {
+  /** Decoded JSON with keys and string values redacted: a copy, or `value` itself when nothing in it changes. */
+  value(value: unknown): unknown {
+    return this.unchanged(value) ? value : this.walk(value, 0);
+  }
+
+  /**
+   * Most results hold no secret. Rather than searching each key and string on its own, both searches
+   * run once over all of them joined: a match inside one string is also a match inside the joined
+   * text, because no pattern has an anchor or a negative look-around (a test keeps it so). A hit, a
+   * file's base64 content, a secret-named key or deep nesting sends the value through the walk.
+   */
+  private unchanged(value: unknown): boolean {
+    const strings: string[] = [];
+    if (!this.gatherStrings(value, 0, strings)) return false;
+    const joined = strings.join(STRING_SEPARATOR);
+    if (this.anyExact?.test(joined)) return false;
+    return !(this.options.patterns && ANY_PATTERN.test(joined));
+  }
+
+  /** Collects every key and string; false when the walk has more to do than search text. */
+  private gatherStrings(value: unknown, depth: number, strings: string[]): boolean {
+    if (typeof value === 'string') {
+      strings.push(value);
+      return true;
+    }
+    if (typeof value !== 'object' || value === null) return true;
+    if (depth > MAX_WALK_DEPTH) return false;
+    if (Array.isArray(value)) return value.every((item) => this.gatherStrings(item, depth + 1, strings));
+    const record = value as Record<string, unknown>;
+    if (record.encoding === 'base64' && typeof record.content === 'string') return false;
+    for (const key of Object.keys(record)) {
+      const item = record[key];
+      if (typeof item === 'string' && this.options.patterns && SECRET_RESULT_KEYS.has(key.toLowerCase())) return false;
+      strings.push(key);
+      if (!this.gatherStrings(item, depth + 1, strings)) return false;
+    }
+    return true;
+  }
+
+  private walk(value: unknown, depth: number): unknown {
     if (typeof value === 'string') return this.text(value);
     if (typeof value !== 'object' || value === null) return value;
     if (depth > MAX_WALK_DEPTH) return '[nested too deep to inspect]';
-    if (Array.isArray(value)) return value.map((item) => this.value(item, depth + 1));
+    if (Array.isArray(value)) return value.map((item) => this.walk(item, depth + 1));
     const file = value as Record<string, unknown>;
     if (file.encoding === 'base64' && typeof file.content === 'string') return this.fileObject(file, depth);
     // fromEntries defines properties, so a `__proto__` key from JSON stays a plain key.
@@ -254,7 +305,7 @@ export class Redactor {
 
   private field(key: string, item: unknown, depth: number): unknown {
     if (typeof item !== 'string' || !this.options.patterns || !SECRET_RESULT_KEYS.has(key.toLowerCase())) {
-      return this.value(item, depth);
+      return this.walk(item, depth);
     }
     const redacted = this.text(item);
     if (redacted.length < MIN_SECRET_FIELD_LENGTH || redacted.includes('[REDACTED ') || redacted.includes('[MASKED '))
