@@ -93,17 +93,20 @@ function boundBinary(data: { content_base64: string | null }, budget: number, cu
   return { ...data, content_base64: null };
 }
 
+/** A copy with every array cut to maxItems; `value` itself when no array in it is longer. */
 function cutArrays(value: unknown, maxItems: number, path: string, cuts: Cuts, depth: number): unknown {
   if (typeof value !== 'object' || value === null || depth > MAX_WALK_DEPTH) return value;
   if (Array.isArray(value)) {
     if (value.length > maxItems) cuts.arrays.push({ path, total: value.length });
-    return value
+    const items = value
       .slice(0, maxItems)
       .map((item, index) => cutArrays(item, maxItems, `${path}[${index}]`, cuts, depth + 1));
+    return items.length === value.length && items.every((item, index) => item === value[index]) ? value : items;
   }
-  return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [key, cutArrays(item, maxItems, `${path}.${key}`, cuts, depth + 1)]),
-  );
+  const entries = Object.entries(value);
+  const cut = entries.map(([key, item]) => [key, cutArrays(item, maxItems, `${path}.${key}`, cuts, depth + 1)]);
+  // fromEntries defines properties, so a `__proto__` key from JSON stays a plain key.
+  return cut.every(([, item], index) => item === entries[index]?.[1]) ? value : Object.fromEntries(cut);
 }
 
 /** The largest per-string length at which the data fits (binary search), but at least MIN_STRING_LIMIT. */
