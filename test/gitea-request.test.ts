@@ -282,6 +282,33 @@ describe('transport failures', () => {
     assert.ok(server.requests.every((r) => r.headers.authorization === `token ${TOKEN}`));
   });
 
+  test('an answer that streams past maxResponseBytes without declaring its length is payload_too_large', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = `"${'x'.repeat(4096)}",`;
+      res.write('[');
+      for (let i = 0; i < 8; i++) res.write(chunk);
+      res.end('""]');
+    });
+    const result = await execute(ping, {}, context(), { maxResponseBytes: 10_000 });
+    assert.equal((result.payload as ErrorPayload).error.kind, 'payload_too_large');
+    // The next call is answered: the dropped connection is not reused.
+    server.handle((_req, res) => json(res, 200, { ok: true }));
+    assert.equal((await execute(ping, {}, context())).isError, false);
+  });
+
+  test('a connection Gitea drops in the middle of its answer is a network error', async () => {
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"partial": "');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    const result = await execute(ping, {}, context());
+    const payload = result.payload as ErrorPayload;
+    assert.equal(payload.error.kind, 'network_error');
+    assert.match(payload.error.message, /ECONNRESET/);
+  });
+
   test('a slow Gitea gives a timeout error', async () => {
     server.handle((_req, res) => setTimeout(() => json(res, 200, {}), 2000).unref());
     const result = await execute(ping, {}, context(), { timeoutMs: 100 });

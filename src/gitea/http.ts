@@ -84,9 +84,9 @@ export class GiteaHttpClient implements FactReader {
     } catch {
       return { ok: false, kind: 'network_error', message: `Gitea's base URL is not a valid URL` };
     }
-    const body = await encodeBody(request.body ?? null);
+    const body = request.body ? await encodeBody(request.body) : null;
     const headers = this.headersFor(request, body);
-    const transport = await transportFor(url);
+    const transport = url.protocol === 'https:' ? await secureTransport() : plain;
     return new Promise<HttpOutcome>((resolve) => {
       let settled = false;
       const timer = setTimeout(() => {
@@ -169,21 +169,32 @@ export class GiteaHttpClient implements FactReader {
   }
 }
 
-/** The body, or null once it passes `limit` bytes (the rest is not read: the connection is dropped). */
-async function readCapped(response: IncomingMessage, limit: number): Promise<Buffer | null> {
-  const declared = Number(response.headers['content-length'] ?? NaN);
-  if (declared > limit) {
-    response.destroy();
-    return null;
-  }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of response as AsyncIterable<Buffer>) {
-    total += chunk.byteLength;
-    if (total > limit) return null; // leaving the loop destroys the stream
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, total);
+/**
+ * The body, or null once it passes `limit` bytes (the rest is not read: the connection is dropped).
+ * Listens for data events rather than iterating the stream: the async iterator cost a tenth of a call.
+ */
+function readCapped(response: IncomingMessage, limit: number): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(response.headers['content-length'] ?? NaN);
+    if (declared > limit) {
+      response.destroy();
+      return resolve(null);
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    response.on('data', (chunk: Buffer) => {
+      total += chunk.byteLength;
+      if (total <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      response.destroy();
+      resolve(null);
+    });
+    response.on('end', () => resolve(Buffer.concat(chunks, total)));
+    // A connection lost mid-body: node emits 'error' (ECONNRESET, "aborted") on the response.
+    response.on('error', reject);
+  });
 }
 
 interface EncodedBody {
@@ -195,8 +206,7 @@ interface EncodedBody {
  * The bytes to send. Multipart goes through the platform's own encoder (Response, which writes the
  * boundary); only an upload loads it.
  */
-async function encodeBody(body: RequestBody | null): Promise<EncodedBody | null> {
-  if (body === null) return null;
+async function encodeBody(body: RequestBody): Promise<EncodedBody> {
   const { content } = body;
   if (typeof content === 'string') {
     return { content: Buffer.from(content, 'utf8'), contentType: body.contentType ?? 'text/plain;charset=UTF-8' };
@@ -227,8 +237,7 @@ interface Transport {
 }
 
 /** node:https (and TLS) load only for an https Gitea. */
-function transportFor(url: URL): Promise<Transport> | Transport {
-  if (url.protocol !== 'https:') return plain;
+function secureTransport(): Promise<Transport> {
   secure ??= import('node:https').then((https) => ({ request: https.request, agent: new https.Agent(KEEP_ALIVE) }));
   return secure;
 }
