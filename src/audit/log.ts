@@ -7,6 +7,10 @@
 // for no one. Before each write the writer checks that its path still names the file it holds (device
 // and inode) at the size it left it: a deleted, renamed, replaced or foreign-written log fails closed.
 // Any write failure closes the log for good: that append and every later one reject.
+// The check and the write are synchronous: a stat and an append of a few lines into the page cache
+// take microseconds, less than a hop to libuv's thread pool each; only the fsync, which waits for
+// the disk, runs there.
+import { statSync, writeSync } from 'node:fs';
 import { mkdir, open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { checkLink, checkSealedLine, GENESIS_PREV, sealBatch, sha256Hex } from './chain.js';
@@ -179,7 +183,7 @@ export class AuditLog {
     unsignedBefore?: number,
   ): Promise<ChainedAuditEvent[]> {
     if (this.failure !== null) throw this.failure;
-    await this.checkStillTheLog();
+    this.checkStillTheLog();
     const time = this.clock().toISOString();
     const { lines, sealed, head } = sealBatch(events, time, this.head);
     let { seq, prev } = head;
@@ -194,7 +198,7 @@ export class AuditLog {
     }
     const data = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
     try {
-      await writeAll(this.handle, data);
+      writeAll(this.handle.fd, data);
       await this.handle.sync();
     } catch (error) {
       throw this.fail(errnoCode(error), 'write');
@@ -207,10 +211,10 @@ export class AuditLog {
   }
 
   /** The path must still name the file this writer holds, unchanged by anyone else. */
-  private async checkStillTheLog(): Promise<void> {
+  private checkStillTheLog(): void {
     let now;
     try {
-      now = await stat(this.path);
+      now = statSync(this.path);
     } catch (error) {
       const code = errnoCode(error);
       throw this.fail(
@@ -288,12 +292,9 @@ async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-async function writeAll(handle: FileHandle, data: Buffer): Promise<void> {
+function writeAll(fd: number, data: Buffer): void {
   let offset = 0;
-  while (offset < data.length) {
-    const { bytesWritten } = await handle.write(data, offset, data.length - offset);
-    offset += bytesWritten;
-  }
+  while (offset < data.length) offset += writeSync(fd, data, offset, data.length - offset);
 }
 
 function errnoCode(error: unknown): string {
