@@ -9,7 +9,10 @@ import { scopeFindings } from '../src/policy/scope-findings.js';
 import { describeScopes, filterToReadScope } from '../src/policy/scope-views.js';
 import { diffProfiles } from '../src/policy/diff.js';
 import type { ProfileData } from '../src/policy/profile.js';
+import { JSONPath } from 'jsonpath-plus';
+import { readPath } from '../src/policy/targets.js';
 import { inline, policy } from './policy-helpers.js';
+import { prng } from './support/prng.js';
 import { loadSpec } from './support/spec-contract.js';
 
 const context: DecideContext = { vocabulary: policy.vocabulary, checks: policyChecks(policy) };
@@ -577,4 +580,33 @@ describe('scopes: targets a caller states without a call', () => {
       assert.deepEqual(codes(decision), failed);
     });
   }
+});
+
+describe('scopes: reading a target from the arguments', () => {
+  // Paths of property names are read directly, the rest through JSONPath: both must find the same.
+  const keys = ['owner', 'repo', 'body', 'name', 'files', 'length', 'constructor', '__proto__', '0'];
+  function randomArgs(random: () => number, depth: number): unknown {
+    const roll = random();
+    if (depth > 2 || roll < 0.3) return [null, 'acme', '', 0, 7, true, 'x'.repeat(3)][Math.floor(random() * 7)];
+    if (roll < 0.45) return Array.from({ length: Math.floor(random() * 3) }, () => randomArgs(random, depth + 1));
+    const entries = Array.from({ length: Math.floor(random() * 4) }, () => [
+      keys[Math.floor(random() * keys.length)],
+      randomArgs(random, depth + 1),
+    ]);
+    // Through JSON, as arguments arrive: a `__proto__` key is then a plain own key.
+    return JSON.parse(JSON.stringify(Object.fromEntries(entries))) as unknown;
+  }
+
+  test('a path of property names finds what JSONPath finds (property, 3000 cases)', () => {
+    const random = prng(7243);
+    let found = 0;
+    for (let i = 0; i < 3000; i++) {
+      const args = { owner: 'acme', ...(randomArgs(random, 0) as object) };
+      const path = `$${Array.from({ length: 1 + Math.floor(random() * 3) }, () => `.${keys[Math.floor(random() * keys.length)]}`).join('')}`;
+      const expected = JSONPath({ path, json: args, eval: false, wrap: true }) as unknown[];
+      assert.deepEqual(readPath(args, path), expected, `${path} in ${JSON.stringify(args)}`);
+      if (expected.length > 0) found++;
+    }
+    assert.ok(found > 150, `only ${found} paths found something`);
+  });
 });
