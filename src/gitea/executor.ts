@@ -57,7 +57,8 @@ export async function execute(
     context.client ??
     new GiteaHttpClient(context.identity, { timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes });
   const outcome = await client.send(prepared.value);
-  if (!outcome.ok) return finishError(errorBody(null, outcome.kind, outcome.message), line, secrets, options);
+  if (!outcome.ok)
+    return finishError(errorBody(null, outcome.kind, outcome.message, outcome.hint), line, secrets, options);
   if (outcome.status >= 300) return finishError(upstreamError(outcome), line, secrets, options);
   const identity: EnvelopeIdentity = { login: context.login, mode: 'token', sudo };
   return finishSuccess(entry, args, outcome, { identity, line, secrets, options });

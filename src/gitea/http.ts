@@ -39,6 +39,8 @@ export interface HttpFailure {
   ok: false;
   kind: 'timeout' | 'network_error' | 'payload_too_large';
   message: string;
+  /** What a person can do about it, when the cause says (an untrusted TLS certificate). */
+  hint?: string;
 }
 
 export type HttpOutcome = HttpResponse | HttpFailure;
@@ -53,11 +55,28 @@ export class GiteaReadError extends Error {
   constructor(
     readonly kind: HttpFailure['kind'],
     message: string,
+    readonly hint?: string,
   ) {
     super(message);
     this.name = 'GiteaReadError';
   }
 }
+
+const UNTRUSTED_CERTIFICATE =
+  "Gitea's TLS certificate is not signed by a CA this server trusts. For a private CA, start gitea-warden with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (node reads it at start).";
+/** Hints for the certificate checks node's TLS reports by code. */
+const CERTIFICATE_HINTS: ReadonlyMap<string, string> = new Map([
+  ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', UNTRUSTED_CERTIFICATE],
+  ['UNABLE_TO_GET_ISSUER_CERT_LOCALLY', UNTRUSTED_CERTIFICATE],
+  ['SELF_SIGNED_CERT_IN_CHAIN', UNTRUSTED_CERTIFICATE],
+  ['DEPTH_ZERO_SELF_SIGNED_CERT', UNTRUSTED_CERTIFICATE],
+  ['CERT_HAS_EXPIRED', "Gitea's TLS certificate has expired; renew it on the Gitea side."],
+  ['CERT_NOT_YET_VALID', "Gitea's TLS certificate is not valid yet: check the clocks of both machines."],
+  [
+    'ERR_TLS_CERT_ALTNAME_INVALID',
+    "Gitea's TLS certificate does not name the host in GITEA_URL: use the name the certificate is issued for.",
+  ],
+]);
 
 /** Headers a caller may never set: the client owns authentication and keeps no cookies. */
 const RESERVED_HEADERS = new Set(['authorization', 'cookie', 'host']);
@@ -135,7 +154,7 @@ export class GiteaHttpClient implements FactReader {
       Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]),
     );
     const outcome = await this.send({ method: 'GET', path, query: params });
-    if (!outcome.ok) throw new GiteaReadError(outcome.kind, outcome.message);
+    if (!outcome.ok) throw new GiteaReadError(outcome.kind, outcome.message, outcome.hint);
     const decoded = decodeBody(outcome.headers.get('content-type'), outcome.body);
     const total = outcome.headers.get('x-total-count');
     const totalCount = total !== null && /^\d+$/.test(total.trim()) ? Number(total.trim()) : null;
@@ -161,10 +180,12 @@ export class GiteaHttpClient implements FactReader {
   private failure(error: unknown): HttpFailure {
     const raw = (error as { code?: unknown } | null)?.code;
     const code = typeof raw === 'string' && /^[A-Z0-9_]+$/.test(raw) ? raw : 'connection failed';
+    const hint = CERTIFICATE_HINTS.get(code);
     return {
       ok: false,
       kind: 'network_error',
       message: `Could not reach Gitea at ${originOf(this.apiBase)} (${code})`,
+      ...(hint ? { hint } : {}),
     };
   }
 }

@@ -1,6 +1,7 @@
 // Who the token really is: GET /user compared with the profile's authenticated_username. Until the
 // check passed (and whenever it failed) mutating calls fail closed; reads may proceed.
 import { missingScopes } from '../gitea/errors.js';
+import { GiteaReadError } from '../gitea/http.js';
 import type { FactReader } from '../gitea/types.js';
 import { sameLogin } from '../policy/guards/facts.js';
 
@@ -66,8 +67,10 @@ export class IdentityVerifier {
     let answer;
     try {
       answer = await this.reader.get('/user');
-    } catch {
-      return { state: 'unverified', detail: 'Gitea did not answer GET /user.' };
+    } catch (error) {
+      // A GiteaReadError's message and hint name the origin and the cause's code, never the token.
+      const cause = error instanceof GiteaReadError ? [error.message, error.hint].filter(Boolean).join('. ') : null;
+      return { state: 'unverified', detail: `Gitea did not answer GET /user${cause ? `: ${cause}` : '.'}` };
     }
     // A scope refusal is no statement about who the token is (Gitea's tokenRequiresScopes runs first).
     const scopes = missingScopes(answer.status, answer.data);
