@@ -15,6 +15,7 @@ import {
   tempDir,
   type Connected,
 } from '../test/support/namespace.js';
+import { cpuMilliseconds } from './process-usage.js';
 import { nowMicroseconds, overRounds, progress, quantile, round, type Spread } from './stats.js';
 
 const PROFILE = 'gitea-author';
@@ -38,6 +39,10 @@ export interface OverheadPoint {
   p50Milliseconds: Spread;
   p99Milliseconds: Spread;
   callsPerSecond: Spread;
+  /** CPU time of the server process per call (user + system); null for direct fetch, which has none. */
+  serverCpuMilliseconds: Spread | null;
+  /** CPU time of the benchmark process per call: the client (MCP SDK or fetch) and the sandbox it runs. */
+  benchCpuMilliseconds: Spread;
   errors: number;
 }
 
@@ -59,6 +64,11 @@ export interface GroupCommitTarget {
   unit: '% of direct fetch' | 'ms';
   target: string;
   met: boolean;
+  /**
+   * Throughput only: the share the benchmark process itself allows, whatever the server does. Its
+   * JavaScript runs on one thread, so it cannot drive more than 1000 / (its CPU ms per call) calls/s.
+   */
+  ceiling?: number;
 }
 
 /** Throughput target: at least this share of direct fetch with 16 concurrent calls. */
@@ -85,16 +95,15 @@ export async function benchServerOverhead(rounds: number, callsPerRound: number)
     const points: OverheadPoint[] = [];
     for (const kind of ['read', 'write'] as const) {
       for (const concurrency of CONCURRENCY) {
-        const paths: [Path, (client: number) => Caller][] = [
-          ['direct fetch', () => directCaller(sandbox, kind)],
-          ['stdio', () => toolCaller(stdio, kind)],
-          ['streamable HTTP', (client) => toolCaller(httpClients[client] as Connected, kind)],
+        const paths: [Path, (client: number) => Caller, number | null][] = [
+          ['direct fetch', () => directCaller(sandbox, kind), null],
+          ['stdio', () => toolCaller(stdio, kind), stdio.pid ?? null],
+          ['streamable HTTP', (client) => toolCaller(httpClients[client] as Connected, kind), http.child.pid ?? null],
         ];
-        for (const [path, callerFor] of paths) {
+        for (const [path, callerFor, serverPid] of paths) {
           progress(`server overhead: ${kind} via ${path}, ${concurrency} concurrent`);
-          points.push(
-            await measure(kind, path, concurrency, Math.ceil(callsPerRound / concurrency), rounds, callerFor),
-          );
+          const callsPerClient = Math.ceil(callsPerRound / concurrency);
+          points.push(await measure({ kind, path, concurrency, callsPerClient, rounds, callerFor, serverPid }));
         }
       }
     }
@@ -111,14 +120,19 @@ export async function benchServerOverhead(rounds: number, callsPerRound: number)
   }
 }
 
-async function measure(
-  kind: CallKind,
-  path: Path,
-  concurrency: number,
-  callsPerClient: number,
-  rounds: number,
-  callerFor: (client: number) => Caller,
-): Promise<OverheadPoint> {
+interface PointSetup {
+  kind: CallKind;
+  path: Path;
+  concurrency: number;
+  callsPerClient: number;
+  rounds: number;
+  callerFor: (client: number) => Caller;
+  /** The server process whose CPU time is read; null for direct fetch. */
+  serverPid: number | null;
+}
+
+async function measure(setup: PointSetup): Promise<OverheadPoint> {
+  const { kind, path, concurrency, callsPerClient, rounds, callerFor, serverPid } = setup;
   const callers = Array.from({ length: concurrency }, (_, client) => callerFor(client));
   let errors = 0;
   // Warm-up: the JIT compiles the call path in the server (and the client) before anything is timed.
@@ -130,6 +144,8 @@ async function measure(
   );
   const figures = await overRounds(rounds, async () => {
     const latencies: number[] = [];
+    const benchCpuBefore = process.cpuUsage();
+    const serverCpuBefore = cpuMilliseconds(serverPid);
     const start = nowMicroseconds();
     await Promise.all(
       callers.map(async (call) => {
@@ -142,13 +158,25 @@ async function measure(
       }),
     );
     const seconds = (nowMicroseconds() - start) / 1e6;
+    const benchCpu = process.cpuUsage(benchCpuBefore);
     return {
       p50Milliseconds: quantile(latencies, 0.5),
       p99Milliseconds: quantile(latencies, 0.99),
       callsPerSecond: latencies.length / seconds,
+      serverCpuMilliseconds: (cpuMilliseconds(serverPid) - serverCpuBefore) / latencies.length,
+      benchCpuMilliseconds: (benchCpu.user + benchCpu.system) / 1000 / latencies.length,
     };
   });
-  return { kind, path, concurrency, calls: callsPerClient * concurrency * rounds, ...figures, errors };
+  const { serverCpuMilliseconds, ...rest } = figures;
+  return {
+    kind,
+    path,
+    concurrency,
+    calls: callsPerClient * concurrency * rounds,
+    ...rest,
+    serverCpuMilliseconds: serverPid === null ? null : serverCpuMilliseconds,
+    errors,
+  };
 }
 
 function directCaller(sandbox: Sandbox, kind: CallKind): Caller {
@@ -213,12 +241,14 @@ export function groupCommitTargets(points: OverheadPoint[], added: OverheadFigur
       if (!direct || !point) continue;
       const share = round((100 * point.callsPerSecond.median) / direct.callsPerSecond.median);
       const measure = `${kind}, ${busiest} concurrent, ${path}: throughput`;
+      const ceiling = round((100 * 1000) / point.benchCpuMilliseconds.median / direct.callsPerSecond.median);
       targets.push({
         measure,
         value: share,
         unit: '% of direct fetch',
         target: `>= ${MIN_THROUGHPUT_SHARE}%`,
         met: share >= MIN_THROUGHPUT_SHARE,
+        ...(Number.isFinite(ceiling) ? { ceiling } : {}),
       });
     }
     const single = added.find((a) => a.kind === kind && a.path === 'stdio' && a.concurrency === 1);

@@ -5,7 +5,7 @@
 // machine is) and its resident memory (VmRSS). Listing size: what the namespace sends
 // on tools/list (tools, bytes, bytes/4 as a token estimate), cross-checked against the live answer.
 // Recall at 3 of gitea_find_operations over the retrieval tasks in test/fixtures/.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -16,6 +16,7 @@ import { namespaceListing } from '../src/server/namespace-report.js';
 import { heldOutTasks, retrievalTasks } from '../test/fixtures/retrieval-tasks.js';
 import { INSTALLED_BIN, namespaceEnv, repoRoot, tempDir } from '../test/support/namespace.js';
 import { recallAt3 } from '../test/support/retrieval.js';
+import { cpuMilliseconds, residentMegabytes } from './process-usage.js';
 import { nowMicroseconds, overRounds, progress, type Spread } from './stats.js';
 
 export const MODES = ['static', 'discovery'] as const;
@@ -128,29 +129,6 @@ async function startupOf(
     }
   });
   return { profile, mode, build, command: `node ${entry} serve`, ...spread, liveListBytes };
-}
-
-/** utime + stime of a live process from /proc/<pid>/stat (Linux, clock ticks of 10 ms); NaN elsewhere. */
-function cpuMilliseconds(pid: number | null): number {
-  if (pid === null) return Number.NaN;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-/** VmRSS of a live process from /proc (Linux); NaN where /proc is not available. */
-function residentMegabytes(pid: number | null): number {
-  if (pid === null) return Number.NaN;
-  try {
-    const kilobytes = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kilobytes === undefined ? Number.NaN : Number(kilobytes) / 1024;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 export function benchListings(): ListingFigures[] {

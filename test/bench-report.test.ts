@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderReport, REPORT_SECTIONS } from '../bench/report.js';
 import type { BenchResults } from '../bench/results.js';
+import { groupCommitTargets, type OverheadPoint } from '../bench/server-overhead.js';
 
 const s = (median: number) => ({ median, min: median, max: median });
 const engine = (name: string) => ({
@@ -39,6 +40,8 @@ const results: BenchResults = {
         p50Milliseconds: s(3),
         p99Milliseconds: s(9),
         callsPerSecond: s(200),
+        serverCpuMilliseconds: s(1.1),
+        benchCpuMilliseconds: s(0.4),
         errors: 0,
       },
     ],
@@ -50,6 +53,7 @@ const results: BenchResults = {
         unit: '% of direct fetch',
         target: '>= 70%',
         met: true,
+        ceiling: 95,
       },
       { measure: 'read, 1 client, stdio: added p50', value: 1.4, unit: 'ms', target: '<= 1 ms', met: false },
     ],
@@ -125,8 +129,9 @@ test('the report has the machine and every documented section, in order, each wi
     'Bundled rows with a median at most 300 ms: 1 of 1.',
     '**95.0%**',
     'group commit: one fsync per batch',
-    '| read, 16 concurrent, stdio: throughput | 82 % of direct fetch | >= 70% | yes |',
-    '| read, 1 client, stdio: added p50 | 1.4 ms | <= 1 ms | **no** |',
+    '| read | stdio | 16 | 80 | 3 (3 to 3) | 9 (9 to 9) | 200 (200 to 200) | 1.1 (1.1 to 1.1) | 0.4 (0.4 to 0.4) | 0 |',
+    '| read, 16 concurrent, stdio: throughput | 82 % of direct fetch | >= 70% | yes | 95 % |',
+    '| read, 1 client, stdio: added p50 | 1.4 ms | <= 1 ms | **no** |  |',
     'VmRSS',
   ]) {
     assert.ok(text.includes(expected), expected);
@@ -163,4 +168,33 @@ test('per-user OAuth token verification appears beside the server overhead, or s
   assert.match(text, /\| cached \| 50 \(50 to 50\) \| 90 \(90 to 90\) \|/);
   assert.match(text, /\| uncached \| 80 \(80 to 80\) \| 120 \(120 to 120\) \|/);
   assert.match(renderReport(results), /Token verification \(per-user OAuth\): not measured in this run\./);
+});
+
+test('throughput targets are read as a share of direct fetch, beside the ceiling the benchmark process sets', () => {
+  const point = (path: OverheadPoint['path'], callsPerSecond: number, benchCpu: number): OverheadPoint => ({
+    kind: 'read',
+    path,
+    concurrency: 16,
+    calls: 100,
+    p50Milliseconds: s(1),
+    p99Milliseconds: s(2),
+    callsPerSecond: s(callsPerSecond),
+    serverCpuMilliseconds: path === 'direct fetch' ? null : s(1),
+    benchCpuMilliseconds: s(benchCpu),
+    errors: 0,
+  });
+  const points = [point('direct fetch', 2000, 0.5), point('stdio', 1500, 0.5), point('streamable HTTP', 500, 2)];
+  const added = [
+    { kind: 'read' as const, path: 'stdio' as const, concurrency: 1, p50Milliseconds: 0.8, p99Milliseconds: 2 },
+  ];
+  assert.deepEqual(
+    groupCommitTargets(points, added).map(({ measure, value, met, ceiling }) => [measure, value, met, ceiling]),
+    [
+      // 1000 / 0.5 ms = 2000 calls/s the benchmark process could drive: all of direct fetch's rate.
+      ['read, 16 concurrent, stdio: throughput', 75, true, 100],
+      // 1000 / 2 ms = 500 calls/s: a quarter of direct fetch, whatever the server does.
+      ['read, 16 concurrent, streamable HTTP: throughput', 25, false, 25],
+      ['read, 1 client, stdio: added p50', 0.8, true, undefined],
+    ],
+  );
 });

@@ -68,6 +68,8 @@ const STARTUP_TIMEOUT_MS = 300_000;
 
 export interface Connected {
   client: Client;
+  /** The server process this connection spawned, when it spawned one (stdio). */
+  pid?: number;
   close(): Promise<void>;
 }
 
@@ -82,7 +84,7 @@ export async function connectStdio(env: Record<string, string>, args: string[] =
   });
   const client = new Client({ name: 'warden-test', version: '0.0.0' });
   await client.connect(transport, { timeout: STARTUP_TIMEOUT_MS });
-  return { client, close: () => client.close() };
+  return { client, ...(transport.pid === null ? {} : { pid: transport.pid }), close: () => client.close() };
 }
 
 /**
