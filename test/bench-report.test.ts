@@ -41,7 +41,7 @@ const results: BenchResults = {
         p99Milliseconds: s(9),
         callsPerSecond: s(200),
         serverCpuMilliseconds: s(1.1),
-        benchCpuMilliseconds: s(0.4),
+        benchBusyMilliseconds: s(0.4),
         errors: 0,
       },
     ],
@@ -171,7 +171,7 @@ test('per-user OAuth token verification appears beside the server overhead, or s
 });
 
 test('throughput targets are read as a share of direct fetch, beside the ceiling the benchmark process sets', () => {
-  const point = (path: OverheadPoint['path'], callsPerSecond: number, benchCpu: number): OverheadPoint => ({
+  const point = (path: OverheadPoint['path'], callsPerSecond: number, benchBusy: number): OverheadPoint => ({
     kind: 'read',
     path,
     concurrency: 16,
@@ -180,7 +180,7 @@ test('throughput targets are read as a share of direct fetch, beside the ceiling
     p99Milliseconds: s(2),
     callsPerSecond: s(callsPerSecond),
     serverCpuMilliseconds: path === 'direct fetch' ? null : s(1),
-    benchCpuMilliseconds: s(benchCpu),
+    benchBusyMilliseconds: s(benchBusy),
     errors: 0,
   });
   const points = [point('direct fetch', 2000, 0.5), point('stdio', 1500, 0.5), point('streamable HTTP', 500, 2)];
