@@ -201,7 +201,10 @@ export class Redactor {
 
   /** Decoded JSON with keys and string values redacted: a copy, or `value` itself when nothing in it changes. */
   value(value: unknown): unknown {
-    return this.unchanged(value) ? value : this.walk(value, 0);
+    if (this.unchanged(value, 0)) return value;
+    // A list with a secret somewhere: each item is searched on its own, and only those with a hit are walked.
+    if (Array.isArray(value)) return value.map((item) => (this.unchanged(item, 1) ? item : this.walk(item, 1)));
+    return this.walk(value, 0);
   }
 
   /**
@@ -210,9 +213,9 @@ export class Redactor {
    * text, because no pattern has an anchor or a negative look-around (a test keeps it so). A hit, a
    * file's base64 content, a secret-named key or deep nesting sends the value through the walk.
    */
-  private unchanged(value: unknown): boolean {
+  private unchanged(value: unknown, depth: number): boolean {
     const strings: string[] = [];
-    if (!this.gatherStrings(value, 0, strings)) return false;
+    if (!this.gatherStrings(value, depth, strings)) return false;
     const joined = strings.join(STRING_SEPARATOR);
     if (this.anyExact?.test(joined)) return false;
     return !(this.options.patterns && ANY_PATTERN.test(joined));
