@@ -63,7 +63,8 @@ export class GiteaReadError extends Error {
 }
 
 const UNTRUSTED_CERTIFICATE =
-  "Gitea's TLS certificate is not signed by a CA this server trusts. For a private CA, start gitea-warden with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (node reads it at start).";
+  "Gitea's TLS certificate is not signed by a CA this server trusts. For a private CA, start gitea-warden " +
+  'with NODE_EXTRA_CA_CERTS=/path/to/ca.pem (node reads it at start).';
 /** Hints for the certificate checks node's TLS reports by code. */
 const CERTIFICATE_HINTS: ReadonlyMap<string, string> = new Map([
   ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', UNTRUSTED_CERTIFICATE],
