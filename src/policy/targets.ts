@@ -56,7 +56,6 @@ export function readPath(args: unknown, path: string): unknown[] | null {
 
 /** `$.a.b`: only property names, the shape nearly every policy path has. */
 const NAMED_STEPS = /^\$(?:\.[A-Za-z_][A-Za-z0-9_]*)+$/;
-const namedStepsOf = new Map<string, readonly string[] | null>();
 
 /**
  * What JSONPath finds for a path of property names, read directly: evaluating it through JSONPath
@@ -64,14 +63,9 @@ const namedStepsOf = new Map<string, readonly string[] | null>();
  * step into a value that is not an object (whose semantics stay JSONPath's). A test compares both.
  */
 function readNamedSteps(args: object, path: string): unknown[] | undefined {
-  let steps = namedStepsOf.get(path);
-  if (steps === undefined) {
-    steps = NAMED_STEPS.test(path) ? path.slice(2).split('.') : null;
-    namedStepsOf.set(path, steps);
-  }
-  if (steps === null) return undefined;
+  if (!NAMED_STEPS.test(path)) return undefined;
   let value: unknown = args;
-  for (const step of steps) {
+  for (const step of path.slice(2).split('.')) {
     if (value === null || typeof value !== 'object') return undefined;
     if (!Object.hasOwn(value, step)) return [];
     value = (value as Record<string, unknown>)[step];
