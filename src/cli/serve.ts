@@ -13,6 +13,8 @@ import { checkStartup, type StartupOptions } from '../transports/startup.js';
 import type { Namespace } from '../server/session.js';
 import { isDatabaseUrl } from '../audit/database-url.js';
 import type { PostgresRateLimiter } from '../transports/rate-limit-postgres.js';
+import { namespaceTokenScopes, stepUpScopes } from '../server/token-scopes.js';
+import { profileWords } from '../policy/profile-words.js';
 
 export async function run(argv: string[]): Promise<number> {
   let flags: Record<string, string | undefined>;
@@ -45,7 +47,12 @@ export async function run(argv: string[]): Promise<number> {
         ? null
         : await (
             await import('../auth/oauth-setup.js')
-          ).openOAuth(oauthSettings(settings), namespace.session.profile, process.env);
+          ).openOAuth(
+            oauthSettings(settings, namespaceTokenScopes(namespace.session)),
+            namespace.session.profile,
+            profileWords(namespace.session.profile, namespace.session.policy.vocabulary),
+            process.env,
+          );
     try {
       await serve(namespace, http, oauth, logger);
     } finally {
@@ -80,13 +87,16 @@ function isOAuthSetupError(error: unknown): error is Error {
   return error instanceof Error && error.name === 'OAuthSetupError';
 }
 
-function oauthSettings(settings: Settings) {
+/** `needed`: what the namespace's operations need, the default of OAUTH_GITEA_SCOPES. */
+function oauthSettings(settings: Settings, needed: string[]) {
   return {
     giteaUrl: settings.giteaUrl,
     clientId: settings.oauthClientId,
     store: settings.oauthStore,
-    giteaScope: settings.oauthGiteaScopes,
+    giteaScopes: settings.oauthGiteaScopes ?? needed,
     timeoutMs: settings.timeoutMs,
+    teamsMaxAgeSeconds: settings.oauthTeamsMaxAge,
+    documentTimeoutMs: settings.oauthDocumentTimeoutMs,
   };
 }
 
@@ -113,7 +123,11 @@ async function serve(
       ...http,
       info: { name: 'gitea-warden', version, profile: profile.name ?? profile.file },
       ...(oauth
-        ? { oauthService: (base: string, mcpUrl: string) => Promise.resolve(oauth.service(base, mcpUrl)) }
+        ? {
+            oauthService: (base: string, mcpUrl: string, loopbackOnly: boolean) =>
+              Promise.resolve(oauth.service(base, mcpUrl, loopbackOnly)),
+            oauthStepUpScopes: stepUpScopes(namespace),
+          }
         : {}),
       ...(shared ? { rateLimiter: shared } : {}),
     },

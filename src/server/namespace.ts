@@ -26,6 +26,7 @@ import { TaintTracker } from './call/integrity.js';
 import { IdentityVerifier } from './identity.js';
 import type { Namespace, Session, WatchedFile } from './session.js';
 import type { Settings } from './settings.js';
+import { staticTokenScopes } from './token-scopes.js';
 import { buildToolRegistry, ToolRegistryError, type ToolRegistry } from './tool-registry.js';
 
 export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, logger: Logger): Promise<Namespace> {
@@ -166,7 +167,7 @@ export function registryFor(
   entries: Parameters<typeof buildToolRegistry>[0]['entries'],
   builtins: readonly BuiltinTool[],
 ): ToolRegistry {
-  return buildToolRegistry(
+  const registry = buildToolRegistry(
     {
       entries,
       builtins,
@@ -184,6 +185,7 @@ export function registryFor(
       mode: settings.toolMode,
     },
   );
+  return registry.withTokenScopes(staticTokenScopes(profile));
 }
 
 /** TOOLSETS wins ('all' means every domain); unset, the static listing takes the profile's toolsets. */

@@ -58,8 +58,9 @@ export const ROOMS: readonly Room[] = [
   {
     name: 'auth',
     job:
-      'per-user OAuth without the SDK: parked requests, consent page, tokens bound to a namespace, ' +
-      'rotation, revocation, per-call verification and Gitea refresh; the token store',
+      'per-user OAuth without the SDK: clients (registered or by metadata document, fetched by ' +
+      '`document-fetch.ts`, the one HTTP client outside `gitea`), consent page, tokens bound to a namespace ' +
+      'and its profile, rotation, revocation, per-call verification and Gitea refresh; the token store',
     mayImport: ['gitea', 'policy'],
     uses: '`gitea` (the upstream OAuth client), `policy` types',
   },
@@ -75,7 +76,7 @@ export const ROOMS: readonly Room[] = [
     name: 'transports',
     job:
       'stdio and stateless streamable HTTP (an express app), health, start-up checks, ' +
-      "request checks (Host, Origin, batch, rate), the SDK's OAuth router over our provider",
+      'request checks (Host, Origin, batch, rate), the OAuth endpoints over `auth` (our own, no SDK)',
     mayImport: ['server', 'auth', 'shared'],
     uses: '`server` (`sdk.ts`, sessions), `auth`, `shared`, the SDK',
   },

@@ -27,6 +27,7 @@ import { mapCall, type MappedCall } from '../../policy/operation-map.js';
 import type { ReasonCode } from '../../policy/reasons.js';
 import { ErrorCode, McpError, type CallToolResult } from '../sdk.js';
 import type { Namespace, Session } from '../session.js';
+import { noteScopeRefusal, tokenScopeRefusal } from '../token-scopes.js';
 import { CallAudit, type CallRecord } from './audit.js';
 import { callContext, callTargetOf, isObject, type CallTarget, type GiteaCallContext } from './context.js';
 import { runGuardedAction } from './guarded-action.js';
@@ -174,6 +175,8 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<O
     session.decideContext,
   );
   if (byArguments.effect === 'deny' && byArguments.reason !== 'target_unreadable') return denied(byArguments, target);
+  const noScope = tokenScopeRefusal(session, entry, byArguments, target);
+  if (noScope) return noScope;
   const refused = await identityRefusal(session, byArguments, target);
   if (refused) return refused;
   const liveOps = await liveOperations(call, call.mapped);
@@ -206,6 +209,7 @@ async function executeCall(call: GiteaCallContext, decision: Decision): Promise<
     { identity: session.gitea, login: session.identity.login() },
     session.executorOptions,
   );
+  noteScopeRefusal(session, executed.isError ? executed.payload.error : null);
   const scoped = applyResultScope(session, entry.operationId, executed);
   if (scoped.withheld)
     return { result: scoped.result, record: deniedRecord(operation, scoped.reason, target, scoped.httpStatus) };
