@@ -147,6 +147,11 @@ export class OAuthService {
   async resolveClient(clientId: string): Promise<ResolvedClient> {
     if (isDocumentClientId(clientId, this.options.documents.policy.allowLoopback))
       return this.options.documents.resolve(clientId);
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(clientId))
+      throw new AuthFailure(
+        'invalid_client',
+        'a client_id that is a URL must be an https URL with a path, no fragment and no user info (its metadata document)',
+      );
     const row = await this.options.store.getClient(clientId);
     if (!row) throw new AuthFailure('invalid_client', 'unknown client_id');
     const meta = row.metadata as { client_name?: unknown; redirect_uris?: unknown };
