@@ -458,7 +458,7 @@ export class OAuthService {
     const hash = tokenHash(code);
     const seen = await this.options.store.getCode(hash);
     // A code used twice: whoever holds it may be an attacker, so its tokens end too (RFC 6749 4.1.2).
-    if (seen?.used) await this.options.store.revokeGrant(seen.grantId);
+    if (seen?.used) await this.options.store.revokeGrant(seen.grantId, 'its authorization code was used twice');
     if (!seen || seen.used || seen.clientId !== clientId || seen.expiresAt < this.now())
       throw new AuthFailure(
         'invalid_grant',
@@ -470,7 +470,7 @@ export class OAuthService {
     const row = await this.options.store.takeCode(hash);
     if (!row) {
       // Used by a concurrent exchange between the read above and now: the same rule.
-      await this.options.store.revokeGrant(seen.grantId);
+      await this.options.store.revokeGrant(seen.grantId, 'its authorization code was used twice');
       throw new AuthFailure('invalid_grant', 'the authorization code is unknown or was used already');
     }
     if (redirectUri !== undefined && redirectUri !== row.redirectUri)
@@ -478,7 +478,7 @@ export class OAuthService {
     if (resource !== undefined && !sameResource(resource, row.resource))
       throw new AuthFailure('invalid_target', `the code was issued for ${row.resource}`);
     const grant = await this.options.store.getGrant(row.grantId);
-    if (!grant || grant.revoked) throw new AuthFailure('invalid_grant', 'the sign-in was revoked');
+    if (!grant || grant.revoked) throw new AuthFailure('invalid_grant', ended(grant));
     return this.issue(grant);
   }
 
@@ -492,15 +492,14 @@ export class OAuthService {
     const row = await this.options.store.getToken(hash);
     if (!row || row.kind !== 'refresh' || row.clientId !== clientId)
       throw new AuthFailure('invalid_grant', 'unknown refresh token');
-    if (row.revoked) throw new AuthFailure('invalid_grant', 'the refresh token was revoked');
+    let grant = await this.options.store.getGrant(row.grantId);
+    if (!grant || grant.revoked || row.revoked) throw new AuthFailure('invalid_grant', ended(grant));
     if (row.rotated) {
       // A rotated refresh token presented again was copied: end the whole sign-in (OAuth 2.1 4.3.1).
-      await this.options.store.revokeGrant(row.grantId);
+      await this.options.store.revokeGrant(row.grantId, 'a refresh token was used twice');
       throw new AuthFailure('invalid_grant', 'the refresh token was used already; the sign-in is revoked');
     }
     if (row.expiresAt < this.now()) throw new AuthFailure('invalid_grant', 'the refresh token expired');
-    let grant = await this.options.store.getGrant(row.grantId);
-    if (!grant || grant.revoked) throw new AuthFailure('invalid_grant', 'the sign-in was revoked');
     if (
       !sameResource(grant.resource, this.resource) ||
       (resource !== undefined && !sameResource(resource, grant.resource))
@@ -518,7 +517,7 @@ export class OAuthService {
     if (!token) throw new AuthFailure('invalid_request', 'token is missing');
     const row = await this.options.store.getToken(tokenHash(token));
     if (!row || row.clientId !== client.clientId) return;
-    await this.options.store.revokeGrant(row.grantId);
+    await this.options.store.revokeGrant(row.grantId, 'the application revoked it');
     this.opened.delete(row.grantId);
   }
 
@@ -554,8 +553,8 @@ export class OAuthService {
   async verify(accessToken: string): Promise<VerifiedCaller> {
     const found = await this.options.store.accessTokenWithGrant(tokenHash(accessToken));
     const now = this.now();
-    if (!found || found.token.revoked || found.grant.revoked)
-      throw new AuthFailure('invalid_token', 'the access token is unknown or revoked');
+    if (!found) throw new AuthFailure('invalid_token', 'the access token is unknown');
+    if (found.token.revoked || found.grant.revoked) throw new AuthFailure('invalid_token', ended(found.grant));
     if (found.token.expiresAt < now) throw new AuthFailure('invalid_token', 'the access token expired');
     if (!sameResource(found.grant.resource, this.resource))
       throw new AuthFailure(
@@ -589,7 +588,7 @@ export class OAuthService {
     if (verdict.kind === 'unavailable') throw new AuthFailure('temporarily_unavailable', verdict.reason);
     if (verdict.kind === 'refused') {
       if (verdict.endsGrant) {
-        await this.options.store.revokeGrant(grant.id);
+        await this.options.store.revokeGrant(grant.id, verdict.reason);
         this.opened.delete(grant.id);
       }
       throw new AuthFailure(code, verdict.reason);
@@ -627,7 +626,8 @@ export class OAuthService {
         again.giteaExpiresAt - this.now() >= REFRESH_MARGIN_MS
       )
         return again;
-      if (error instanceof UpstreamRefused && error.code !== 'unreachable') await store.revokeGrant(grant.id);
+      if (error instanceof UpstreamRefused && error.code !== 'unreachable')
+        await store.revokeGrant(grant.id, 'Gitea refused to renew its token (revoked there, or expired)');
       throw new AuthFailure('invalid_token', 'Gitea refused to renew the sign-in; sign in again');
     }
     const stored = await store.replaceGiteaTokens(
@@ -661,6 +661,11 @@ export class OAuthService {
   private parkLink(park: ParkRow, error: string, description: string): Notice['link'] {
     return { href: this.parkError(park, error, description), label: 'Return to the application' };
   }
+}
+
+/** Why a sign-in no longer works, for the refusal of its tokens. */
+function ended(grant: GrantRow | undefined): string {
+  return grant?.endedReason ? `the sign-in has ended: ${grant.endedReason}` : 'the sign-in was revoked';
 }
 
 /** RFC 8707 resources compare as URLs without fragment and one trailing slash. */

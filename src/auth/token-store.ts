@@ -47,6 +47,8 @@ export interface GrantRow {
   profile: string | null;
   /** When team membership last let the person in (ms); null when the profile names them. */
   teamsCheckedAt: number | null;
+  /** Why the grant ended (revoked), for the refusal of its next call or refresh; set by revokeGrant only. */
+  endedReason?: string | null;
 }
 
 export interface CodeRow {
@@ -215,11 +217,12 @@ export class TokenStore {
     await this.q('UPDATE oauth_grants SET teams_checked_at = $2 WHERE id = $1', [id, at]);
   }
 
-  /** Ends a grant: its tokens stop working and the sealed Gitea tokens are wiped. */
-  async revokeGrant(id: string): Promise<void> {
+  /** Ends a grant, saying why: its tokens stop working and the sealed Gitea tokens are wiped. */
+  async revokeGrant(id: string, reason: string): Promise<void> {
     await this.q(
-      'UPDATE oauth_grants SET revoked = 1, gitea_access_sealed = NULL, gitea_refresh_sealed = NULL, version = version + 1 WHERE id = $1',
-      [id],
+      `UPDATE oauth_grants SET revoked = 1, gitea_access_sealed = NULL, gitea_refresh_sealed = NULL, version = version + 1,
+        ended_reason = COALESCE(ended_reason, $2) WHERE id = $1`,
+      [id, reason],
     );
     await this.q('UPDATE oauth_tokens SET revoked = 1 WHERE grant_id = $1', [id]);
   }
@@ -352,6 +355,7 @@ function grantOf(row: Row): GrantRow {
     profile: asText(row.profile),
     teamsCheckedAt:
       row.teams_checked_at === null || row.teams_checked_at === undefined ? null : asNumber(row.teams_checked_at),
+    endedReason: asText(row.ended_reason),
   };
 }
 
