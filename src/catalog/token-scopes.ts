@@ -2,9 +2,11 @@
 // covers. Gitea checks scopes per route group, before any handler runs: routers/api/v1/api.go
 // Routes() wraps each group in tokenRequiresScopes(AccessTokenScopeCategory...), nested groups and
 // single routes add their own categories, and the level follows the HTTP method (GET/HEAD read,
-// POST/PUT/PATCH/DELETE write). A token needs every listed scope (models/auth/access_token_scope.go
-// HasScope); write:X includes read:X and `all` every category. The generator (./generate.ts) writes
-// each operation's scopes into tools.json from the table below; nothing at run time guesses.
+// POST/PUT/PATCH/DELETE write, so a POST that only reads, like /file-contents, needs write). A token
+// needs every listed scope (models/auth/access_token_scope.go HasScope); write:X includes read:X and
+// `all` every category. The groups below are read off Routes() of Gitea's main branch, which places
+// every route of the pinned 1.27.1 spec. The generator (./generate.ts) writes each operation's scopes
+// into tools.json from this table; nothing at run time guesses.
 
 export type ScopeCategory =
   'activitypub' | 'admin' | 'issue' | 'notification' | 'organization' | 'package' | 'repository' | 'user';
@@ -21,9 +23,11 @@ export const SCOPE_CATEGORIES: readonly ScopeCategory[] = [
   'user',
 ];
 
-/** One route group of Routes(): every path below `prefix` (segment-wise) needs these categories. */
+/** One route group of Routes(): every path below `prefix` (segment-wise), of these methods if named, needs these categories. */
 export interface ScopeGroup {
   prefix: string;
+  /** Only these methods (a route that adds its own tokenRequiresScopes to one method of a Combo). */
+  methods?: readonly string[];
   categories: readonly ScopeCategory[];
   /** Where Routes() says so: the group or route and its tokenRequiresScopes. */
   source: string;
@@ -37,11 +41,17 @@ export interface ScopeGroup {
  */
 export const SCOPE_GROUPS: readonly ScopeGroup[] = [
   {
+    prefix: '/repos/{owner}/{repo}/actions/artifacts/{artifact_id}/zip/raw',
+    categories: [],
+    source:
+      'm.Get("/repos/{username}/{reponame}/actions/artifacts/{artifact_id}/zip/raw"): a signed URL, outside every scope group',
+  },
+  {
     prefix: '/repos/{owner}/{repo}/notifications',
     categories: ['notification'],
     source: 'm.Group("/repos") "Notifications (requires notifications scope)": tokenRequiresScopes(Notification)',
   },
-  ...['issues', 'labels', 'milestones'].map((unit) => ({
+  ...['issues', 'labels', 'milestones', 'projects'].map((unit) => ({
     prefix: `/repos/{owner}/{repo}/${unit}`,
     categories: ['issue'] as const,
     source: `m.Group("/repos") "Issue (requires issue scope)", /{username}/{reponame}/${unit}: tokenRequiresScopes(Issue)`,
@@ -72,6 +82,11 @@ export const SCOPE_GROUPS: readonly ScopeGroup[] = [
     source: 'm.Post("/org/{org}/repos", tokenRequiresScopes(Organization, Repository), ...)',
   },
   {
+    prefix: '/user/projects',
+    categories: ['user', 'issue'],
+    source: 'm.Group("/user", tokenRequiresScopes(User)) with m.Group("/projects", tokenRequiresScopes(Issue))',
+  },
+  {
     prefix: '/user/orgs',
     categories: ['user', 'organization'],
     source: 'm.Get("/user/orgs", reqToken(), tokenRequiresScopes(User, Organization), ...)',
@@ -97,6 +112,11 @@ export const SCOPE_GROUPS: readonly ScopeGroup[] = [
     source: 'm.Group("/users/{username}/orgs", tokenRequiresScopes(User, Organization))',
   },
   {
+    prefix: '/users/{username}/projects',
+    categories: ['user', 'issue'],
+    source: 'm.Group("/users", tokenRequiresScopes(User)) with m.Get("/projects", tokenRequiresScopes(Issue))',
+  },
+  {
     prefix: '/users/{username}/repos',
     categories: ['user', 'repository'],
     source: 'm.Group("/users", tokenRequiresScopes(User)) with m.Get("/repos", tokenRequiresScopes(Repository))',
@@ -105,6 +125,19 @@ export const SCOPE_GROUPS: readonly ScopeGroup[] = [
     prefix: '/users',
     categories: ['user'],
     source: 'm.Group("/users") "Users (requires user scope)": tokenRequiresScopes(User)',
+  },
+  {
+    prefix: '/orgs/{org}/repos',
+    methods: ['DELETE'],
+    categories: ['organization', 'repository'],
+    source:
+      'm.Group("/orgs/{org}", tokenRequiresScopes(Organization)): m.Combo("/repos").Delete(..., tokenRequiresScopes(Repository))',
+  },
+  {
+    prefix: '/orgs/{org}/projects',
+    categories: ['organization', 'issue'],
+    source:
+      'm.Group("/orgs/{org}", tokenRequiresScopes(Organization)) with m.Group("/projects", tokenRequiresScopes(Issue))',
   },
   {
     prefix: '/orgs',
@@ -133,18 +166,29 @@ export const SCOPE_GROUPS: readonly ScopeGroup[] = [
     source: 'm.Group("/activitypub"): tokenRequiresScopes(ActivityPub)',
   },
   // "Misc (public accessible)": no tokenRequiresScopes; any token (or none) reaches them.
-  ...['/version', '/signing-key.gpg', '/markup', '/markdown', '/gitignore', '/licenses', '/label', '/settings'].map(
-    (prefix) => ({ prefix, categories: [] as const, source: 'm.Group("") "Misc (public accessible)": no scope' }),
-  ),
+  ...[
+    '/version',
+    '/signing-key.gpg',
+    '/signing-key.pub',
+    '/markup',
+    '/markdown',
+    '/gitignore',
+    '/licenses',
+    '/label',
+    '/settings',
+  ].map((prefix) => ({ prefix, categories: [] as const, source: 'm.Group("") "Misc (public accessible)": no scope' })),
+  { prefix: '/token', categories: [], source: 'm.Combo("/token"): reqToken() only, no scope (token introspection)' },
 ];
 
 /**
- * The scopes a call of `method path` needs, most specific group first; null when Routes() of the
- * Gitea source we follow places no such route (the spec is newer: /token, /signing-key.pub), so no
- * prediction is made and Gitea decides.
+ * The scopes a call of `method path` needs, most specific group first; null when Routes() places no
+ * such route in any group (a route newer than the source followed), so no prediction is made and
+ * Gitea decides.
  */
 export function requiredTokenScopes(method: string, path: string): string[] | null {
-  const group = SCOPE_GROUPS.find((g) => underPrefix(path, g.prefix));
+  const group = SCOPE_GROUPS.find(
+    (g) => underPrefix(path, g.prefix) && (g.methods === undefined || g.methods.includes(method)),
+  );
   if (!group) return null;
   const level = method === 'GET' || method === 'HEAD' ? 'read' : 'write';
   return group.categories.map((category) => `${level}:${category}`);

@@ -6,6 +6,9 @@ import { checkPolicies, loadPolicySet } from '../policy-files/policy-set.js';
 import { checkProfileFile, profileFilesIn } from '../policy-files/profile-files.js';
 import { policiesDir, profilesDir } from '../shared/paths.js';
 import type { Finding } from '../policy/findings.js';
+import { loadCatalog } from '../catalog/load.js';
+import { tokenScopeFindings } from '../server/token-scopes.js';
+import { compileProfile } from '../policy/profile.js';
 import { errorMessage, fail, findingLine } from './policy-context.js';
 import { shownPath } from '../shared/paths.js';
 
@@ -52,7 +55,14 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(format(findings, values.format));
       return 1; // the policy findings say why profiles could not be checked
     }
-    for (const file of files) findings.push(...checkProfileFile(file, policy).findings);
+    for (const file of files) {
+      const checked = checkProfileFile(file, policy);
+      const compiled = checked.profiles.map((found) => compileProfile(found.source, policy.vocabulary));
+      findings.push(
+        ...checked.findings,
+        ...compiled.flatMap((p) => tokenScopeFindings(policy, p, loadCatalog().entries)),
+      );
+    }
   }
   process.stdout.write(format(findings, values.format));
   return findings.length === 0 ? 0 : 1;

@@ -7,6 +7,8 @@ import { parseArgs } from 'node:util';
 import { isMap, isScalar, parseDocument } from 'yaml';
 import { profilesDir } from '../shared/paths.js';
 import { errorMessage, fail } from './policy-context.js';
+import { loadPolicySet } from '../policy-files/policy-set.js';
+import { initTokenScopes } from './token-scope-lines.js';
 
 const ROLES = ['author', 'reviewer', 'merger', 'reconciler'] as const;
 type Role = (typeof ROLES)[number];
@@ -93,6 +95,12 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`wrote ${shown(file.path)}\n`);
   }
   process.stdout.write(nextSteps(plan));
+  process.stdout.write(
+    initTokenScopes(
+      loadPolicySet(),
+      files.map((file) => file.path).filter((p) => p.endsWith('.yaml')),
+    ),
+  );
   return 0;
 }
 

@@ -10,6 +10,7 @@ import { minimalTokenScopes, missingTokenScopes, scopeHeld } from '../catalog/to
 import type { CatalogEntry } from '../catalog/types.js';
 import { missingScopes, tokenScopesOfRefusal } from '../gitea/errors.js';
 import type { Decision } from '../policy/decision.js';
+import type { Finding } from '../policy/findings.js';
 import { effectiveOperations, tokenVariableOf, type CompiledProfile } from '../policy/profile.js';
 import type { PolicySet } from '../policy-files/policy-set.js';
 import type { CallRecord } from './call/audit.js';
@@ -181,4 +182,58 @@ function calledEntry(session: Session, message: unknown): CatalogEntry | null {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Each scope a profile needs, with how many operations need it and one of them: explain's "why". */
+export function profileScopeNeeds(
+  policy: PolicySet,
+  profile: CompiledProfile,
+  entries: readonly CatalogEntry[],
+): Array<{ scope: string; operations: number; example: string }> {
+  const performs = performer(policy, profile);
+  return profileTokenScopes(policy, profile, entries).map((scope) => {
+    const users = entries.filter((e) => performs(e) && (e.tokenScopes ?? []).some((s) => scopeHeld([scope], s)));
+    const own = users.filter((e) => (e.tokenScopes ?? []).includes(scope));
+    const example =
+      scope === IDENTITY_SCOPE && own.length === 0
+        ? 'the identity check (GET /user)'
+        : ((own[0] ?? users[0])?.name ?? '');
+    return { scope, operations: users.length, example };
+  });
+}
+
+/** check's findings on a profile's token_scopes: broader than its operations need, or short of them. */
+export function tokenScopeFindings(
+  policy: PolicySet,
+  profile: CompiledProfile,
+  entries: readonly CatalogEntry[],
+): Finding[] {
+  const declared = profile.data.token_scopes;
+  if (declared === undefined) return [];
+  const needed = profileTokenScopes(policy, profile, entries);
+  const line = profile.lineOf(['token_scopes']);
+  const name = profile.name ?? profile.file;
+  const findings: Finding[] = [];
+  // What the token can do that no operation of the profile needs (write where read is enough, `all`, ...).
+  const extra = minimalTokenScopes(declared).filter((scope) => missingTokenScopes(needed, [scope]).length > 0);
+  if (extra.length > 0)
+    findings.push({
+      file: profile.file,
+      line,
+      severity: 'warning',
+      code: 'token_scopes_broader',
+      message: `profile ${name} says its token carries ${extra.join(', ')}, more than its operations need (${needed.join(', ')})`,
+      fix: `issue a token with only ${needed.join(', ')} and list those in token_scopes`,
+    });
+  const short = missingTokenScopes(declared, needed);
+  if (short.length > 0)
+    findings.push({
+      file: profile.file,
+      line,
+      severity: 'warning',
+      code: 'token_scopes_short',
+      message: `profile ${name} says its token lacks ${short.join(', ')}: the operations needing it are not offered`,
+      fix: `issue a token with ${needed.join(', ')}, or leave those operations to another profile`,
+    });
+  return findings;
 }
