@@ -117,9 +117,13 @@ export class OAuthService {
     return this.options.issuer;
   }
 
-  /** The scopes a grant may carry, read:user first: scopes_supported of both metadata documents. */
+  /**
+   * The scopes a grant may carry, read:user first: scopes_supported of both metadata documents. Each
+   * write:X comes with its read:X, so a client may ask for less than everything (and step up later).
+   */
   get scopes(): string[] {
-    return [...new Set([IDENTITY_SCOPE, ...this.options.scopes])];
+    const offered = this.options.scopes.flatMap((s) => (s.startsWith('write:') ? [`read:${s.slice(6)}`, s] : [s]));
+    return [...new Set([IDENTITY_SCOPE, ...offered])];
   }
 
   // --- clients: registered (RFC 7591, deprecated) or identified by a metadata document ---
@@ -271,7 +275,8 @@ export class OAuthService {
       namespace: this.options.access.profileName,
       resource: park.resource,
       profile: this.options.describe,
-      scopes: park.scopes,
+      // write:X says read:X too: the page shows the shorter list.
+      scopes: park.scopes.filter((s) => !(s.startsWith('read:') && park.scopes.includes(`write:${s.slice(5)}`))),
       giteaUrl: this.options.giteaUrl,
       grantDays: Math.round(this.refreshMs / 86_400_000),
     };
