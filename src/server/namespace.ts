@@ -209,10 +209,15 @@ function executorOptionsFor(settings: Settings, env: NodeJS.ProcessEnv): Session
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+  // Every secret the server holds: its bearer token, OAuth client secret, the key that seals the token
+  // store, and the passwords of its databases (in a URL or PGPASSWORD).
   const serverSecrets = [
     env.MCP_BEARER_TOKEN,
     env.OAUTH_CLIENT_SECRET,
+    env.TOKEN_ENCRYPTION_KEY,
     databasePassword(env.AUDIT_SINK),
+    databasePassword(settings.oauthStore ?? undefined),
+    env.PGPASSWORD,
     ...extra,
   ].filter((s): s is string => Boolean(s));
   return {
