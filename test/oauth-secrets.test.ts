@@ -54,7 +54,8 @@ test("TOKEN_ENCRYPTION_KEY and the token store's database password are redacted 
     });
     const text = JSON.stringify(result);
     assert.equal(result.isError, false, text);
-    for (const secret of [KEY, STORE_PASSWORD, PG_PASSWORD]) assert.ok(!text.includes(secret), 'a server secret was shown');
+    for (const secret of [KEY, STORE_PASSWORD, PG_PASSWORD])
+      assert.ok(!text.includes(secret), 'a server secret was shown');
     assert.match(String(payloadOf(result).data?.body ?? text), /REDACTED|sha256:/);
   } finally {
     await ns.close();

@@ -582,7 +582,7 @@ export class OAuthService {
   private async stillHolds(
     grant: GrantRow,
     refresh: boolean,
-    code: 'invalid_token' | 'invalid_grant',
+    failAs: 'invalid_token' | 'invalid_grant',
   ): Promise<GrantRow> {
     let current = grant;
     const giteaToken = async () => {
@@ -596,7 +596,7 @@ export class OAuthService {
         await this.options.store.revokeGrant(grant.id, verdict.reason);
         this.opened.delete(grant.id);
       }
-      throw new AuthFailure(code, verdict.reason);
+      throw new AuthFailure(failAs, verdict.reason);
     }
     if (verdict.teamsCheckedAt !== null && verdict.teamsCheckedAt !== current.teamsCheckedAt) {
       await this.options.store.markTeamsChecked(current.id, verdict.teamsCheckedAt);

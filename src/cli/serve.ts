@@ -34,7 +34,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const settings = readSettings(flags, process.env);
     // An unsafe HTTP setup is refused before anything is loaded, opened or written.
-    // HTTP (express, the SDK's auth router) and OAuth (database drivers) load only when used: stdio starts lean.
+    // HTTP (express, the OAuth routes) and OAuth (database drivers) load only when used: stdio starts lean.
     const transport = settings.transport === 'http' ? await import('../transports/http.js') : null;
     const http = transport ? httpOptions(settings, process.env, transport.DEFAULT_MAX_BODY_BYTES) : null;
     if (http) checkStartup(http);

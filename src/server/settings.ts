@@ -391,6 +391,7 @@ export function settingsHelp(): string {
     'Needs OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET (a Gitea OAuth2 application whose redirect URI is',
     'PUBLIC_BASE_URL/oauth/callback), TOKEN_ENCRYPTION_KEY (32+ characters; seals Gitea tokens at rest),',
     'and a profile naming who may sign in (authenticated_users and/or authenticated_teams: [org/team]).',
+    'Grants are re-checked against the profile on every call and refresh; docs/oauth.md has the rest.',
     '',
   ].join('\n');
 }
