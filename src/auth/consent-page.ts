@@ -82,7 +82,8 @@ ${paths}
 <p id="scopes">${view.scopes.map((s) => `<code>${e(s)}</code>`).join(', ')}: nothing beyond these, and Gitea still enforces your own permissions.</p>
 <h2>How long, and how to take it back</h2>
 <p id="duration">The sign-in lasts ${view.grantDays} days unless you end it sooner; the application renews its one-hour access on the way.
-To end it, sign out in the application, or revoke <em>gitea-warden</em> in Gitea under Settings → Applications → Authorized OAuth2 Applications (that ends every sign-in through it at once).
+To end it, sign out in the application, or revoke <em>gitea-warden</em> in Gitea under
+Settings → Applications → Authorized OAuth2 Applications (that ends every sign-in through it at once).
 Removing you from the profile ends it on the next call.</p>
 <form method="post" action="/oauth/consent">
 <input type="hidden" name="request" value="${e(view.parkId)}">

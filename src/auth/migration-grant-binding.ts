@@ -1,6 +1,7 @@
 // Store step 3 (the authz lane's, issue 29): a grant names the profile it was given under and when the
 // person's team membership was last read from Gitea, so every call and refresh can check both; a
-// grant that ends keeps why (its next call and refresh say so); a parked request keeps the client's name and where that identity comes from, for the consent page.
+// grant that ends keeps why (its next call and refresh say so); a parked request keeps the client's
+// name and where that identity comes from, for the consent page.
 // Grants from before this step have no profile and are refused: their holders sign in again.
 import type { Migration } from './migrations.js';
 
