@@ -194,10 +194,7 @@ export function profileScopeNeeds(
   return profileTokenScopes(policy, profile, entries).map((scope) => {
     const users = entries.filter((e) => performs(e) && (e.tokenScopes ?? []).some((s) => scopeHeld([scope], s)));
     const own = users.filter((e) => (e.tokenScopes ?? []).includes(scope));
-    const example =
-      scope === IDENTITY_SCOPE && own.length === 0
-        ? 'the identity check (GET /user)'
-        : ((own[0] ?? users[0])?.name ?? '');
+    const example = scope === IDENTITY_SCOPE ? 'the identity check (GET /user)' : ((own[0] ?? users[0])?.name ?? '');
     return { scope, operations: users.length, example };
   });
 }
