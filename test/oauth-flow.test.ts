@@ -144,6 +144,11 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     assert.equal(back.searchParams.get('iss'), `${serve.base}/`);
     const tokens = provider.saved;
     assert.ok(tokens);
+    // Gitea was asked for the scopes the profile needs, not the person's full access (an empty scope is `all`).
+    const giteaScope = sandbox.state.oauth2Grants.find((g) => g.user === 'alice')?.scope.split(' ') ?? [];
+    assert.ok(giteaScope.includes('read:user') && giteaScope.includes('write:repository'), giteaScope.join(' '));
+    assert.ok(!giteaScope.some((s) => s === 'all' || s.endsWith(':admin') || s === 'write:user'), giteaScope.join(' '));
+    assert.deepEqual(tokens.scope?.split(' ').sort(), [...giteaScope].sort(), 'the grant carries the same scopes');
     assert.ok(
       tokens.access_token.startsWith('gwa_') && tokens.refresh_token?.startsWith('gwr_'),
       'opaque tokens issued',
