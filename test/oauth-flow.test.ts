@@ -277,6 +277,67 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     await client.close();
   });
 
+  test('registration (RFC 7591, deprecated, working): metadata checked; a confidential client proves its secret', async () => {
+    const register = async (body: unknown) => {
+      const response = await fetch(`${serve.base}/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    for (const [uri, reason] of [
+      ['http://evil.example/cb', /http to a host that is not loopback/],
+      ['javascript:alert(1)', /javascript: scheme/],
+      ['https://app.example/cb#frag', /fragment/],
+    ] as const) {
+      const refused = await register({ redirect_uris: [uri], token_endpoint_auth_method: 'none' });
+      assert.equal(refused.status, 400, uri);
+      assert.equal(refused.body.error, 'invalid_redirect_uri');
+      assert.match(String(refused.body.error_description), reason);
+    }
+    const unsupported = await register({
+      redirect_uris: ['http://127.0.0.1:9/cb'],
+      token_endpoint_auth_method: 'private_key_jwt',
+    });
+    assert.equal(unsupported.body.error, 'invalid_client_metadata');
+    const publicClient = await register({
+      redirect_uris: ['http://127.0.0.1:9/cb'],
+      token_endpoint_auth_method: 'none',
+    });
+    assert.equal(publicClient.status, 201);
+    assert.equal(publicClient.body.client_secret, undefined);
+    const confidential = await register({ client_name: 'CI bot', redirect_uris: ['https://ci.example/cb'] });
+    assert.equal(confidential.status, 201);
+    assert.equal(confidential.body.token_endpoint_auth_method, 'client_secret_basic');
+    assert.match(String(confidential.body.client_secret), /^gws_/);
+    // Its token requests must carry the secret (HTTP Basic or the form); without or with another, 401.
+    for (const secret of [undefined, 'not-the-secret']) {
+      const answer = await tokenRequest(serve.base, {
+        grant_type: 'refresh_token',
+        refresh_token: 'gwr_x',
+        client_id: String(confidential.body.client_id),
+        ...(secret ? { client_secret: secret } : {}),
+      });
+      assert.equal(answer.status, 401);
+      assert.equal(answer.body.error, 'invalid_client');
+    }
+    const basic = Buffer.from(`${String(confidential.body.client_id)}:${String(confidential.body.client_secret)}`);
+    const withSecret = await fetch(`${serve.base}/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${basic.toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'gwr_x' }).toString(),
+    });
+    assert.equal(
+      ((await withSecret.json()) as { error: string }).error,
+      'invalid_grant',
+      'authenticated: only the token is unknown',
+    );
+  });
+
   test('refused: a redirect URI the client did not register', async () => {
     const provider = new TestClientProvider();
     await auth(provider, { serverUrl: serve.url });
