@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import type { Session } from '../src/server/session.js';
+import { noteScopeRefusal, TokenScopeState } from '../src/server/token-scopes.js';
 import {
   connectStdio,
   namespaceEnv,
@@ -124,4 +126,36 @@ describe('a namespace whose token lacks write:issue', () => {
       await ns.close();
     }
   });
+});
+
+test("Gitea's refusal is read in either wording: the token's scopes when named, else the one scope required", () => {
+  const state = new TokenScopeState(null, null);
+  const session = { registry: { tokenScopes: state } } as unknown as Session;
+  // Older releases: "...scope(s): [write:issue]", nothing about the token.
+  noteScopeRefusal(session, {
+    status: 403,
+    message: 'token does not have at least one of required scope(s): [write:issue]',
+  });
+  assert.deepEqual(state.missing(['write:issue']), ['write:issue']);
+  assert.deepEqual(state.missing(['read:issue']), [], 'lacking write says nothing of read');
+  assert.equal(state.known, null);
+  // Several required and no token scopes named: which one lacks is unknown, so nothing is assumed.
+  const unsure = new TokenScopeState(null, null);
+  noteScopeRefusal({ registry: { tokenScopes: unsure } } as unknown as Session, {
+    status: 403,
+    message: 'token does not have at least one of required scope(s): [read:user read:repository]',
+  });
+  assert.deepEqual(unsure.missing(['read:repository']), []);
+  // Newer releases name the token's scopes: that is what it carries from then on.
+  noteScopeRefusal(session, {
+    status: 403,
+    message:
+      'token does not have at least one of required scope(s), required=[write:issue], token scope=read:user,read:issue',
+  });
+  assert.deepEqual(state.known, ['read:user', 'read:issue']);
+  assert.deepEqual(state.missing(['write:repository']), ['write:repository']);
+  // Other refusals teach nothing.
+  noteScopeRefusal(session, { status: 403, message: 'user should have a permission to write to a repo' });
+  noteScopeRefusal(session, { status: 404, message: 'token does not have at least one of required scope(s): [x]' });
+  assert.deepEqual(state.known, ['read:user', 'read:issue']);
 });

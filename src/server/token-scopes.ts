@@ -27,11 +27,13 @@ export type ScopeSource = 'oauth_grant' | 'token_scopes' | 'gitea';
 
 /**
  * What one token can call. `known` null: nobody said (a static token without token_scopes), so
- * nothing is withheld until Gitea refuses a call and names the token's scopes.
+ * nothing is withheld until Gitea refuses a call: its newer message names the token's scopes, an
+ * older one only the scope it required, which is then remembered as lacking.
  */
 export class TokenScopeState {
   private current: readonly string[] | null;
   private from: ScopeSource | null;
+  private readonly lacking = new Set<string>();
 
   constructor(known: readonly string[] | null, source: ScopeSource | null) {
     this.current = known;
@@ -48,14 +50,25 @@ export class TokenScopeState {
 
   /** The scopes of `required` the token is known to lack; none when the operation's scopes or the token's are unknown. */
   missing(required: readonly string[] | null): string[] {
-    if (required === null || this.current === null) return [];
-    return missingTokenScopes(this.current, required);
+    if (required === null) return [];
+    const known = this.current === null ? [] : missingTokenScopes(this.current, required);
+    // Without read:X there is no write:X either.
+    const lacked = required.filter(
+      (s) => this.lacking.has(s) || (s.startsWith('write:') && this.lacking.has(`read:${s.slice(6)}`)),
+    );
+    return [...new Set([...known, ...lacked])];
   }
 
-  /** Gitea refused a call for a scope and said which scopes the token carries: from now on that is what it carries. */
+  /** Gitea refused a call and said which scopes the token carries: from now on that is what it carries. */
   learn(tokenScopes: readonly string[]): void {
     this.current = tokenScopes;
     this.from = 'gitea';
+  }
+
+  /** Gitea refused a call for want of this one scope, without saying what the token carries. */
+  learnLacking(scope: string): void {
+    this.lacking.add(scope);
+    this.from ??= 'gitea';
   }
 }
 
@@ -118,7 +131,9 @@ export function tokenScopeRefusal(
       `Ask the operator of this namespace for a token with ${scopes}, or use a namespace whose token has it.`,
     ],
     gitea: [
-      `Gitea refused an earlier call because the token carries only ${state.known?.join(', ') || 'no scope'}`,
+      state.known
+        ? `Gitea refused an earlier call because the token carries only ${state.known.join(', ') || 'no scope'}`
+        : `Gitea refused an earlier call because the token lacks ${scopes}`,
       `Ask the operator of this namespace for a token with ${scopes}, or use a namespace whose token has it.`,
     ],
   };
@@ -137,10 +152,12 @@ export function tokenScopeRefusal(
 /** After Gitea answered: a 403 naming the token's scopes is remembered, so the operation is not offered again. */
 export function noteScopeRefusal(session: Session, error: { status: number | null; message: string } | null): void {
   if (!error || error.status !== 403) return;
-  const data = { message: error.message };
-  if (missingScopes(403, data) === null) return;
+  const required = missingScopes(403, { message: error.message });
+  if (required === null) return;
   const carried = tokenScopesOfRefusal(error.message);
   if (carried !== null) session.registry.tokenScopes?.learn(carried);
+  // An older Gitea names only what it required: one scope is surely lacking; of several, which is unknown.
+  else if (required.length === 1 && required[0]) session.registry.tokenScopes?.learnLacking(required[0]);
 }
 
 /**
