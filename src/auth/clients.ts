@@ -2,6 +2,7 @@
 // deprecated by the 2026-07-28 MCP revision but kept working) or one identified by the URL of its
 // metadata document (draft-ietf-oauth-client-id-metadata-document, MCP 2025-11-25). Both shapes are
 // checked here by the same rules; the document's fetch is ./client-documents.ts.
+import { isLoopbackHostname } from '../shared/loopback.js';
 import { AuthFailure } from './errors.js';
 
 /** A client as /authorize, consent and /token see it. */
@@ -45,15 +46,10 @@ export function redirectUriProblem(value: unknown): string | null {
   }
   if (url.hash !== '' || value.includes('#')) return 'has a fragment';
   if (REFUSED_SCHEMES.has(url.protocol)) return `uses the ${url.protocol} scheme`;
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) return 'uses http to a host that is not loopback';
+  if (url.protocol === 'http:' && !isLoopbackHostname(url.hostname)) return 'uses http to a host that is not loopback';
   if ((url.protocol === 'http:' || url.protocol === 'https:') && (url.username || url.password))
     return 'carries a user name or password';
   return null;
-}
-
-export function isLoopbackHost(hostname: string): boolean {
-  const name = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  return name === 'localhost' || name === '::1' || /^127(\.\d{1,3}){3}$/.test(name);
 }
 
 /** Checks client metadata (registration body or metadata document); AuthFailure invalid_client_metadata / invalid_redirect_uri. */
@@ -125,7 +121,7 @@ export function matchRedirectUri(client: ResolvedClient, requested: string | und
   } catch {
     return null;
   }
-  if (asked.protocol !== 'http:' || !isLoopbackHost(asked.hostname)) return null;
+  if (asked.protocol !== 'http:' || !isLoopbackHostname(asked.hostname)) return null;
   const portless = (url: URL) => `${url.protocol}//${url.hostname}${url.pathname}${url.search}`;
   const found = client.redirectUris.some((uri) => {
     try {
@@ -150,6 +146,6 @@ export function isDocumentClientId(clientId: string, loopbackAllowed: boolean): 
     return false;
   }
   const https =
-    url.protocol === 'https:' || (loopbackAllowed && url.protocol === 'http:' && isLoopbackHost(url.hostname));
+    url.protocol === 'https:' || (loopbackAllowed && url.protocol === 'http:' && isLoopbackHostname(url.hostname));
   return https && url.pathname !== '/' && url.hash === '' && !clientId.includes('#') && !url.username && !url.password;
 }

@@ -27,7 +27,8 @@ export const ROOMS: readonly Room[] = [
     name: 'shared',
     job:
       "generic pieces every shell room uses: the project's paths, YAML/JSON documents with " +
-      'line numbers and their JSON Schema validation (ajv), the process logger, the start-up error',
+      'line numbers and their JSON Schema validation (ajv), the process logger, the start-up error, ' +
+      'what a loopback host name is',
     mayImport: [],
     uses: 'nothing of ours',
   },
@@ -61,8 +62,8 @@ export const ROOMS: readonly Room[] = [
       'per-user OAuth without the SDK: clients (registered or by metadata document, fetched by ' +
       '`document-fetch.ts`, the one HTTP client outside `gitea`), consent page, tokens bound to a namespace ' +
       'and its profile, rotation, revocation, per-call verification and Gitea refresh; the token store',
-    mayImport: ['gitea', 'policy'],
-    uses: '`gitea` (the upstream OAuth client), `policy` types',
+    mayImport: ['gitea', 'policy', 'shared'],
+    uses: '`gitea` (the upstream OAuth client), `policy` types, `shared`',
   },
   {
     name: 'server',
