@@ -32,6 +32,14 @@ export const ROOMS: readonly Room[] = [
     uses: 'nothing of ours',
   },
   {
+    name: 'telemetry',
+    job:
+      'traces and metrics: the tracing facade (a no-op until OTEL_* variables turn it on), the metrics registry and ' +
+      'its Prometheus text, the OpenTelemetry SDK loaded only when configured; the one room that imports `@opentelemetry/*`',
+    mayImport: ['shared'],
+    uses: '`shared` (the start-up error)',
+  },
+  {
     name: 'policy-files',
     job:
       'the loader of `policies/` and `profiles/`: reads each file once with line numbers, ' +
@@ -44,31 +52,31 @@ export const ROOMS: readonly Room[] = [
     job:
       'HTTP client, path encoding, executor, pagination, errors, redaction, bounds, envelope; ' +
       'fact gatherers and the reconciler actions',
-    mayImport: ['catalog', 'policy'],
-    uses: '`catalog`; `policy` **types** only',
+    mayImport: ['catalog', 'policy', 'telemetry'],
+    uses: '`catalog`; `policy` **types** only; `telemetry` (the request span and its latency)',
   },
   {
     name: 'audit',
     job:
       'the hash-chained, group-committed JSON Lines log (file or PostgreSQL), signed checkpoints, ' +
       'and the verifier',
-    mayImport: ['policy'],
-    uses: '`policy` types',
+    mayImport: ['policy', 'telemetry'],
+    uses: '`policy` types, `telemetry` (append and fsync latency)',
   },
   {
     name: 'auth',
     job:
       'per-user OAuth without the SDK: parked requests, consent page, tokens bound to a namespace, ' +
       'rotation, revocation, per-call verification and Gitea refresh; the token store',
-    mayImport: ['gitea', 'policy'],
-    uses: '`gitea` (the upstream OAuth client), `policy` types',
+    mayImport: ['gitea', 'policy', 'telemetry'],
+    uses: '`gitea` (the upstream OAuth client), `policy` types, `telemetry` (token verifications)',
   },
   {
     name: 'server',
     job:
       'the MCP surface: registry, call stages, identity, built-in tools, namespace loading; ' +
       'the one module that imports the SDK (`sdk.ts`)',
-    mayImport: ['catalog', 'policy', 'shared', 'policy-files', 'gitea', 'audit'],
+    mayImport: ['catalog', 'policy', 'shared', 'policy-files', 'gitea', 'audit', 'telemetry'],
     uses: 'everything above',
   },
   {
@@ -76,8 +84,8 @@ export const ROOMS: readonly Room[] = [
     job:
       'stdio and stateless streamable HTTP (an express app), health, start-up checks, ' +
       "request checks (Host, Origin, batch, rate), the SDK's OAuth router over our provider",
-    mayImport: ['server', 'auth', 'shared'],
-    uses: '`server` (`sdk.ts`, sessions), `auth`, `shared`, the SDK',
+    mayImport: ['server', 'auth', 'shared', 'telemetry'],
+    uses: '`server` (`sdk.ts`, sessions), `auth`, `shared`, `telemetry` (`/metrics`), the SDK',
   },
   {
     name: 'sandbox',
@@ -99,6 +107,7 @@ export const ROOMS: readonly Room[] = [
       'server',
       'transports',
       'sandbox',
+      'telemetry',
     ],
     uses: 'everything',
   },
