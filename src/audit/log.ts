@@ -19,6 +19,7 @@ import { asCheckpoint, sealCheckpoint, type Signer } from './checkpoint.js';
 import type { AuditEvent, ChainedAuditEvent } from './event.js';
 import { TRUNCATED_FINAL_LINE } from './verify.js';
 import { lockLog, LogLockedError, type LogLock } from './lock.js';
+import { auditFsync, secondsSince } from '../telemetry/instruments.js';
 
 /** Writing to (or opening) the log failed. Names the path and errno code, never event data. */
 export class AuditWriteError extends Error {
@@ -199,7 +200,9 @@ export class AuditLog {
     const data = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
     try {
       writeAll(this.handle.fd, data);
+      const syncStarted = performance.now();
       await this.handle.sync();
+      auditFsync.record(secondsSince(syncStarted), {});
     } catch (error) {
       throw this.fail(errnoCode(error), 'write');
     }

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import type { OAuthSetup } from '../auth/oauth-setup.js';
 import { namespaceForCaller } from '../server/caller-session.js';
-import { loadNamespace } from '../server/namespace.js';
+import { loadNamespace, packageVersion } from '../server/namespace.js';
 import { createMcpServer } from '../server/mcp-server.js';
 import { readSettings, SETTINGS, SettingsError, settingsHelp, type Settings } from '../server/settings.js';
 import { serveStdio } from '../transports/stdio.js';
@@ -13,6 +13,8 @@ import { checkStartup, type StartupOptions } from '../transports/startup.js';
 import type { Namespace } from '../server/session.js';
 import { isDatabaseUrl } from '../audit/database-url.js';
 import type { PostgresRateLimiter } from '../transports/rate-limit-postgres.js';
+import type { SqlBudgetStore } from '../auth/budget-store.js';
+import { startTelemetry } from '../telemetry/start.js';
 
 export async function run(argv: string[]): Promise<number> {
   let flags: Record<string, string | undefined>;
@@ -39,7 +41,11 @@ export async function run(argv: string[]): Promise<number> {
     if (settings.authMode !== 'bearer' && http === null)
       throw new StartupError(`AUTH_MODE=${settings.authMode} needs MCP_TRANSPORT=http`);
     const logger = createLogger(settings.logLevel as Parameters<typeof createLogger>[0]);
-    const namespace = await loadNamespace(settings, process.env, logger);
+    const telemetry = await startTelemetry(process.env, { serviceVersion: packageVersion() });
+    if (telemetry.traces.length + telemetry.metrics.length > 0)
+      logger.info({ traces: telemetry.traces, metrics: telemetry.metrics }, 'OpenTelemetry export on');
+    const budgets = await budgetStoreFor(settings, process.env);
+    const namespace = await loadNamespace(settings, process.env, logger, budgets ? { budgets } : {});
     const oauth =
       settings.authMode === 'bearer'
         ? null
@@ -50,6 +56,8 @@ export async function run(argv: string[]): Promise<number> {
       await serve(namespace, http, oauth, logger);
     } finally {
       await oauth?.close();
+      await budgets?.close();
+      await telemetry.shutdown();
     }
     return 0;
   } catch (error) {
@@ -57,6 +65,17 @@ export async function run(argv: string[]): Promise<number> {
       return fail(error.message);
     throw error;
   }
+}
+
+/**
+ * Budgets are counted in the state store when there is one (OAUTH_STORE, or AUTH_MODE=oauth, whose
+ * default store file is in the state directory), shared by every replica on it; without one, in this
+ * process (MemoryBudgetStore, the namespace's default). The store opens on the first budgeted call.
+ */
+async function budgetStoreFor(settings: Settings, env: NodeJS.ProcessEnv): Promise<SqlBudgetStore | null> {
+  if (settings.oauthStore === null && settings.authMode === 'bearer') return null;
+  const { SqlBudgetStore, openBudgetDriver } = await import('../auth/budget-store.js');
+  return new SqlBudgetStore(() => openBudgetDriver(settings.oauthStore, env));
 }
 
 /** The HTTP transport's settings. MCP_BEARER_TOKEN set but empty stays set, so checkStartup refuses it rather than serve unauthenticated. */

@@ -13,6 +13,7 @@ import { AuditLog, AuditWriteError } from '../audit/log.js';
 import type { AuditEvent, ChainedAuditEvent } from '../audit/event.js';
 import { describeDatabase } from '../audit/database-url.js';
 import { perProcessAuditPath } from '../audit/path.js';
+import { auditAppend, secondsSince } from '../telemetry/instruments.js';
 
 export interface AuditSinkOptions {
   path: string;
@@ -97,7 +98,9 @@ export class AuditSink {
   async append(event: AuditEvent): Promise<boolean> {
     if (this.log === null) return false;
     try {
+      const started = performance.now();
       await this.log.append(event);
+      auditAppend.record(secondsSince(started), { sink: this.path.startsWith('postgres://') ? 'postgres' : 'file' });
       return true;
     } catch (error) {
       this.failure = hintFor(error instanceof Error ? error.message : 'the audit log cannot be written');
