@@ -8,7 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openBudgetDriver, SqlBudgetStore } from '../src/auth/budget-store.js';
 import { judgeBudget } from '../src/policy/budgets.js';
-import { defaultSeed, startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { seedWithApprovedPulls } from './support/approved-pulls.js';
 import { handleToolCall } from '../src/server/call/pipeline.js';
 import { loadNamespace } from '../src/server/namespace.js';
 import type { Namespace } from '../src/server/session.js';
@@ -19,34 +20,8 @@ import { startPostgres, type TestPostgres } from './support/postgres.js';
 import { tempDir } from './support/namespace.js';
 
 const WHERE = { owner: 'acme', repo: 'widgets' };
-/** Pull requests 3, 4 and 5: approved by bob, authored by alice, each touching its own file. */
+/** Pull requests 3, 4 and 5 of seedWithApprovedPulls(3): approved by bob, authored by alice. */
 const PULLS = [3, 4, 5];
-
-function seedWithApprovedPulls() {
-  const seed = defaultSeed();
-  const repo = seed.repos.find((r) => r.owner === 'acme' && r.name === 'widgets');
-  assert.ok(repo);
-  for (const n of PULLS) {
-    repo.branches.push({
-      name: `feature/budget-${n}`,
-      from: 'main',
-      commits: [
-        { message: `Change ${n}`, author: 'alice', files: { [`src/budget-${n}.js`]: `export const n = ${n};\n` } },
-      ],
-    });
-    repo.pulls = [
-      ...(repo.pulls ?? []),
-      {
-        title: `Change ${n}`,
-        author: 'alice',
-        head: `feature/budget-${n}`,
-        base: 'main',
-        reviews: [{ user: 'bob', state: 'APPROVED' }],
-      },
-    ];
-  }
-  return seed;
-}
 
 /** The merger profile with its merge budget cut to 2 an hour. */
 function writeProfile(dir: string): string {
@@ -123,7 +98,7 @@ for (const kind of ['postgres', 'sqlite'] as const) {
 
     before(async () => {
       dir = tempDir('warden-budget-');
-      sandbox = await startSandbox({ seed: seedWithApprovedPulls() });
+      sandbox = await startSandbox({ seed: seedWithApprovedPulls(3) });
       let store = join(dir.path, 'state.sqlite');
       if (kind === 'postgres') {
         pg = await startPostgres();
@@ -218,7 +193,7 @@ for (const kind of ['postgres', 'sqlite'] as const) {
 describe('a state store that is down', () => {
   test('a store that cannot be opened refuses the budgeted call (budget_unavailable), and nothing reaches Gitea', async () => {
     const dir = tempDir('warden-budget-down-');
-    const sandbox = await startSandbox({ seed: seedWithApprovedPulls() });
+    const sandbox = await startSandbox({ seed: seedWithApprovedPulls(3) });
     try {
       // A PostgreSQL URL on a port nobody listens on.
       const { a, b, stores } = await replicas(sandbox, dir.path, 'postgres://nobody:secret-pw@127.0.0.1:1/none');

@@ -137,7 +137,7 @@ function samplerFor({ name, ratio }: TelemetrySettings['sampler']): Sampler {
 const carrierGetter: TextMapGetter<TraceCarrier> = {
   keys: (carrier) => Object.keys(carrier),
   get: (carrier, key) => {
-    const value = (carrier as Record<string, unknown>)[key];
+    const value = carrier[key];
     return typeof value === 'string' ? value : undefined;
   },
 };

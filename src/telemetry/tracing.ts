@@ -7,11 +7,8 @@
 export type AttributeValue = string | number | boolean;
 export type Attributes = Readonly<Record<string, AttributeValue | null | undefined>>;
 
-/** The W3C trace context a client sent in the request's `params._meta` (MCP semantic conventions). */
-export interface TraceCarrier {
-  traceparent?: unknown;
-  tracestate?: unknown;
-}
+/** The request's `params._meta`, where a client puts `traceparent` and `tracestate` (MCP semantic conventions). */
+export type TraceCarrier = Readonly<Record<string, unknown>>;
 
 export interface CallSpanStart {
   /** The MCP method, e.g. tools/call. */
