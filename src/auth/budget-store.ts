@@ -53,6 +53,11 @@ export class SqlBudgetStore {
     return rows.length === 1;
   }
 
+  /** Whether the store answers (readiness); opens it when it is not open yet. */
+  async ping(): Promise<void> {
+    await (await this.connected()).query('SELECT 1');
+  }
+
   async close(): Promise<void> {
     const driver = this.driver;
     this.driver = null;

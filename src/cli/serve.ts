@@ -15,6 +15,7 @@ import { isDatabaseUrl } from '../audit/database-url.js';
 import type { PostgresRateLimiter } from '../transports/rate-limit-postgres.js';
 import type { SqlBudgetStore } from '../auth/budget-store.js';
 import { startTelemetry } from '../telemetry/start.js';
+import { GiteaHttpClient } from '../gitea/http.js';
 
 export async function run(argv: string[]): Promise<number> {
   let flags: Record<string, string | undefined>;
@@ -53,7 +54,7 @@ export async function run(argv: string[]): Promise<number> {
             await import('../auth/oauth-setup.js')
           ).openOAuth(oauthSettings(settings), namespace.session.profile, process.env);
     try {
-      await serve(namespace, http, oauth, logger);
+      await serve(namespace, http, oauth, logger, { budgets, metricsOpen: settings.metricsAuth === 'none' });
     } finally {
       await oauth?.close();
       await budgets?.close();
@@ -109,11 +110,17 @@ function oauthSettings(settings: Settings) {
   };
 }
 
+interface ServeExtras {
+  budgets: SqlBudgetStore | null;
+  metricsOpen: boolean;
+}
+
 async function serve(
   namespace: Namespace,
   http: StartupOptions | null,
   oauth: OAuthSetup | null,
   logger: Logger,
+  extras: ServeExtras,
 ): Promise<void> {
   // The audit sink and version stay the same across profile switches.
   const { audit, version, profile } = namespace.session;
@@ -127,6 +134,7 @@ async function serve(
   }
   const { startHttpTransport } = await import('../transports/http.js');
   const shared = await sharedRateLimiter(process.env.AUDIT_SINK, http.rateLimitPerMinute);
+  const readiness = await readinessFor(namespace, oauth, extras.budgets);
   const handle = await startHttpTransport(
     {
       ...http,
@@ -135,6 +143,8 @@ async function serve(
         ? { oauthService: (base: string, mcpUrl: string) => Promise.resolve(oauth.service(base, mcpUrl)) }
         : {}),
       ...(shared ? { rateLimiter: shared } : {}),
+      readiness,
+      metricsOpen: extras.metricsOpen,
     },
     // A signed-in person's call runs in a namespace of its own, as that person.
     (caller) => createMcpServer(caller ? namespaceForCaller(namespace, caller) : namespace, { notifications: false }),
@@ -146,6 +156,26 @@ async function serve(
   await handle.close();
   await shared?.close();
   await audit.close();
+}
+
+/** /ready's checks: Gitea (the identity, or that it answers under per-user OAuth), the audit log, every state store. */
+async function readinessFor(namespace: Namespace, oauth: OAuthSetup | null, budgets: SqlBudgetStore | null) {
+  const { Readiness } = await import('../transports/readiness.js');
+  const stores: Record<string, () => Promise<void>> = {};
+  if (oauth) stores.token_store = async () => void (await oauth.store.driver.query('SELECT 1'));
+  if (budgets) stores.budget_store = () => budgets.ping();
+  const { session } = namespace;
+  const gitea =
+    session.client === null && oauth
+      ? async () => {
+          const answer = await new GiteaHttpClient({ baseUrl: session.gitea.baseUrl, token: '' }).send({
+            method: 'GET',
+            path: '/version',
+          });
+          if (!answer.ok || answer.status >= 500) throw new Error('Gitea does not answer');
+        }
+      : undefined;
+  return new Readiness(() => namespace.session, stores, gitea);
 }
 
 /** With the PostgreSQL store configured (AUDIT_SINK), replicas share one bucket per client; start-up stops when it is unusable. */

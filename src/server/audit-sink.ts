@@ -108,6 +108,11 @@ export class AuditSink {
     }
   }
 
+  /** Whether the next event can be written, as far as this process knows (readiness): open, and no write failed. */
+  writable(): boolean {
+    return this.log !== null && this.failure === null;
+  }
+
   /** The cause of the refusal and what to do about it, for the refused call's hint. */
   failureHint(): string {
     return this.failure ?? hintFor('the audit log cannot be written');
