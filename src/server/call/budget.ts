@@ -50,7 +50,14 @@ export class MemoryBudgetStore implements BudgetStore {
 /** Attempts at one window before the store counts as not answering: only a storm of replicas racing needs more than two. */
 const SWAP_ATTEMPTS = 8;
 
-type Taken = { kind: 'taken'; budgets: AuditBudget[] } | { kind: 'refused'; outcome: Outcome };
+type Taken =
+  | {
+      kind: 'taken';
+      budgets: AuditBudget[];
+      /** Gives the counted call back (a guarded action whose checks refused it wrote nothing). */
+      release(): Promise<void>;
+    }
+  | { kind: 'refused'; outcome: Outcome };
 
 /**
  * Counts the call against every budget its operations fall under, or refuses it. A call refused by a
@@ -58,7 +65,7 @@ type Taken = { kind: 'taken'; budgets: AuditBudget[] } | { kind: 'refused'; outc
  */
 export async function takeBudgets(session: Session, decision: Decision, target: CallRecord['target']): Promise<Taken> {
   const budgets = budgetsFor(session.profile.budgets, decision.operations);
-  if (budgets.length === 0) return { kind: 'taken', budgets: [] };
+  if (budgets.length === 0) return { kind: 'taken', budgets: [], release: () => Promise.resolve() };
   const store = session.budgets;
   const taken: Array<{ key: string; at: number }> = [];
   const shown: AuditBudget[] = [];
@@ -77,7 +84,7 @@ export async function takeBudgets(session: Session, decision: Decision, target: 
     taken.push({ key, at: counted.at });
     shown.push(auditBudget(budget, counted.used, null));
   }
-  return { kind: 'taken', budgets: shown };
+  return { kind: 'taken', budgets: shown, release: () => giveBack(store, taken) };
 }
 
 type Counted =
