@@ -45,7 +45,8 @@ export function telemetrySettings(env: NodeJS.ProcessEnv): TelemetrySettings {
       nonEmpty(env[`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`]) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_PROTOCOL);
     if (protocol !== null && protocol !== 'http/json')
       throw new StartupError(
-        `OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported: gitea-warden exports OTLP over HTTP as JSON; set http/json (collectors take it on port 4318)`,
+        `OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported: gitea-warden exports OTLP over HTTP as JSON; ` +
+          'set http/json (collectors take it on port 4318)',
       );
     const url = signal === 'TRACES' ? tracesUrl : metricsUrl;
     if (url === null)
