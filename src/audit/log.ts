@@ -19,7 +19,6 @@ import { asCheckpoint, sealCheckpoint, type Signer } from './checkpoint.js';
 import type { AuditEvent, ChainedAuditEvent } from './event.js';
 import { TRUNCATED_FINAL_LINE } from './verify.js';
 import { lockLog, LogLockedError, type LogLock } from './lock.js';
-import { auditFsync, secondsSince } from '../telemetry/instruments.js';
 
 /** Writing to (or opening) the log failed. Names the path and errno code, never event data. */
 export class AuditWriteError extends Error {
@@ -55,6 +54,8 @@ export interface AuditLogOptions {
   /** Signs a checkpoint at start, every `checkpointEvery` events, and at close. */
   signer?: Signer;
   checkpointEvery?: number;
+  /** Told how long each fsync took, in seconds (the server's metrics). */
+  onFsync?: (seconds: number) => void;
 }
 
 export const DEFAULT_CHECKPOINT_EVERY = 100;
@@ -94,6 +95,7 @@ export class AuditLog {
     private head: ChainHead,
     private file: FileIdentity,
     private readonly clock: () => Date,
+    private readonly onFsync: ((seconds: number) => void) | undefined,
     private readonly signer: Signer | undefined,
     private readonly checkpointEvery: number,
   ) {}
@@ -125,6 +127,7 @@ export class AuditLog {
           head,
           { dev, ino, size },
           options.clock ?? (() => new Date()),
+          options.onFsync,
           options.signer,
           every,
         );
@@ -202,7 +205,7 @@ export class AuditLog {
       writeAll(this.handle.fd, data);
       const syncStarted = performance.now();
       await this.handle.sync();
-      auditFsync.record(secondsSince(syncStarted), {});
+      this.onFsync?.((performance.now() - syncStarted) / 1000);
     } catch (error) {
       throw this.fail(errnoCode(error), 'write');
     }

@@ -13,7 +13,7 @@ import { AuditLog, AuditWriteError } from '../audit/log.js';
 import type { AuditEvent, ChainedAuditEvent } from '../audit/event.js';
 import { describeDatabase } from '../audit/database-url.js';
 import { perProcessAuditPath } from '../audit/path.js';
-import { auditAppend, secondsSince } from '../telemetry/instruments.js';
+import { auditAppend, auditFsync, secondsSince } from '../telemetry/instruments.js';
 
 export interface AuditSinkOptions {
   path: string;
@@ -82,7 +82,11 @@ export class AuditSink {
       try {
         return new AuditSink(
           path,
-          await AuditLog.open(path, { signer, checkpointEvery: options.checkpointEvery }),
+          await AuditLog.open(path, {
+            signer,
+            checkpointEvery: options.checkpointEvery,
+            onFsync: (seconds) => auditFsync.record(seconds, {}),
+          }),
           null,
         );
       } catch (error) {

@@ -60,8 +60,8 @@ export const ROOMS: readonly Room[] = [
     job:
       'the hash-chained, group-committed JSON Lines log (file or PostgreSQL), signed checkpoints, ' +
       'and the verifier',
-    mayImport: ['policy', 'telemetry'],
-    uses: '`policy` types, `telemetry` (append and fsync latency)',
+    mayImport: ['policy'],
+    uses: '`policy` types',
   },
   {
     name: 'auth',
