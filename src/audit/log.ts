@@ -11,7 +11,7 @@
 // take microseconds, less than a hop to libuv's thread pool each; only the fsync, which waits for
 // the disk, runs there.
 import { statSync, writeSync } from 'node:fs';
-import { mkdir, open, rename, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { checkLink, checkSealedLine, GENESIS_PREV, sealBatch, sha256Hex } from './chain.js';
 import { GroupCommit } from './group-commit.js';
@@ -154,6 +154,8 @@ export class AuditLog {
         return log;
       } catch (error) {
         await handle.close();
+        // A start refused before anything was written leaves no empty log behind that looks like a new one.
+        if (!existed && error instanceof AuditStartRefused) await unlink(path).catch(() => undefined);
         throw error;
       }
     } catch (error) {
