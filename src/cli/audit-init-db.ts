@@ -24,7 +24,8 @@ function tableStatements(): string[] {
   const audit = pg.escapeIdentifier(AUDIT_TABLE);
   return [
     `CREATE TABLE IF NOT EXISTS ${audit} (\n  chain text NOT NULL,\n  seq bigint NOT NULL,\n  line text NOT NULL,\n  PRIMARY KEY (chain, seq)\n)`,
-    `CREATE TABLE IF NOT EXISTS ${pg.escapeIdentifier(RATE_TABLE)} (\n  key text PRIMARY KEY,\n  tokens double precision NOT NULL,\n  updated_ms bigint NOT NULL\n)`,
+    `CREATE TABLE IF NOT EXISTS ${pg.escapeIdentifier(RATE_TABLE)} (\n  key text PRIMARY KEY,\n` +
+      '  tokens double precision NOT NULL,\n  updated_ms bigint NOT NULL\n)',
     `REVOKE ALL ON ${audit}, ${pg.escapeIdentifier(RATE_TABLE)} FROM PUBLIC`,
     // Each namespace role then sees and adds only the rows its policies allow: its own chain.
     `ALTER TABLE ${audit} ENABLE ROW LEVEL SECURITY`,
