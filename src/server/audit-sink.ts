@@ -14,6 +14,7 @@ import type { AuditEvent, ChainedAuditEvent } from '../audit/event.js';
 import { describeDatabase } from '../audit/database-url.js';
 import { perProcessAuditPath } from '../audit/path.js';
 import { auditAppend, auditFsync, secondsSince } from '../telemetry/instruments.js';
+import { HighWaterMark, highWaterDirOf } from '../audit/high-water.js';
 
 export interface AuditSinkOptions {
   path: string;
@@ -31,6 +32,8 @@ export interface AuditSinkOptions {
 interface AuditStore {
   append(event: AuditEvent): Promise<ChainedAuditEvent>;
   close(): Promise<void>;
+  /** Lines no checkpoint of the key covered at start, which the start checkpoint names. */
+  readonly unsignedAtStart: { from: number; to: number } | null;
 }
 
 /** How many per-process logs beside the default one are tried before giving up. */
@@ -86,6 +89,11 @@ export class AuditSink {
             signer,
             checkpointEvery: options.checkpointEvery,
             onFsync: (seconds) => auditFsync.record(seconds, {}),
+            // Beside the key, where the agent cannot write (docs/audit.md).
+            highWater:
+              options.signingKeyFile === null
+                ? undefined
+                : new HighWaterMark(highWaterDirOf(options.signingKeyFile), path),
           }),
           null,
         );
@@ -115,6 +123,17 @@ export class AuditSink {
   /** Whether the next event can be written, as far as this process knows (readiness): open, and no write failed. */
   writable(): boolean {
     return this.log !== null && this.failure === null;
+  }
+
+  /** For the start-up log: lines the start checkpoint names as not covered by a signature. */
+  startNotice(): string | null {
+    const unsigned = this.log?.unsignedAtStart ?? null;
+    if (unsigned === null) return null;
+    return (
+      `lines ${unsigned.from} to ${unsigned.to} of the audit log were not covered by a signature when this server ` +
+      "started (a crash, or lines written while no server ran); its start checkpoint names them and 'audit verify' " +
+      'reports them: check them by hand'
+    );
   }
 
   /** The cause of the refusal and what to do about it, for the refused call's hint. */
@@ -152,6 +171,6 @@ function hintFor(cause: string): string {
   }
   if (/AUDIT_SIGNING_KEY_FILE/.test(cause))
     return `${cause}. Fix: point AUDIT_SIGNING_KEY_FILE at an Ed25519 private key, then restart.`;
-  if (/does not verify/.test(cause)) return cause;
+  if (/does not verify|refusing to append/.test(cause)) return cause;
   return `${cause}. Fix: the log and its directory must be writable by the server's user; then restart.`;
 }
