@@ -62,7 +62,7 @@ describe('two serve replicas on one PostgreSQL token store', () => {
     dir?.dispose();
   });
 
-  test('the schema was migrated once, to every step', async () => {
+  test('the schema was migrated once, every step of it', async () => {
     const { rows } = await pg.query('SELECT version FROM oauth_schema_migrations ORDER BY version', 'warden_oauth');
     assert.deepEqual(
       rows.map((r) => r.version),

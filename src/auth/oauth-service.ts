@@ -13,6 +13,7 @@ import { AuthFailure } from './errors.js';
 import { GrantAccess, type NamespaceAccess } from './grant-access.js';
 import { newToken, tokenHash, type Sealer } from './sealing.js';
 import type { GrantRow, ParkRow, TokenStore } from './token-store.js';
+import { tokenVerifications } from '../telemetry/instruments.js';
 
 export type { NamespaceAccess } from './grant-access.js';
 
@@ -556,6 +557,17 @@ export class OAuthService {
 
   /** The caller behind an access token, with a fresh Gitea token; AuthFailure invalid_token (or temporarily_unavailable) otherwise. */
   async verify(accessToken: string): Promise<VerifiedCaller> {
+    try {
+      const caller = await this.verifyAccess(accessToken);
+      tokenVerifications.record(1, { outcome: 'valid' });
+      return caller;
+    } catch (error) {
+      tokenVerifications.record(1, { outcome: error instanceof AuthFailure ? 'invalid' : 'error' });
+      throw error;
+    }
+  }
+
+  private async verifyAccess(accessToken: string): Promise<VerifiedCaller> {
     const found = await this.options.store.accessTokenWithGrant(tokenHash(accessToken));
     const now = this.now();
     if (!found) throw new AuthFailure('invalid_token', 'the access token is unknown');

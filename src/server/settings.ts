@@ -41,6 +41,7 @@ export interface Settings {
   oauthGiteaScopes: string[] | null;
   oauthTeamsMaxAge: number;
   oauthDocumentTimeoutMs: number;
+  metricsAuth: 'bearer' | 'none';
 }
 
 interface SettingSpec {
@@ -343,6 +344,15 @@ export const SETTINGS: readonly SettingSpec[] = [
       if (ms >= 100 && ms <= 10_000) return ms;
       throw new SettingsError(`${env} must be between 100 and 10000 milliseconds`);
     },
+  },
+  {
+    key: 'metricsAuth',
+    env: 'METRICS_AUTH',
+    flag: 'metrics-auth',
+    default: 'bearer',
+    description:
+      "GET /metrics (HTTP): 'bearer' asks for MCP_BEARER_TOKEN like the MCP path, 'none' opens it to a scraper (docs/observability.md)",
+    parse: oneOf('bearer', 'none'),
   },
 ];
 
