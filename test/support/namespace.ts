@@ -48,6 +48,8 @@ export function namespaceEnv(sandbox: Sandbox, profile: string, options: Namespa
   return {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? tmpdir(),
+    // scripts/run-tests.mjs points it at an empty directory, so a bare profile name means ./profiles/.
+    ...(process.env.XDG_CONFIG_HOME ? { XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME } : {}),
     GITEA_URL: sandbox.url,
     GITEA_MCP_PROFILE: profile,
     AUDIT_LOG: options.auditLog,
