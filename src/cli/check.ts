@@ -3,9 +3,10 @@ import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkPolicies, loadPolicySet } from '../policy-files/policy-set.js';
-import { checkProfileFile, profileFilesIn } from '../policy-files/profile-files.js';
+import { checkProfileFile, profileFilesIn, type FoundProfile } from '../policy-files/profile-files.js';
 import { policiesDir, userProfilesDir } from '../shared/paths.js';
 import type { Finding } from '../policy/findings.js';
+import { trustFindings } from './check-trust.js';
 import { errorMessage, fail, findingLine } from './policy-context.js';
 import { shownPath } from '../shared/paths.js';
 
@@ -15,6 +16,9 @@ Lints profile files (YAML or JSON, single profiles or multi-identity configs) an
 Without paths it checks your team's profiles: ./profiles/ and the directory gitea-warden init
 writes to (${shownPath(userProfilesDir())}), each that exists, and says which files it checked.
 A directory holding vocabulary.yaml is checked as policies (the package's own are used otherwise).
+With GITEA_URL and a profile's token variable set, the people its integrity.trusted_users names are
+looked up in Gitea: a login that is no user, or no member, owner or collaborator of anything the
+profile names, is a warning (--offline asks nothing).
 Exit 0 clean, 1 findings, 2 unusable input.
 `;
 
@@ -24,7 +28,12 @@ export async function run(argv: string[]): Promise<number> {
     ({ values, positionals } = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { format: { type: 'string', default: 'text' }, policies: { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        format: { type: 'string', default: 'text' },
+        policies: { type: 'string' },
+        offline: { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
     }));
   } catch (error) {
     return fail('check', errorMessage(error));
@@ -60,7 +69,18 @@ export async function run(argv: string[]): Promise<number> {
       process.stdout.write(format(findings, values.format, checked(files, policyDirs)));
       return 1; // the policy findings say why profiles could not be checked
     }
-    for (const file of files) findings.push(...checkProfileFile(file, policy).findings);
+    const found: FoundProfile[] = [];
+    for (const file of files) {
+      const report = checkProfileFile(file, policy);
+      findings.push(...report.findings);
+      found.push(...report.profiles);
+    }
+    if (!values.offline) {
+      const trust = await trustFindings(found, process.env);
+      findings.push(...trust.findings);
+      for (const note of trust.skipped)
+        process.stderr.write(`gitea-warden check: trusted users not asked about: ${note}\n`);
+    }
   }
   process.stdout.write(format(findings, values.format, checked(files, policyDirs)));
   return findings.length === 0 ? 0 : 1;

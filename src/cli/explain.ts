@@ -81,6 +81,7 @@ export function render(decision: Decision, subject: string, profileFile: string,
         `  failed:      ${failed.code}: ${failed.message}${failed.entry ? ` [${failed.entry.file}${failed.entry.line ? `:${failed.entry.line}` : ''} ${failed.entry.rule}]` : ''}`,
     ),
     ...(decision.hint ? [`  hint:        ${decision.hint}`] : []),
+    ...(decision.fix ? [`  fix:         ${decision.fix}`] : []),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -320,6 +320,17 @@ export const REASONS = {
     meaning: 'A scope pattern matches everything, so the scope restricts nothing.',
   },
   shadowed_pattern: { kinds: ['finding'], meaning: 'A scope pattern is covered by another one of the same list.' },
+
+  // issue 26: a team's own profiles (check asks Gitea about the names a profile trusts)
+  trusted_user_unknown: {
+    kinds: ['finding'],
+    meaning: 'integrity.trusted_users names a login Gitea has no user for: whoever registers it is trusted.',
+  },
+  trusted_user_outside: {
+    kinds: ['finding'],
+    meaning:
+      'integrity.trusted_users names a user who is no member, owner or collaborator of anything the profile names.',
+  },
 } as const satisfies Record<string, ReasonEntry>;
 
 export type ReasonCode = keyof typeof REASONS;

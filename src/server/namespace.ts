@@ -17,6 +17,7 @@ import { guardedOperations } from '../policy/guards/guarded-only.js';
 import { decideContextFor } from '../policy/checks.js';
 import { effectiveOperations, tokenVariableOf, type CompiledProfile } from '../policy/profile.js';
 import { StartupError } from '../shared/startup-error.js';
+import { unexpandedMessage, unexpandedReference } from '../shared/unexpanded.js';
 import type { Logger } from '../shared/logger.js';
 import { AuditSink } from './audit-sink.js';
 import { fileSha256 } from './file-hash.js';
@@ -31,6 +32,8 @@ import { buildToolRegistry, ToolRegistryError, type ToolRegistry } from './tool-
 export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, logger: Logger): Promise<Namespace> {
   const policy = startupStep(() => loadPolicySet());
   const profile = startupStep(() => withLoginFromEnv(loadProfile(profileReference(settings), policy), env));
+  const tokenReference = unexpandedReference(env[tokenVariableOf(profile)] ?? '');
+  if (tokenReference !== null) throw new StartupError(unexpandedMessage(tokenVariableOf(profile), tokenReference));
   const entries = loadCatalog().entries;
   const builtins = builtinTools();
   const registry = startupStep(() => registryFor(settings, policy, profile, entries, builtins));
@@ -75,14 +78,21 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
       { audit, held: auditPath },
       'the default audit log is held by another process: this one writes its own',
     );
-  if (!client)
+  // Pure OAuth needs no token of its own: every call runs with the signed-in person's (caller-session.ts).
+  const perUserOnly = settings.authMode === 'oauth';
+  if (!client && perUserOnly)
+    logger.info(
+      { profile: profile.name, variable: tokenVariableOf(profile) },
+      `per-user OAuth: each call runs with the signed-in person's Gitea token; ${tokenVariableOf(profile)} is not read`,
+    );
+  else if (!client)
     logger.error(
       { profile: profile.name, variable: tokenVariableOf(profile) },
-      `no Gitea token: ${tokenVariableOf(profile)} is not set; every Gitea call is refused until it is (no other variable is read)`,
+      `no Gitea token: ${tokenVariableOf(profile)} is not set; every ${settings.authMode === 'bearer' ? '' : 'bearer-token '}Gitea call is refused until it is (no other variable is read)`,
     );
   // In the background: a Gitea that does not answer must not hold the client's handshake. Mutations
   // wait for this check (identity-gate.ts); reads do not need it.
-  void verifyIdentity(session);
+  if (client || !perUserOnly) void verifyIdentity(session);
   const { mode } = registry;
   logger.info(
     { profile: profile.name, tools: registry.tools.length, tool_mode: mode.mode, audit },
@@ -108,6 +118,8 @@ export function withLoginFromEnv(profile: CompiledProfile, env: NodeJS.ProcessEn
   const variable = profile.data.authenticated_username_from_env;
   if (variable === undefined) return profile;
   const login = env[variable]?.trim();
+  const reference = login ? unexpandedReference(login) : null;
+  if (reference !== null) throw new StartupError(unexpandedMessage(variable, reference));
   if (!login) {
     throw new StartupError(
       `profile ${profile.name ?? profile.file} takes its Gitea login from ${variable} (authenticated_username_from_env), which is not set`,

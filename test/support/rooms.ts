@@ -60,8 +60,8 @@ export const ROOMS: readonly Room[] = [
     job:
       'per-user OAuth without the SDK: parked requests, consent page, tokens bound to a namespace, ' +
       'rotation, revocation, per-call verification and Gitea refresh; the token store',
-    mayImport: ['gitea', 'policy'],
-    uses: '`gitea` (the upstream OAuth client), `policy` types',
+    mayImport: ['gitea', 'policy', 'shared'],
+    uses: '`gitea` (the upstream OAuth client), `policy` types, `shared`',
   },
   {
     name: 'server',
