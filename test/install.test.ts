@@ -445,8 +445,13 @@ describe('the CI examples pass as written in a repository that keeps only profil
       assert.match(doc.env.WARDEN_TARBALL ?? '', /^https:\/\/\S+\.tgz$/, `${workflow}: a tarball URL`);
       assert.match(doc.env.WARDEN_SHA256 ?? '', /^[0-9a-f]{64}$/, `${workflow}: its sha256`);
       assert.match(text, /sha256sum --check --strict/, `${workflow}: checks the checksum before installing`);
-      assert.doesNotMatch(text, /npm install --global "?git\+/, `${workflow}: never from git (npm/cli#8440)`);
-      assert.doesNotMatch(text, /npm install --global gitea-warden/, `${workflow}: never the registry name`);
+      const runs = Object.values((parse(text) as { jobs: Record<string, { steps: Step[] }> }).jobs)
+        .flatMap((job) => job.steps)
+        .map((step) => step.run ?? '')
+        .join('\n');
+      assert.match(runs, /npm install --global "\$tarball"/, `${workflow}: installs the checked tarball`);
+      assert.doesNotMatch(runs, /git\+/, `${workflow}: never from git (npm/cli#8440)`);
+      assert.doesNotMatch(runs, /npm install --global gitea-warden/, `${workflow}: never the registry name`);
       assert.doesNotMatch(text, /policies\//, `${workflow}: a repository that keeps only profiles/`);
     }
     const github = parse(readFileSync(join(packageRoot, 'examples', 'ci', 'github-actions.yml'), 'utf8'));
