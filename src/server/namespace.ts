@@ -24,16 +24,28 @@ import { fileSha256 } from './file-hash.js';
 import { builtinTools } from './builtin/index.js';
 import type { BuiltinTool } from './builtin/types.js';
 import { TaintTracker } from './call/integrity.js';
+import { MemoryBudgetStore, type BudgetStore } from './call/budget.js';
 import { IdentityVerifier } from './identity.js';
 import type { Namespace, Session, WatchedFile } from './session.js';
 import type { Settings } from './settings.js';
 import { buildToolRegistry, ToolRegistryError, type ToolRegistry } from './tool-registry.js';
 
-export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, logger: Logger): Promise<Namespace> {
+export interface NamespaceOptions {
+  /** The shared state store's budget windows; default: counted in this process (MemoryBudgetStore). */
+  budgets?: BudgetStore;
+}
+
+export async function loadNamespace(
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  options: NamespaceOptions = {},
+): Promise<Namespace> {
   const policy = startupStep(() => loadPolicySet());
   const profile = startupStep(() => withLoginFromEnv(loadProfile(profileReference(settings), policy), env));
   const tokenReference = unexpandedReference(env[tokenVariableOf(profile)] ?? '');
   if (tokenReference !== null) throw new StartupError(unexpandedMessage(tokenVariableOf(profile), tokenReference));
+  refuseUnknownBudgets(profile);
   const entries = loadCatalog().entries;
   const builtins = builtinTools();
   const registry = startupStep(() => registryFor(settings, policy, profile, entries, builtins));
@@ -69,11 +81,13 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     client,
     identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
     taint: new TaintTracker(),
+    budgets: options.budgets ?? new MemoryBudgetStore(),
   };
   const audit = session.audit.path;
   if (session.audit.openFailure)
     logger.error({ audit }, `audit log unavailable, every tool call will be refused: ${session.audit.failureHint()}`);
-  else if (audit !== auditPath && !audit.startsWith('postgres://'))
+  else if (session.audit.startNotice()) logger.warn({ audit }, session.audit.startNotice() as string);
+  if (!session.audit.openFailure && audit !== auditPath && !audit.startsWith('postgres://'))
     logger.info(
       { audit, held: auditPath },
       'the default audit log is held by another process: this one writes its own',
@@ -99,6 +113,15 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     `namespace ready in ${mode.mode} mode: ${mode.reason}`,
   );
   return { session };
+}
+
+/** A budget that names no operation would bound nothing: the namespace does not start with one (fail closed). */
+function refuseUnknownBudgets(profile: CompiledProfile): void {
+  const broken = profile.budgets.find((budget) => budget.unknown.length > 0);
+  if (broken)
+    throw new StartupError(
+      `profile ${profile.name ?? profile.file} budgets[${broken.index}] names ${broken.unknown.join(', ')}, which is no canonical operation or window`,
+    );
 }
 
 /** AUDIT_SINK (environment only: the URL holds a password): unset or `file`, else a postgres:// URL. */
@@ -244,7 +267,7 @@ export function watchedFiles(profile: CompiledProfile): WatchedFile[] {
   return [profile.file, ...policyFiles].map((path) => ({ path, sha256: fileSha256(path) }));
 }
 
-function packageVersion(): string {
+export function packageVersion(): string {
   const data = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version?: unknown };
   return typeof data.version === 'string' ? data.version : '0.0.0';
 }
