@@ -50,6 +50,8 @@ paths:
   write:
     allow: [src/**]
     deny: [CODEOWNERS]
+budgets:
+  - { operations: [gitea.pr.create], max: 5, per: 1h }
 integrity:
   min_level: write
   below: withhold
@@ -212,6 +214,27 @@ const WIDENINGS: Array<{ name: string; change: (text: string) => string; field: 
     back: 'loss',
   },
   {
+    name: 'a budget raised',
+    change: edit('max: 5, per: 1h', 'max: 50, per: 1h'),
+    field: 'budgets',
+    forward: 'gain',
+    back: 'loss',
+  },
+  {
+    name: 'a budget split into shorter windows that add up to more',
+    change: edit('max: 5, per: 1h', 'max: 1, per: 10m'),
+    field: 'budgets',
+    forward: 'gain',
+    back: 'gain',
+  },
+  {
+    name: 'the budgets removed',
+    change: edit('budgets:\n  - { operations: [gitea.pr.create], max: 5, per: 1h }\n', ''),
+    field: 'budgets',
+    forward: 'gain',
+    back: 'loss',
+  },
+  {
     name: 'integrity floor lowered',
     change: edit('min_level: write', 'min_level: read'),
     field: 'integrity.min_level',
@@ -257,6 +280,10 @@ const NEUTRAL: Array<{ name: string; change: (text: string) => string }> = [
   { name: 'repositories spelled with braces', change: edit('[acme/*]', '["acme/{widgets,*}"]') },
   { name: 'a covered pattern added', change: edit('[feature/*]', '[feature/*, feature/x]') },
   { name: 'a deny in another case', change: edit('[CODEOWNERS]', '[codeowners]') },
+  {
+    name: 'a budget spelled with a pattern of the same reach',
+    change: edit('operations: [gitea.pr.create]', 'operations: ["gitea.pr.create"]'),
+  },
   { name: 'a toolset whose operations the profile may not perform', change: edit('[repos]', '[repos, admin]') },
 ];
 

@@ -14,8 +14,8 @@ const HELP = `usage: gitea-warden diff OLD NEW [--allow-gain] [--format text|jso
 Compares everything two versions of a profile let an agent do or read, field by field: the
 operations it may perform (after aliases, wildcards and forbidden entries), the Gitea user and
 token variable it acts with, who may sign in, its repositories, branches and paths (by what the
-patterns match, not how they are written), its integrity floor and lists, the static listing's
-reach (toolsets) and, in a multi-identity config, runtime switching and the Gitea URL. A change
+patterns match, not how they are written), its call budgets, its integrity floor and lists, the
+static listing's reach (toolsets) and, in a multi-identity config, runtime switching and the Gitea URL. A change
 that widens is a gain, one that narrows a loss; each is one line naming the newer file and line.
 OLD and NEW are profile files, FILE#name for one identity of a multi-identity config, or whole
 configs (identities paired by key). --format json gives {"gained": [...], "lost": [...]}, each

@@ -7,6 +7,7 @@
 // a change nobody classified fails the gate rather than slipping through it.
 import { rankOf } from './integrity.js';
 import { covers } from './pattern-cover.js';
+import type { CompiledBudget } from './budgets.js';
 import { effectiveOperations, tokenVariableOf, type CompiledProfile } from './profile.js';
 import type { PatternList, ScopeKind } from './scope-patterns.js';
 import type { Vocabulary } from './vocabulary.js';
@@ -187,6 +188,11 @@ export const PROFILE_FIELDS: Readonly<Record<string, FieldRule>> = {
           after,
         ),
       ]),
+  },
+  budgets: {
+    widens:
+      'a budget removed or loosened: more calls of its operations within a window (a budget is kept only by one at least as strict)',
+    compare: compareBudgets,
   },
   'integrity.min_level': {
     widens: "a lower floor: text by people of lower standing reaches the agent as is (no block: 'none')",
@@ -442,6 +448,40 @@ function compareToolsets(before: DiffSide, after: DiffSide, context: DiffContext
       ),
     );
   return changes;
+}
+
+/**
+ * Budgets as constraints: at most `max` calls of a set of operations in any window of `per`. An old
+ * budget is kept when one new budget implies it: it counts at least the same operations, and the calls
+ * it lets through in the old window (ceil(old window / new window) of its windows) are no more than the
+ * old max. One that no new budget implies is a gain; a new one no old budget implies is a loss.
+ */
+function compareBudgets(before: DiffSide, after: DiffSide): AccessChange[] {
+  const implies = (strict: CompiledBudget, loose: CompiledBudget) =>
+    [...loose.canonical].every((op) => strict.canonical.has(op)) &&
+    Math.ceil(loose.perMs / strict.perMs) * strict.max <= loose.max;
+  const text = (budget: CompiledBudget) => `${budget.operations.join(', ')}: at most ${budget.max} per ${budget.per}`;
+  const line = lineNear(after.profile, ['budgets']);
+  return [
+    ...before.profile.budgets
+      .filter((old) => !after.profile.budgets.some((now) => implies(now, old)))
+      .map((old): AccessChange => ({
+        direction: 'gain',
+        field: 'budgets',
+        change: `- ${text(old)} (no budget as strict remains)`,
+        file: after.profile.file,
+        line,
+      })),
+    ...after.profile.budgets
+      .filter((now) => !before.profile.budgets.some((old) => implies(old, now)))
+      .map((now): AccessChange => ({
+        direction: 'loss',
+        field: 'budgets',
+        change: `+ ${text(now)}`,
+        file: after.profile.file,
+        line: now.line,
+      })),
+  ];
 }
 
 /** Set fields of logins or teams (case-insensitive, as Gitea's names are): an added entry is a gain. */
