@@ -169,10 +169,7 @@ export const REASONS = {
     meaning: 'The merge names no delete_branch_after_merge and the repository default deletes the head branch.',
   },
   pr_not_open: { kinds: ['guard'], meaning: 'The pull request is not open.' },
-  confirmation_mismatch: {
-    kinds: ['guard'],
-    meaning: 'The confirmation phrase is not exactly the one the tool asks for.',
-  },
+
   branch_not_pr_head: { kinds: ['guard'], meaning: "The branch is not the pull request's head branch." },
   head_repo_mismatch: { kinds: ['guard'], meaning: 'The head branch lives in another repository (a fork).' },
   pr_not_merged: { kinds: ['guard'], meaning: 'The pull request is not merged.' },
@@ -249,6 +246,10 @@ export const REASONS = {
   refused: { kinds: ['outcome'], meaning: 'A guarded action refused: a check failed; the report lists them.' },
   failed: { kinds: ['outcome'], meaning: 'A guarded action passed its checks but its write failed.' },
   // confirmations by a person (issue 27): src/policy/confirmations.ts, src/server/confirm/
+  confirmation_mismatch: {
+    kinds: ['refusal'],
+    meaning: 'The typed phrase (confirmation_fallback: phrase) is not exactly the one the tool asks for.',
+  },
   confirmation_unavailable: {
     kinds: ['refusal'],
     meaning:
@@ -285,7 +286,8 @@ export const REASONS = {
   },
   confirmation_void: {
     kinds: ['outcome'],
-    meaning: 'Gitea changed between question and answer (a push, a retarget): the answer is void, the person is asked again.',
+    meaning:
+      'Gitea changed between question and answer (a push, a retarget): the answer is void, the person is asked again.',
   },
   secrets_revealed: {
     kinds: ['outcome'],
@@ -297,7 +299,8 @@ export const REASONS = {
   },
   confirmation_fallback_phrase: {
     kinds: ['finding'],
-    meaning: 'confirmation_fallback: phrase accepts a typed phrase from clients without elicitation; a model can type it.',
+    meaning:
+      'confirmation_fallback: phrase accepts a typed phrase from clients without elicitation; a model can type it.',
   },
   // findings of `check`
   unreadable: { kinds: ['finding'], meaning: 'The file cannot be read.' },

@@ -23,6 +23,8 @@ import { fileSha256 } from './file-hash.js';
 import { builtinTools } from './builtin/index.js';
 import type { BuiltinTool } from './builtin/types.js';
 import { TaintTracker } from './call/integrity.js';
+import { ConfirmRuntime } from './confirm/runtime.js';
+import { CONFIRMATION_KEY_SETTING } from './confirm/request-state.js';
 import { IdentityVerifier } from './identity.js';
 import type { Namespace, Session, WatchedFile } from './session.js';
 import type { Settings } from './settings.js';
@@ -66,6 +68,7 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     client,
     identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
     taint: new TaintTracker(),
+    confirm: startupStep(() => confirmRuntimeFor(policy, profile, builtins, settings, env)),
   };
   const audit = session.audit.path;
   if (session.audit.openFailure)
@@ -89,6 +92,26 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     `namespace ready in ${mode.mode} mode: ${mode.reason}`,
   );
   return { session };
+}
+
+/**
+ * The namespace's confirmations. A `through` of policies/confirmations.yaml that names no built-in
+ * tool would silently ask about nothing: it stops start-up, like any unusable policy.
+ */
+function confirmRuntimeFor(
+  policy: PolicySet,
+  profile: CompiledProfile,
+  builtins: readonly BuiltinTool[],
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+): ConfirmRuntime {
+  const names = new Set(builtins.map((tool) => tool.name));
+  const stray = policy.confirmations.rules.find((rule) => rule.through !== null && !names.has(rule.through));
+  if (stray)
+    throw new StartupError(
+      `${stray.file}:${stray.line ?? ''}: confirm names the tool ${stray.through ?? ''}, which is not a built-in tool of this server`,
+    );
+  return ConfirmRuntime.open(policy, profile, { setting: settings.oauthStore, env });
 }
 
 /** AUDIT_SINK (environment only: the URL holds a password): unset or `file`, else a postgres:// URL. */
@@ -146,6 +169,7 @@ export async function switchProfile(namespace: Namespace, profile: CompiledProfi
     gitea,
     client,
     identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
+    confirm: current.confirm.forProfile(current.policy, profile),
   };
   next.logger.info({ profile: profile.name }, 'profile switched at runtime');
   await verifyIdentity(next);
@@ -210,6 +234,7 @@ function executorOptionsFor(settings: Settings, env: NodeJS.ProcessEnv): Session
   const serverSecrets = [
     env.MCP_BEARER_TOKEN,
     env.OAUTH_CLIENT_SECRET,
+    env[CONFIRMATION_KEY_SETTING],
     databasePassword(env.AUDIT_SINK),
     ...extra,
   ].filter((s): s is string => Boolean(s));

@@ -9,17 +9,20 @@
 //   8 live         operations and branch targets only Gitea can tell     live.ts
 //   9 guards       self-review and merge guards over live facts          live-guards.ts
 //  10 taint        after untrusted content, writes stay where it was     integrity.ts
-//  11 execute      the Gitea request, bounded and redacted               ../../gitea/executor.ts
-//  12 scope        the result cut down to the profile's repositories     result-scope.ts
-//  13 label        who wrote each item; below the floor held back        integrity.ts
-//  14 result       the audit event of the outcome                        audit.ts
+//  11 confirm      a person confirms what policy marks (input_required)  ../confirm/gate.ts
+//  12 execute      the Gitea request, bounded and redacted               ../../gitea/executor.ts
+//  13 scope        the result cut down to the profile's repositories     result-scope.ts
+//  14 label        who wrote each item; below the floor held back        integrity.ts
+//  15 result       the audit event of the outcome                        audit.ts
 // Built-in tools run stages 1 to 3 and 5, then answer themselves, hand a Gitea call back into stages
-// 2 to 14 (gitea_api_request), or run a guarded write (guarded-action.ts). gitea_call_operation names
-// its call before stage 5, so the handed-back call writes its own write-ahead event. A call takes the
-// namespace's session once, at its start, and keeps it.
+// 2 to 15 (gitea_api_request), or run a guarded write (guarded-action.ts, whose confirm stage sits
+// between its judge and its write). gitea_call_operation names its call before stage 5, so the
+// handed-back call writes its own write-ahead event. A call takes the namespace's session once, at its
+// start, and keeps it. A call that waits for a person ends with a question (`ask`) instead of a result;
+// the client retries it with the answer and the sealed state, and it runs through every stage again.
 import type { CatalogEntry } from '../../catalog/types.js';
 import { execute } from '../../gitea/executor.js';
-import type { AuditIntegrity } from '../../audit/event.js';
+import type { AuditEvidence, AuditIntegrity } from '../../audit/event.js';
 import { decideMappedCall } from '../../policy/decide.js';
 import type { Decision } from '../../policy/decision.js';
 import { didYouMean } from '../../policy/nearest.js';
@@ -38,6 +41,9 @@ import { applyResultScope } from './result-scope.js';
 import { applyTaint, labelExecuted, taintEvidence } from './integrity.js';
 import { refusal, toolResult } from './tool-result.js';
 import { invalidArguments, invalidShape } from './validate.js';
+import { confirmGiteaCall } from '../confirm/gate.js';
+import { NO_ROUND, type ConfirmRound, type InputAsk } from '../confirm/round.js';
+import { sessionRedactor } from '../session-redactor.js';
 
 /** The stages of a tools/call in the order they run, and the module of each; the header above lists them. */
 export const CALL_STAGES: ReadonlyArray<{ stage: string; does: string; module: string }> = [
@@ -55,6 +61,7 @@ export const CALL_STAGES: ReadonlyArray<{ stage: string; does: string; module: s
   { stage: 'live', does: 'operations and branch targets only Gitea can tell', module: 'live.ts' },
   { stage: 'guards', does: 'self-review and merge guards over live facts', module: 'live-guards.ts' },
   { stage: 'taint', does: 'after untrusted content, writes stay where it was', module: 'integrity.ts' },
+  { stage: 'confirm', does: 'a person confirms what policy marks (input_required)', module: '../confirm/gate.ts' },
   { stage: 'execute', does: 'the Gitea request, bounded and redacted', module: '../../gitea/executor.ts' },
   { stage: 'scope', does: "the result cut down to the profile's repositories", module: 'result-scope.ts' },
   { stage: 'label', does: 'who wrote each item; below the floor held back', module: 'integrity.ts' },
@@ -64,14 +71,33 @@ export const CALL_STAGES: ReadonlyArray<{ stage: string; does: string; module: s
 const INTERNAL_ERROR =
   'The server failed unexpectedly while handling this call; it may not have reached Gitea. See the server log.';
 
-/** Handles one tools/call; an unknown tool is a protocol error (McpError InvalidParams), audited all the same. */
+/** A tools/call's answer: its result, or the question the call waits on (the transport returns `ask` then). */
+export interface ToolCallAnswer {
+  result: CallToolResult;
+  ask?: InputAsk;
+}
+
+/** One tools/call from a client that can ask its person nothing: a call that needs a person is refused. */
 export async function handleToolCall(namespace: Namespace, name: string, args: unknown): Promise<CallToolResult> {
+  return (await answerToolCall(namespace, name, args, NO_ROUND)).result;
+}
+
+/**
+ * Handles one tools/call (one round of it: `round` carries what the client can ask and its answers);
+ * an unknown tool is a protocol error (McpError InvalidParams), audited all the same.
+ */
+export async function answerToolCall(
+  namespace: Namespace,
+  name: string,
+  args: unknown,
+  round: ConfirmRound,
+): Promise<ToolCallAnswer> {
   const { session } = namespace;
   const audit = new CallAudit(session, name, args);
   const target = callTargetOf(args);
   let outcome: Outcome | 'unknown_tool';
   try {
-    outcome = await runTool(session, namespace, name, args ?? {}, target, audit);
+    outcome = await runTool(session, namespace, name, args ?? {}, target, audit, round);
   } catch (error) {
     // The error's name only: a message may quote arguments or Gitea's answer.
     session.logger.error(
@@ -87,7 +113,19 @@ export async function handleToolCall(namespace: Namespace, name: string, args: u
     throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}${didYouMean(name, listed)}`);
   }
   await audit.result(outcome.record);
-  return outcome.result;
+  // The question quotes Gitea (a title, a branch name): it passes the same redaction as a result.
+  return outcome.ask ? { result: outcome.result, ask: redactedAsk(session, outcome.ask) } : { result: outcome.result };
+}
+
+function redactedAsk(session: Session, ask: InputAsk): InputAsk {
+  const redactor = sessionRedactor(session);
+  const requests = Object.fromEntries(
+    Object.entries(ask.requests).map(([key, request]) => [
+      key,
+      { ...request, message: redactor.text(request.message) },
+    ]),
+  );
+  return { ...ask, requests };
 }
 
 async function runTool(
@@ -97,6 +135,7 @@ async function runTool(
   args: unknown,
   target: CallTarget | null,
   audit: CallAudit,
+  round: ConfirmRound,
 ): Promise<Outcome | 'unknown_tool'> {
   const tool = session.registry.get(name);
   if (!tool) return 'unknown_tool';
@@ -107,14 +146,14 @@ async function runTool(
     target,
   );
   if (invalid || !isObject(args)) return invalid ?? invalidShape(args);
-  if (tool.kind === 'gitea') return runGiteaCall(giteaCallContext(session, tool.entry, args, target), audit);
+  if (tool.kind === 'gitea') return runGiteaCall(giteaCallContext(session, tool.entry, args, target), audit, round);
   const call = callContext(session, args, target);
   // A tool that only names another call (gitea_call_operation) is resolved before anything is written.
   const resolved = tool.tool.resolvesFirst ? await tool.tool.handler(call, namespace) : null;
   if (!resolved && !(await audit.writeAhead(tool.tool.operations[0] ?? null, target)))
     return auditUnavailable(null, target, session.audit.failureHint());
   const answer = resolved ?? (await tool.tool.handler(call, namespace));
-  if (answer.kind === 'guarded_action') return runGuardedAction(call, tool.tool, answer);
+  if (answer.kind === 'guarded_action') return runGuardedAction(call, tool.tool, answer, round);
   if (answer.kind === 'gitea_call') {
     // Resolved first, the audit events name the handed-back call's arguments, as its own tool's would.
     if (resolved) audit.callsWith(answer.args);
@@ -122,7 +161,7 @@ async function runTool(
     const inner = callTargetOf(answer.args);
     return (
       invalidArguments(answer.entry.inputSchema, answer.args, inner) ??
-      runGiteaCall(giteaCallContext(session, answer.entry, answer.args, inner), audit)
+      runGiteaCall(giteaCallContext(session, answer.entry, answer.args, inner), audit, round)
     );
   }
   const { audit: a } = answer;
@@ -157,8 +196,8 @@ function giteaCallContext(
   };
 }
 
-/** Stages 5 to 13 for one Gitea operation with schema-valid arguments. */
-async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<Outcome> {
+/** Stages 5 to 15 for one Gitea operation with schema-valid arguments. */
+async function runGiteaCall(call: GiteaCallContext, audit: CallAudit, round: ConfirmRound): Promise<Outcome> {
   const { session, entry, target } = call;
   const operation = call.mapped.ok ? (call.mapped.operations[0] ?? null) : null;
   if (!(await audit.writeAhead(operation, target)))
@@ -194,10 +233,12 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<O
   if (decision.effect === 'deny') return denied(decision, target);
   decision = applyTaint(call, decision);
   if (decision.effect === 'deny') return withIntegrity(denied(decision, target), taintEvidence(call));
-  return executeCall(call, decision);
+  const confirmed = await confirmGiteaCall(call, decision.operations, round);
+  if (!confirmed.go) return confirmed.outcome;
+  return executeCall(call, decision, confirmed.evidence);
 }
 
-async function executeCall(call: GiteaCallContext, decision: Decision): Promise<Outcome> {
+async function executeCall(call: GiteaCallContext, decision: Decision, confirmation: AuditEvidence): Promise<Outcome> {
   const { session, entry, target } = call;
   const { operation, reason } = decision;
   const executed = await execute(
@@ -219,6 +260,7 @@ async function executeCall(call: GiteaCallContext, decision: Decision): Promise<
     target,
     status: isError ? 'error' : 'ok',
     httpStatus,
+    ...(Object.keys(confirmation).length > 0 ? { evidence: confirmation } : {}),
   };
   const outcome: Outcome = { result: toolResult(payload, isError), record };
   return withIntegrity(outcome, labelled.integrity);
