@@ -182,7 +182,7 @@ function mergeNotes(operation: string, args: Readonly<Record<string, unknown>>):
   const body = isObject(args.body) ? args.body : {};
   const deleteBranch = body.delete_branch_after_merge;
   return [
-    `Merge style: ${typeof body.Do === 'string' ? body.Do : 'unspecified'}`,
+    `Merge style: ${typeof body.do === 'string' ? body.do : 'unspecified'}`,
     `Head branch deleted after the merge: ${deleteBranch === true ? 'yes' : deleteBranch === false ? 'no' : "the repository's default"}`,
   ];
 }
