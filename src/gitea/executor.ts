@@ -24,6 +24,7 @@ import { GiteaHttpClient, type HttpOutcome, type HttpRequest, type HttpResponse 
 import { readPagination, requestedPage } from './pagination.js';
 import { Redactor } from './redact.js';
 import { isCredentialIssuing, requestBodySecrets } from './secrets.js';
+import { freshCredentials, hiddenValues, secretsNote } from './reveal.js';
 import { boundData, truncationNote } from './bound.js';
 import { resolveExecutorOptions, type ExecutorOptions } from './options.js';
 
@@ -154,9 +155,12 @@ function finishSuccess(
       options,
     );
   }
-  // Handing over the fresh credential is the point of these operations: only exact redaction applies.
-  const patterns = options.secretDetectionMode !== 'off' && !isCredentialIssuing(entry);
-  const redactor = new Redactor(call.secrets, { patterns });
+  // The fresh credential these operations hand over is redacted too, and shown only once a person says so
+  // (reveal_secrets, src/gitea/reveal.ts); nothing else in such a result is masked.
+  const credential = isCredentialIssuing(entry);
+  const patterns = options.secretDetectionMode !== 'off' && !credential;
+  const revealable = decoded.form === 'json' ? freshCredentials(entry, decoded.data) : [];
+  const redactor = new Redactor(call.secrets, { patterns, revealable });
   const data = redactData(decoded, redactor);
   if (patterns && options.secretDetectionMode === 'block' && redactor.findings.kinds.size > 0) {
     const kinds = [...redactor.findings.kinds].sort().join(', ');
@@ -182,9 +186,14 @@ function finishSuccess(
   );
   // Files inside a JSON result (contents): the envelope says how each was read and whether it changed.
   const files = decoded.form === 'json' && redactor.files.length > 0 ? { file_contents: redactor.files } : {};
-  const bounded = boundData(data, options.maxItems, options.maxChars, JSON.stringify({ ...frame, ...files }).length);
+  const hidden = hiddenValues(redactor.hidden);
+  const note = secretsNote(hidden, credential, entry.annotations.readOnly);
+  const secrets = note ? { secrets: note } : {};
+  const overhead = JSON.stringify({ ...frame, ...files, ...secrets }).length;
+  const bounded = boundData(data, options.maxItems, options.maxChars, overhead);
   const truncated = truncationNote(bounded.cuts, pagination, options.maxItems, options.maxChars);
-  return { isError: false, payload: { ...frame, ...files, truncated, data: bounded.data } };
+  const payload = { ...frame, ...files, ...secrets, truncated, data: bounded.data };
+  return { isError: false, payload, ...(hidden.length > 0 ? { hidden } : {}) };
 }
 
 function redactData(decoded: Decoded, redactor: Redactor): unknown {

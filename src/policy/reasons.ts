@@ -256,7 +256,7 @@ export const REASONS = {
       "The call needs a person's confirmation and the client cannot ask (it declared no elicitation, or not the mode needed).",
   },
   confirmation_declined: {
-    kinds: ['refusal'],
+    kinds: ['refusal', 'outcome'],
     meaning: 'The person declined or cancelled the confirmation, or left it unchecked; nothing reached Gitea.',
   },
   confirmation_rejected: {

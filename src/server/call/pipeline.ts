@@ -42,6 +42,7 @@ import { applyTaint, labelExecuted, taintEvidence } from './integrity.js';
 import { refusal, toolResult } from './tool-result.js';
 import { invalidArguments, invalidShape } from './validate.js';
 import { confirmGiteaCall } from '../confirm/gate.js';
+import { offerReveal, resumeReveal, takeRevealOption } from '../confirm/reveal.js';
 import { NO_ROUND, type ConfirmRound, type InputAsk } from '../confirm/round.js';
 import { sessionRedactor } from '../session-redactor.js';
 
@@ -97,7 +98,8 @@ export async function answerToolCall(
   const target = callTargetOf(args);
   let outcome: Outcome | 'unknown_tool';
   try {
-    outcome = await runTool(session, namespace, name, args ?? {}, target, audit, round);
+    const { args: plain, reveal } = takeRevealOption(args ?? {});
+    outcome = await runTool(session, namespace, name, plain, target, audit, { round, reveal });
   } catch (error) {
     // The error's name only: a message may quote arguments or Gitea's answer.
     session.logger.error(
@@ -135,7 +137,7 @@ async function runTool(
   args: unknown,
   target: CallTarget | null,
   audit: CallAudit,
-  round: ConfirmRound,
+  asking: Asking,
 ): Promise<Outcome | 'unknown_tool'> {
   const tool = session.registry.get(name);
   if (!tool) return 'unknown_tool';
@@ -146,22 +148,25 @@ async function runTool(
     target,
   );
   if (invalid || !isObject(args)) return invalid ?? invalidShape(args);
-  if (tool.kind === 'gitea') return runGiteaCall(giteaCallContext(session, tool.entry, args, target), audit, round);
+  if (tool.kind === 'gitea') return runGiteaCall(giteaCallContext(session, tool.entry, args, target), audit, asking);
   const call = callContext(session, args, target);
   // A tool that only names another call (gitea_call_operation) is resolved before anything is written.
   const resolved = tool.tool.resolvesFirst ? await tool.tool.handler(call, namespace) : null;
   if (!resolved && !(await audit.writeAhead(tool.tool.operations[0] ?? null, target)))
     return auditUnavailable(null, target, session.audit.failureHint());
   const answer = resolved ?? (await tool.tool.handler(call, namespace));
-  if (answer.kind === 'guarded_action') return runGuardedAction(call, tool.tool, answer, round);
+  if (answer.kind === 'guarded_action') return runGuardedAction(call, tool.tool, answer, asking.round);
   if (answer.kind === 'gitea_call') {
     // Resolved first, the audit events name the handed-back call's arguments, as its own tool's would.
     if (resolved) audit.callsWith(answer.args);
     // The reconstructed arguments name their own target and must pass the generated tool's own schema.
     const inner = callTargetOf(answer.args);
+    const handed = takeRevealOption(answer.args);
+    const handedArgs = handed.args as Record<string, unknown>;
+    const reveal = asking.reveal || handed.reveal;
     return (
-      invalidArguments(answer.entry.inputSchema, answer.args, inner) ??
-      runGiteaCall(giteaCallContext(session, answer.entry, answer.args, inner), audit, round)
+      invalidArguments(answer.entry.inputSchema, handedArgs, inner) ??
+      runGiteaCall(giteaCallContext(session, answer.entry, handedArgs, inner), audit, { ...asking, reveal })
     );
   }
   const { audit: a } = answer;
@@ -196,8 +201,15 @@ function giteaCallContext(
   };
 }
 
+/** What the client can ask and answered, and whether the call asks for its hidden values (reveal_secrets). */
+interface Asking {
+  round: ConfirmRound;
+  reveal: boolean;
+}
+
 /** Stages 5 to 15 for one Gitea operation with schema-valid arguments. */
-async function runGiteaCall(call: GiteaCallContext, audit: CallAudit, round: ConfirmRound): Promise<Outcome> {
+async function runGiteaCall(call: GiteaCallContext, audit: CallAudit, asking: Asking): Promise<Outcome> {
+  const { round } = asking;
   const { session, entry, target } = call;
   const operation = call.mapped.ok ? (call.mapped.operations[0] ?? null) : null;
   if (!(await audit.writeAhead(operation, target)))
@@ -215,6 +227,9 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit, round: Con
   if (byArguments.effect === 'deny' && byArguments.reason !== 'target_unreadable') return denied(byArguments, target);
   const refused = await identityRefusal(session, byArguments, target);
   if (refused) return refused;
+  // The retry of a call whose result waits for a reveal is answered from its state: it never runs twice.
+  const revealed = await resumeReveal(call, byArguments.operation ?? call.entry.operationId, round);
+  if (revealed) return revealed;
   const liveOps = await liveOperations(call, call.mapped);
   const { mapped } = liveOps;
   const live = mapped.ok ? await liveTargets(call, mapped.operations) : null;
@@ -235,10 +250,15 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit, round: Con
   if (decision.effect === 'deny') return withIntegrity(denied(decision, target), taintEvidence(call));
   const confirmed = await confirmGiteaCall(call, decision.operations, round);
   if (!confirmed.go) return confirmed.outcome;
-  return executeCall(call, decision, confirmed.evidence);
+  return executeCall(call, decision, confirmed.evidence, asking);
 }
 
-async function executeCall(call: GiteaCallContext, decision: Decision, confirmation: AuditEvidence): Promise<Outcome> {
+async function executeCall(
+  call: GiteaCallContext,
+  decision: Decision,
+  confirmation: AuditEvidence,
+  asking: Asking,
+): Promise<Outcome> {
   const { session, entry, target } = call;
   const { operation, reason } = decision;
   const executed = await execute(
@@ -262,8 +282,10 @@ async function executeCall(call: GiteaCallContext, decision: Decision, confirmat
     httpStatus,
     ...(Object.keys(confirmation).length > 0 ? { evidence: confirmation } : {}),
   };
-  const outcome: Outcome = { result: toolResult(payload, isError), record };
-  return withIntegrity(outcome, labelled.integrity);
+  const outcome = withIntegrity({ result: toolResult(payload, isError), record }, labelled.integrity);
+  const hidden = executed.isError ? undefined : executed.hidden;
+  if (isError || !hidden) return outcome;
+  return offerReveal(call, operation ?? entry.operationId, payload, hidden, outcome, asking.reveal, asking.round);
 }
 
 function withIntegrity(outcome: Outcome, integrity: AuditIntegrity | null): Outcome {
