@@ -111,7 +111,18 @@ function confirmRuntimeFor(
     throw new StartupError(
       `${stray.file}:${stray.line ?? ''}: confirm names the tool ${stray.through ?? ''}, which is not a built-in tool of this server`,
     );
-  return ConfirmRuntime.open(policy, profile, { setting: settings.oauthStore, env });
+  const runtime = ConfirmRuntime.open(policy, profile, { setting: settings.oauthStore, env });
+  const { approver } = runtime.settings;
+  // A signed-in or second person approves on this server's own page, after signing in with Gitea.
+  if (
+    approver !== 'at_client' &&
+    (settings.transport !== 'http' || !settings.oauthClientId || !env.OAUTH_CLIENT_SECRET)
+  )
+    throw new StartupError(
+      `confirmations.approver ${approver} needs MCP_TRANSPORT=http, OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET: the approver signs in with ` +
+        'Gitea on the confirmation page this server serves (register <PUBLIC_BASE_URL>/confirm/callback as a redirect URI of the application)',
+    );
+  return runtime;
 }
 
 /** AUDIT_SINK (environment only: the URL holds a password): unset or `file`, else a postgres:// URL. */

@@ -3,7 +3,9 @@
 // a namespace whose calls never need a person never opens it), and the base URL of the confirmation
 // page this server serves, once its HTTP transport listens. Built at start, kept across calls.
 import { randomBytes } from 'node:crypto';
+import { ApprovalService } from '../../auth/approval-service.js';
 import { ConfirmationStore } from '../../auth/confirmation-store.js';
+import { GiteaOAuthClient } from '../../gitea/oauth-upstream.js';
 import { migrate } from '../../auth/migrations.js';
 import { defaultStorePath } from '../../auth/oauth-setup.js';
 import { openPostgres } from '../../auth/postgres-driver.js';
@@ -93,9 +95,28 @@ export class ConfirmRuntime {
     return this.shared.store;
   }
 
-  /** Called by the HTTP transport once it serves the confirmation page at this public base URL. */
-  servePages(base: string): void {
-    this.shared.page = base.replace(/\/+$/, '');
+  /**
+   * The confirmation page's logic for the HTTP transport, which serves it at `base` (its public base
+   * URL) from now on: approvers sign in with the Gitea OAuth2 application of OAUTH_CLIENT_ID, whose
+   * redirect URIs must include <base>/confirm/callback.
+   */
+  approvalService(app: { giteaUrl: string; clientId: string; clientSecret: string; timeoutMs: number }, base: string) {
+    const page = base.replace(/\/+$/, '');
+    const service = new ApprovalService({
+      store: () => this.store(),
+      sealer: this.pageSealer,
+      upstream: new GiteaOAuthClient({
+        baseUrl: app.giteaUrl,
+        clientId: app.clientId,
+        clientSecret: app.clientSecret,
+        timeoutMs: app.timeoutMs,
+      }),
+      callbackUrl: `${page}/confirm/callback`,
+      giteaUrl: app.giteaUrl,
+      now: this.now,
+    });
+    this.shared.page = page;
+    return service;
   }
 
   /** The confirmation page's public base URL (…/confirm/<id> lives below it); null until, or unless, HTTP serves it. */
