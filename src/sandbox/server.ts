@@ -24,7 +24,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { authenticate, type Caller } from './auth.js';
 import type { Reply, Route } from './context.js';
-import { ApiError, errorBody } from './errors.js';
+import { ApiError, errorBody, RepoRedirect } from './errors.js';
 import { branchRoutes } from './handlers/branches.js';
 import { collaboratorRoutes } from './handlers/collaborators.js';
 import { commitRoutes } from './handlers/commits.js';
@@ -42,6 +42,8 @@ import { markupRoutes } from './handlers/markup.js';
 import { notificationRoutes } from './handlers/notifications.js';
 import { packageRoutes } from './handlers/packages.js';
 import { timeRoutes } from './handlers/times.js';
+import { tagRoutes } from './handlers/tags.js';
+import { timelineRoutes } from './handlers/timeline.js';
 import type { SandboxState } from './model.js';
 import { OAUTH_WEB_PATHS, serveOAuthWeb } from './oauth2-web.js';
 import { Router } from './router.js';
@@ -70,6 +72,8 @@ export const sandboxRoutes: readonly Route[] = [
   ...markupRoutes,
   ...notificationRoutes,
   ...teamRoutes,
+  ...timelineRoutes,
+  ...tagRoutes,
 ];
 
 export interface SandboxRequestRecord {
@@ -166,6 +170,8 @@ async function dispatch(state: SandboxState, router: Router, req: IncomingMessag
     return { reply, operationId };
   } catch (error) {
     if (error instanceof ApiError) return { reply: errorReply(state, error.status, error.message), operationId };
+    if (error instanceof RepoRedirect)
+      return { reply: { status: 307, headers: { Location: error.location } }, operationId };
     const message = error instanceof Error ? error.message : 'unexpected error';
     return { reply: errorReply(state, 500, `sandbox internal error: ${message}`), operationId };
   }
