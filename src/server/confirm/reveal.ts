@@ -70,7 +70,7 @@ export function offerReveal(
               ? {
                   how_to_see:
                     'reveal_secrets needs a person to confirm, and this client cannot ask: it declared no elicitation capability. ' +
-                    'Use a client with elicitation (README: Confirmations).',
+                    'Use a client with elicitation (docs/confirmations.md).',
                 }
               : {}),
           },

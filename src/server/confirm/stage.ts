@@ -28,11 +28,11 @@ export type Gate = { go: true; evidence: AuditEvidence } | { go: false; outcome:
 /** What a person who cannot be asked is told to enable, by the mode a question needs. */
 const ENABLE_ELICITATION = {
   form:
-    'Use an MCP client that supports elicitation (form mode) and has it enabled: Claude Code, VS Code (GitHub Copilot Chat) and ' +
-    'Cursor ask their person in a dialog (README: Confirmations).',
+    'Use an MCP client that supports elicitation and has it enabled: Claude Code, VS Code (GitHub Copilot Chat) and Cursor ' +
+    'ask their person in a dialog (docs/confirmations.md).',
   url:
-    'Use an MCP client that supports URL-mode elicitation (it opens the approval page for its person): VS Code and Claude Code ' +
-    'do (README: Confirmations).',
+    'Use an MCP client that supports URL-mode elicitation (it opens the approval page for its person), or ask the operator ' +
+    'for approver: at_client (docs/confirmations.md).',
 } as const;
 
 export async function confirmStage(call: CallContext, pending: PendingCall, round: ConfirmRound): Promise<Gate> {
@@ -306,7 +306,7 @@ function unavailableStore(call: CallContext, pending: PendingCall): Gate {
   return refuser(call, pending)(
     'confirmation_unavailable',
     'The shared state store, where confirmations are spent, cannot be reached, so no confirmation can be asked or taken. Nothing reached Gitea.',
-    'Check OAUTH_STORE and the database, then retry.',
+    'Check OAUTH_STORE and the database, then retry (docs/confirmations.md).',
   );
 }
 
