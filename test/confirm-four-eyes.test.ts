@@ -17,7 +17,7 @@ import { answerToolCall, type ToolCallAnswer } from '../src/server/call/pipeline
 import { ANSWER_KEY, NO_ROUND, type ConfirmRound } from '../src/server/confirm/round.js';
 import type { Namespace } from '../src/server/session.js';
 import { approvalRoutes } from '../src/transports/approval-routes.js';
-import { namespaceEnv, payloadOf, tempDir } from './support/namespace.js';
+import { namespaceEnv, payloadOf, runServe, spawnHttpNamespace, tempDir } from './support/namespace.js';
 import { openNamespace } from './support/in-process.js';
 import { registerWardenApp } from './support/oauth-flow.js';
 
@@ -270,6 +270,19 @@ describe('a profile that wants a signed-in or second person needs the page', () 
         });
       await assert.rejects(openNamespace(env({})), /approver signed_in needs MCP_TRANSPORT=http/);
       await assert.rejects(openNamespace(env({ MCP_TRANSPORT: 'http' })), /OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET/);
+      const stdio = await runServe(env({}));
+      assert.equal(stdio.code, 2);
+      assert.match(stdio.stderr, /approver signed_in needs MCP_TRANSPORT=http/);
+      // Over HTTP with the application, `serve` mounts the page beside the MCP path.
+      const served = await spawnHttpNamespace(env({ OAUTH_CLIENT_ID: 'app-id', OAUTH_CLIENT_SECRET: 'app-secret' }));
+      try {
+        const page = await fetch(`${new URL(served.url).origin}/confirm/no-such-approval`);
+        assert.equal(page.status, 404);
+        assert.equal(page.headers.get('x-frame-options'), 'DENY');
+        assert.match(await page.text(), /Unknown approval/);
+      } finally {
+        await served.close();
+      }
     } finally {
       await sandbox.close();
       dir.dispose();

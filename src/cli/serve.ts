@@ -103,10 +103,12 @@ async function serve(
     // A client that stops the server with a signal still gets the closing checkpoint written.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void connection.close());
     await connection.closed;
+    await namespace.session.confirm.close();
     await audit.close();
     return;
   }
   const { startHttpTransport } = await import('../transports/http.js');
+  const { confirmationPages } = await import('../transports/approval-routes.js');
   const shared = await sharedRateLimiter(process.env.AUDIT_SINK, http.rateLimitPerMinute);
   const handle = await startHttpTransport(
     {
@@ -116,6 +118,8 @@ async function serve(
         ? { oauthService: (base: string, mcpUrl: string) => Promise.resolve(oauth.service(base, mcpUrl)) }
         : {}),
       ...(shared ? { rateLimiter: shared } : {}),
+      // The confirmation page, when the profile's approver signs in there (docs/confirmations.md).
+      pages: (base: string) => confirmationPages(namespace.session, base),
     },
     // A signed-in person's call runs in a namespace of its own, as that person.
     (caller) => createMcpServer(caller ? namespaceForCaller(namespace, caller) : namespace, { notifications: false }),
@@ -126,6 +130,7 @@ async function serve(
   });
   await handle.close();
   await shared?.close();
+  await namespace.session.confirm.close();
   await audit.close();
 }
 

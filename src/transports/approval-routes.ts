@@ -6,6 +6,24 @@ import express, { type Request, type Response, type Router } from 'express';
 import { renderApproval } from '../auth/approval-page.js';
 import type { ApprovalOutcome, ApprovalService } from '../auth/approval-service.js';
 import { renderNotice } from '../auth/consent-page.js';
+import type { Session } from '../server/session.js';
+
+/**
+ * The confirmation page of a namespace whose profile wants a signed-in or second person's approval,
+ * served at `base` (the public base URL); null when its approver is the person at the client. The
+ * namespace's start-up already refused a profile that needs the page without the OAuth application.
+ */
+export function confirmationPages(session: Pick<Session, 'confirm' | 'settings' | 'env'>, base: string): Router | null {
+  const { confirm, settings, env } = session;
+  if (confirm.settings.approver === 'at_client' || !settings.oauthClientId || !env.OAUTH_CLIENT_SECRET) return null;
+  const app = {
+    giteaUrl: settings.giteaUrl,
+    clientId: settings.oauthClientId,
+    clientSecret: env.OAUTH_CLIENT_SECRET,
+    timeoutMs: settings.timeoutMs,
+  };
+  return approvalRoutes(confirm.approvalService(app, base), base);
+}
 
 /** The routes of the confirmation page of a server whose public base URL is `base`. */
 export function approvalRoutes(service: ApprovalService, base: string): Router {

@@ -11,7 +11,7 @@ import {
 } from 'node:http';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { OAuthService } from '../auth/oauth-service.js';
 import type { Server } from '../server/sdk.js';
 import { StreamableHTTPServerTransport } from '../server/sdk-http.js';
@@ -43,6 +43,8 @@ export interface HttpTransportOptions extends StartupOptions {
   oauthService?: (base: string, mcpUrl: string) => Promise<OAuthService>;
   /** Buckets shared with other replicas; default: this process's own. */
   rateLimiter?: RateLimit;
+  /** Browser pages beside the MCP path (the confirmation page), built once the public base URL is known. */
+  pages?: (base: string) => Router | null;
 }
 
 /** A request's MCP server: null caller for the static bearer (or none), the person for an OAuth token. */
@@ -92,7 +94,7 @@ export async function startHttpTransport(
         `gitea-warden ${options.info.profile}`,
       );
     }
-    app = buildApp(options, createServer, logger, routes);
+    app = buildApp(options, createServer, logger, routes, options.pages?.(base) ?? null);
   } catch (error) {
     await closeServer(http);
     throw error;
@@ -110,6 +112,7 @@ function buildApp(
   createServer: ServerFactory,
   logger: Logger,
   routes: OAuthRoutes | null,
+  pages: Router | null,
 ) {
   const allowed = allowedHostList(options.publicBaseUrl, options.allowedHosts);
   const bearer = options.bearerToken === undefined ? null : new BearerCheck(options.bearerToken);
@@ -195,6 +198,7 @@ function buildApp(
       await serveMcp(req, res, options.maxBodyBytes, () => createServer(caller));
   });
   if (routes) app.use(routes.router);
+  if (pages) app.use(pages);
   app.get(/.*/, (req: Request, res: Response, next: NextFunction) => {
     if (!serveInfoRoute(req.path, res, options.info, options.path)) next();
   });
