@@ -545,3 +545,22 @@ describe('the reconciler tools: a person confirms the landed close and the clean
     assert.equal(event?.evidence?.confirmed_by, 'phrase');
   });
 });
+
+describe('a repository deletion asks with the repository and its immutable id', () => {
+  test('declined, no DELETE reaches Gitea; the question names the repository and its id', async () => {
+    const args = { owner: 'acme', repo: 'gadgets' };
+    let first!: ToolCallAnswer;
+    let second!: ToolCallAnswer;
+    const deletes = await reaching('DELETE', /^\/api\/v1\/repos\/acme\/gadgets$/, async () => {
+      first = await run(owner, 'gitea_repos_delete', args);
+      second = await run(owner, 'gitea_repos_delete', args, answer(first, { action: 'decline' }));
+    });
+    assert.equal(deletes, 0);
+    const id = sandbox.state.repo('acme', 'gadgets')?.id;
+    const message = first.ask?.requests[ANSWER_KEY]?.message ?? '';
+    assert.match(message, /^Delete repository acme\/gadgets and everything in it\?/);
+    assert.match(message, new RegExp(`Repository: acme/gadgets \\(id ${id}\\)`));
+    assert.match(message, /Gitea request: DELETE \/repos\/acme\/gadgets/);
+    assert.equal(errorOf(second)?.kind, 'confirmation_declined');
+  });
+});
