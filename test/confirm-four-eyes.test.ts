@@ -14,11 +14,12 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { stringify } from 'yaml';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { answerToolCall, type ToolCallAnswer } from '../src/server/call/pipeline.js';
-import { ANSWER_KEY, NO_ROUND, type ConfirmRound } from '../src/server/confirm/round.js';
+import { ANSWER_KEY, FIRST_ROUND, type CallRound } from '../src/server/confirm/round.js';
 import type { Namespace } from '../src/server/session.js';
 import { approvalRoutes } from '../src/transports/approval-routes.js';
 import { namespaceEnv, payloadOf, runServe, spawnHttpNamespace, tempDir } from './support/namespace.js';
 import { openNamespace } from './support/in-process.js';
+import { askingRound, answering } from './support/rounds.js';
 import { registerWardenApp } from './support/oauth-flow.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -27,7 +28,7 @@ const noBrowser = existsSync(CHROMIUM)
   ? false
   : `no browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run this test`;
 const where = { owner: 'acme', repo: 'widgets' };
-const URL_ROUND: ConfirmRound = { elicitation: { form: true, url: true }, state: null, responses: {} };
+const URL_ROUND: CallRound = askingRound(true);
 
 describe('four eyes: a second person approves in the browser', { skip: noBrowser }, () => {
   const dir = tempDir('warden-four-eyes-');
@@ -99,7 +100,7 @@ describe('four eyes: a second person approves in the browser', { skip: noBrowser
     sandbox.requests.filter((r) => r.method === 'POST' && /\/pulls\/\d+\/merge$/.test(r.path)).length;
 
   async function mergeArgs(index: number) {
-    const pull = payloadOf((await answerToolCall(merger, 'gitea_pulls_get', { ...where, index }, NO_ROUND)).result);
+    const pull = payloadOf((await answerToolCall(merger, 'gitea_pulls_get', { ...where, index }, FIRST_ROUND)).result);
     return { ...where, index, body: { do: 'merge', head_commit_id: pull.data.head.sha as string } };
   }
 
@@ -109,7 +110,7 @@ describe('four eyes: a second person approves in the browser', { skip: noBrowser
       reviewer,
       'gitea_pulls_create_review',
       { ...where, index, body: { event: 'APPROVED', commit_id: args.body.head_commit_id } },
-      NO_ROUND,
+      FIRST_ROUND,
     );
     assert.equal(payloadOf(review.result).error, undefined);
     return args;
@@ -137,11 +138,7 @@ describe('four eyes: a second person approves in the browser', { skip: noBrowser
     return opened.state.id;
   };
 
-  const retry = (first: ToolCallAnswer, response: unknown): ConfirmRound => ({
-    ...URL_ROUND,
-    state: first.ask?.state ?? null,
-    responses: { [ANSWER_KEY]: response },
-  });
+  const retry = (first: ToolCallAnswer, response: unknown): CallRound => answering(first, response, URL_ROUND);
 
   test('erin approves in her browser; only then does the merge reach Gitea', async () => {
     const args = await approvedPull(1);

@@ -11,11 +11,12 @@ import { CREDENTIAL_ISSUING_OPERATIONS } from '../src/gitea/secrets.js';
 import { loadCatalog } from '../src/catalog/load.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { answerToolCall, type ToolCallAnswer } from '../src/server/call/pipeline.js';
-import { ANSWER_KEY, NO_ROUND, type ConfirmRound } from '../src/server/confirm/round.js';
+import { ANSWER_KEY, FIRST_ROUND, type CallRound } from '../src/server/confirm/round.js';
 import type { Namespace } from '../src/server/session.js';
 import { defaultSpecPath } from '../src/shared/paths.js';
 import { namespaceEnv, payloadOf, tempDir } from './support/namespace.js';
 import { openNamespace } from './support/in-process.js';
+import { askingRound, answering } from './support/rounds.js';
 
 describe('what may be revealed, and how it is put back', () => {
   test('the redactor keeps masked values and revealable credentials, never the exact secrets', () => {
@@ -100,13 +101,9 @@ describe('reveal_secrets through the pipeline, against the sandbox', () => {
   let sandbox: Sandbox;
   let owner: Namespace;
   let author: Namespace;
-  const FORM: ConfirmRound = { elicitation: { form: true, url: false }, state: null, responses: {} };
+  const FORM: CallRound = askingRound();
   const yes = { action: 'accept', content: { [ANSWER_KEY]: true } };
-  const retry = (first: ToolCallAnswer, response: unknown): ConfirmRound => ({
-    ...FORM,
-    state: first.ask?.state ?? null,
-    responses: { [ANSWER_KEY]: response },
-  });
+  const retry = (first: ToolCallAnswer, response: unknown): CallRound => answering(first, response, FORM);
   const payload = (answer: ToolCallAnswer) => payloadOf(answer.result);
 
   before(async () => {
@@ -206,7 +203,7 @@ describe('reveal_secrets through the pipeline, against the sandbox', () => {
   });
 
   test('a client that cannot ask gets the masked result, told that revealing needs elicitation', async () => {
-    const answer = await answerToolCall(owner, 'gitea_oauth2_create', createApp('no-ask', true), NO_ROUND);
+    const answer = await answerToolCall(owner, 'gitea_oauth2_create', createApp('no-ask', true), FIRST_ROUND);
     assert.equal(answer.ask, undefined);
     assert.equal(payload(answer).data.client_secret, `[REDACTED ${fingerprint(secretOf('no-ask'))}]`);
     assert.match(payload(answer).secrets.how_to_see, /elicitation/);

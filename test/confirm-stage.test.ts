@@ -11,11 +11,12 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { defaultSeed } from '../src/sandbox/index.js';
 import { answerToolCall, type ToolCallAnswer } from '../src/server/call/pipeline.js';
-import { ANSWER_KEY, NO_ROUND, type ConfirmRound } from '../src/server/confirm/round.js';
+import { ANSWER_KEY, FIRST_ROUND, type CallRound } from '../src/server/confirm/round.js';
 import { StateSealer } from '../src/server/confirm/request-state.js';
 import type { Namespace } from '../src/server/session.js';
 import { namespaceEnv, payloadOf, tempDir } from './support/namespace.js';
 import { openNamespace } from './support/in-process.js';
+import { askingRound, answering, withState } from './support/rounds.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
 const where = { owner: 'acme', repo: 'widgets' };
@@ -32,7 +33,7 @@ let owner: Namespace;
 let phraseReconciler: Namespace;
 let otherKeyMerger: Namespace;
 
-const FORM: ConfirmRound = { elicitation: { form: true, url: false }, state: null, responses: {} };
+const FORM: CallRound = askingRound();
 const yes = { action: 'accept', content: { [ANSWER_KEY]: true } };
 
 let loaded = 0;
@@ -73,17 +74,14 @@ async function asAdmin(method: string, path: string, body: unknown, login = 'adm
   return response.status;
 }
 
-const run = (namespace: Namespace, tool: string, args: Record<string, unknown>, round: ConfirmRound = FORM) =>
+const run = (namespace: Namespace, tool: string, args: Record<string, unknown>, round: CallRound = FORM) =>
   answerToolCall(namespace, tool, args, round);
-const answer = (first: ToolCallAnswer, response: unknown, round: ConfirmRound = FORM): ConfirmRound => ({
-  ...round,
-  state: first.ask?.state ?? null,
-  responses: response === undefined ? {} : { [ANSWER_KEY]: response },
-});
+const answer = (first: ToolCallAnswer, response: unknown, round: CallRound = FORM): CallRound =>
+  answering(first, response, round);
 const errorOf = (result: ToolCallAnswer) => payloadOf(result.result).error as Record<string, any> | undefined;
 
 async function pullHead(index: number): Promise<string> {
-  return payloadOf((await run(merger, 'gitea_pulls_get', { ...where, index }, NO_ROUND)).result).data.head.sha;
+  return payloadOf((await run(merger, 'gitea_pulls_get', { ...where, index }, FIRST_ROUND)).result).data.head.sha;
 }
 
 async function approve(index: number): Promise<void> {
@@ -92,7 +90,7 @@ async function approve(index: number): Promise<void> {
     reviewer,
     'gitea_pulls_create_review',
     { ...where, index, body: { event: 'APPROVED', commit_id: head } },
-    NO_ROUND,
+    FIRST_ROUND,
   );
   assert.equal(errorOf(review), undefined, JSON.stringify(errorOf(review)));
 }
@@ -279,7 +277,7 @@ describe('answers that reach nothing', () => {
     body: { do: 'merge', head_commit_id: await pullHead(n) },
   });
 
-  const refusals: Array<[string, (first: ToolCallAnswer) => ConfirmRound, string]> = [
+  const refusals: Array<[string, (first: ToolCallAnswer) => CallRound, string]> = [
     ['declined', (first) => answer(first, { action: 'decline' }), 'confirmation_declined'],
     ['cancelled', (first) => answer(first, { action: 'cancel' }), 'confirmation_declined'],
     [
@@ -292,26 +290,27 @@ describe('answers that reach nothing', () => {
       (first) => {
         const state = first.ask?.state ?? '';
         const at = state.length - 10;
-        return {
-          ...answer(first, yes),
-          state: `${state.slice(0, at)}${state[at] === 'A' ? 'B' : 'A'}${state.slice(at + 1)}`,
-        };
+        return withState(
+          answer(first, yes),
+          `${state.slice(0, at)}${state[at] === 'A' ? 'B' : 'A'}${state.slice(at + 1)}`,
+        );
       },
       'confirmation_invalid',
     ],
-    ['made up', (first) => ({ ...answer(first, yes), state: 'gwq1.v1.AAAA.BBBB.CCCC' }), 'confirmation_invalid'],
+    ['made up', (first) => withState(answer(first, yes), 'gwq1.v1.AAAA.BBBB.CCCC'), 'confirmation_invalid'],
     [
       'forged under a key the server does not hold',
-      (first) => ({ ...answer(first, yes), state: new StateSealer(null).seal(openState(first)) }),
+      (first) => withState(answer(first, yes), new StateSealer(null).seal(openState(first))),
       'confirmation_invalid',
     ],
     [
       'expired',
       // Sealed by this server's own key, past its expiry: as if the person answered after ten minutes.
-      (first) => ({
-        ...answer(first, yes),
-        state: merger.session.confirm.states.seal({ ...openState(first), expiresAt: Date.now() - 1 }),
-      }),
+      (first) =>
+        withState(
+          answer(first, yes),
+          merger.session.confirm.states.seal({ ...openState(first), expiresAt: Date.now() - 1 }),
+        ),
       'confirmation_expired',
     ],
   ];
@@ -403,7 +402,11 @@ describe('answers that reach nothing', () => {
     const args = await argsFor();
     let result!: ToolCallAnswer;
     assert.equal(
-      await reaching('POST', /\/merge$/, async () => (result = await run(merger, 'gitea_pulls_merge', args, NO_ROUND))),
+      await reaching(
+        'POST',
+        /\/merge$/,
+        async () => (result = await run(merger, 'gitea_pulls_merge', args, FIRST_ROUND)),
+      ),
       0,
     );
     assert.equal(errorOf(result)?.kind, 'confirmation_unavailable');
@@ -504,7 +507,7 @@ describe('the reconciler tools: a person confirms the landed close and the clean
   test('without elicitation, the reconciler tools are refused; the phrase fallback takes exactly the typed phrase', async () => {
     // feature/login is PR #1's head, merged above: the cleanup's guard passes, the confirmation decides.
     const cleanup = { ...where, pr_number: 1, branch: 'feature/login' };
-    const noAsk = await run(reconciler, 'gitea_cleanup_merged_pr_branch', cleanup, NO_ROUND);
+    const noAsk = await run(reconciler, 'gitea_cleanup_merged_pr_branch', cleanup, FIRST_ROUND);
     assert.equal(errorOf(noAsk)?.kind, 'confirmation_unavailable');
     let wrong!: ToolCallAnswer;
     assert.equal(
@@ -516,7 +519,7 @@ describe('the reconciler tools: a person confirms the landed close and the clean
             phraseReconciler,
             'gitea_cleanup_merged_pr_branch',
             { ...cleanup, confirmation: 'yes' },
-            NO_ROUND,
+            FIRST_ROUND,
           )),
       ),
       0,
@@ -533,7 +536,7 @@ describe('the reconciler tools: a person confirms the landed close and the clean
             phraseReconciler,
             'gitea_cleanup_merged_pr_branch',
             { ...cleanup, confirmation: 'CLEANUP MERGED PR 1 BRANCH feature/login' },
-            NO_ROUND,
+            FIRST_ROUND,
           )),
       ),
       1,

@@ -18,7 +18,7 @@ import { sessionRedactor } from '../session-redactor.js';
 import type { Session } from '../session.js';
 import { toolResult } from './tool-result.js';
 import { guardedGate } from '../confirm/gate.js';
-import type { ConfirmRound } from '../confirm/round.js';
+import type { CallRound } from '../confirm/round.js';
 
 export type GuardedAction = Extract<BuiltinOutcome, { kind: 'guarded_action' }>;
 
@@ -26,7 +26,7 @@ export async function runGuardedAction(
   call: CallContext,
   tool: BuiltinTool,
   action: GuardedAction,
-  round: ConfirmRound,
+  round: CallRound,
 ): Promise<Outcome> {
   const { session, target } = call;
   const decision = decideGuardedAction(session, tool, action);

@@ -43,7 +43,7 @@ import { refusal, toolResult } from './tool-result.js';
 import { invalidArguments, invalidShape } from './validate.js';
 import { confirmGiteaCall } from '../confirm/gate.js';
 import { offerReveal, resumeReveal, takeRevealOption } from '../confirm/reveal.js';
-import { NO_ROUND, type ConfirmRound, type InputAsk } from '../confirm/round.js';
+import { FIRST_ROUND, type CallRound, type InputAsk } from '../confirm/round.js';
 import { sessionRedactor } from '../session-redactor.js';
 
 /** The stages of a tools/call in the order they run, and the module of each; the header above lists them. */
@@ -80,7 +80,7 @@ export interface ToolCallAnswer {
 
 /** One tools/call from a client that can ask its person nothing: a call that needs a person is refused. */
 export async function handleToolCall(namespace: Namespace, name: string, args: unknown): Promise<CallToolResult> {
-  return (await answerToolCall(namespace, name, args, NO_ROUND)).result;
+  return (await answerToolCall(namespace, name, args, FIRST_ROUND)).result;
 }
 
 /**
@@ -91,7 +91,7 @@ export async function answerToolCall(
   namespace: Namespace,
   name: string,
   args: unknown,
-  round: ConfirmRound,
+  round: CallRound,
 ): Promise<ToolCallAnswer> {
   const { session } = namespace;
   const audit = new CallAudit(session, name, args);
@@ -203,7 +203,7 @@ function giteaCallContext(
 
 /** What the client can ask and answered, and whether the call asks for its hidden values (reveal_secrets). */
 interface Asking {
-  round: ConfirmRound;
+  round: CallRound;
   reveal: boolean;
 }
 

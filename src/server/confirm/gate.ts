@@ -8,7 +8,7 @@ import type { BuiltinTool } from '../builtin/types.js';
 import type { CallContext, GiteaCallContext } from '../call/context.js';
 import { deniedRecord, type Outcome } from '../call/outcome.js';
 import { refusal } from '../call/tool-result.js';
-import type { ConfirmRound } from './round.js';
+import type { CallRound } from './round.js';
 import { confirmStage, type Gate } from './stage.js';
 import { pendingGiteaCall, pendingGuardedAction } from './subject.js';
 
@@ -16,7 +16,7 @@ import { pendingGiteaCall, pendingGuardedAction } from './subject.js';
 export async function confirmGiteaCall(
   call: GiteaCallContext,
   operations: readonly string[],
-  round: ConfirmRound,
+  round: CallRound,
 ): Promise<Gate> {
   const requirement = requiredConfirmation(call.session.confirm.settings, { operations, tool: call.entry.name });
   if (!requirement) return { go: true, evidence: {} };
@@ -34,7 +34,7 @@ export interface GuardedGate {
   evidence(): AuditEvidence;
 }
 
-export function guardedGate(call: CallContext, tool: BuiltinTool, round: ConfirmRound): GuardedGate {
+export function guardedGate(call: CallContext, tool: BuiltinTool, round: CallRound): GuardedGate {
   const requirement = requiredConfirmation(call.session.confirm.settings, {
     operations: tool.operations,
     tool: tool.name,

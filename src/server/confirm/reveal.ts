@@ -13,7 +13,7 @@ import type { GiteaCallContext } from '../call/context.js';
 import { deniedRecord, type Outcome } from '../call/outcome.js';
 import { refusal, toolResult } from '../call/tool-result.js';
 import { argumentsDigest, newStateId, type ConfirmState } from './request-state.js';
-import { ANSWER_KEY, type ConfirmRound, type InputAsk } from './round.js';
+import { ANSWER_KEY, type CallRound, type InputAsk } from './round.js';
 import { principalOf } from './subject.js';
 
 /** The call option, taken off the arguments before they are validated (it never reaches Gitea). */
@@ -51,11 +51,11 @@ export function offerReveal(
   hidden: readonly HiddenValue[],
   outcome: Outcome,
   wanted: boolean,
-  round: ConfirmRound,
+  round: CallRound,
 ): Outcome {
   const present = hiddenIn(payload.data, hidden);
   if (present.length === 0) return outcome;
-  const canAsk = round.elicitation.form;
+  const canAsk = round.canAsk.form;
   // The executor's note, counted again: scope filtering and integrity labels may have removed some values.
   const note = payload.secrets ?? secretsNote(present, false, call.entry.annotations.readOnly);
   const shownPayload: SuccessPayload = {
@@ -140,11 +140,11 @@ export function offerReveal(
 export async function resumeReveal(
   call: GiteaCallContext,
   operation: string,
-  round: ConfirmRound,
+  round: CallRound,
 ): Promise<Outcome | null> {
-  if (round.state === null) return null;
+  if (round.requestState === undefined) return null;
   const runtime = call.session.confirm;
-  const opened = runtime.states.open(round.state);
+  const opened = runtime.states.open(round.requestState);
   if (!opened.ok || opened.state.kind !== 'reveal' || !opened.state.reveal) return null;
   const { state } = opened;
   const { payload, values } = opened.state.reveal;
@@ -166,7 +166,7 @@ export async function resumeReveal(
   } catch {
     return stop('confirmation_unavailable', 'The shared state store cannot be reached. Nothing is shown.');
   }
-  const answer = judgeAnswer(round.responses[ANSWER_KEY]);
+  const answer = judgeAnswer(round.inputResponses?.[ANSWER_KEY]);
   if (!(await store.spend(state.id, answer.kind === 'confirmed' ? 'used' : 'declined', state.expiresAt)))
     return stop('confirmation_replayed', 'This confirmation was used or declined already. Nothing is shown.');
   const record = (reason: ReasonCode, evidence: AuditEvidence): CallRecord => ({

@@ -3,17 +3,21 @@
 // input_required result; the SDK's legacy shim turns it into elicitation/create for 2025 clients).
 
 /** The client and this round of the call, as the transport saw them. */
-export interface ConfirmRound {
-  /** The elicitation modes the client declared (2025: at initialize; 2026-07-28: with the request). */
-  elicitation: { form: boolean; url: boolean };
-  /** The state the client echoed (requestState), when this call is a retry with answers. */
-  state: string | null;
-  /** The answers, keyed as the server asked (inputResponses, or the legacy shim's collected answers). */
-  responses: Readonly<Record<string, unknown>>;
+export interface CallRound {
+  /** What the client declared it can show a person (2025: at initialize; 2026-07-28: with the request). */
+  readonly canAsk: { readonly form: boolean; readonly url: boolean };
+  /** The answers to the previous round's input requests, keyed as they were asked; absent on a first round. */
+  readonly inputResponses: Readonly<Record<string, unknown>> | undefined;
+  /** The requestState the previous round returned, as the client echoed it: untrusted until opened. */
+  readonly requestState: string | undefined;
 }
 
-/** A call from a client that can ask nothing, and carries no answer. */
-export const NO_ROUND: ConfirmRound = { elicitation: { form: false, url: false }, state: null, responses: {} };
+/** A round of a call made inside the server (tests, the demo): no client to ask, no answer. */
+export const FIRST_ROUND: CallRound = {
+  canAsk: { form: false, url: false },
+  inputResponses: undefined,
+  requestState: undefined,
+};
 
 /** The one form field a confirmation asks for: a box the person ticks. */
 export interface ConfirmFormSchema {
@@ -31,5 +35,5 @@ export interface InputAsk {
   state: string;
 }
 
-/** The key of the one question in `requests` and of its answer in `responses`. */
+/** The key of the one question in `requests` and of its answer in `inputResponses`. */
 export const ANSWER_KEY = 'confirm';

@@ -19,7 +19,7 @@ import type { CallContext } from '../call/context.js';
 import { deniedRecord, type Outcome } from '../call/outcome.js';
 import { refusal } from '../call/tool-result.js';
 import { newStateId, type ConfirmState } from './request-state.js';
-import { ANSWER_KEY, type AskRequest, type ConfirmRound, type InputAsk } from './round.js';
+import { ANSWER_KEY, type AskRequest, type CallRound, type InputAsk } from './round.js';
 import type { PendingCall } from './subject.js';
 
 /** Go on (with what the audit records of the confirmation), or end the call with this outcome. */
@@ -35,12 +35,12 @@ const ENABLE_ELICITATION = {
     'for approver: at_client (docs/confirmations.md).',
 } as const;
 
-export async function confirmStage(call: CallContext, pending: PendingCall, round: ConfirmRound): Promise<Gate> {
+export async function confirmStage(call: CallContext, pending: PendingCall, round: CallRound): Promise<Gate> {
   const stop = refuser(call, pending);
   const { session } = call;
   const runtime = session.confirm;
-  if (round.state !== null) {
-    const opened = runtime.states.open(round.state);
+  if (round.requestState !== undefined) {
+    const opened = runtime.states.open(round.requestState);
     if (!opened.ok) {
       session.logger.warn({ tool: pending.binding.tool }, 'a confirmation state that does not open was presented');
       return stop(
@@ -52,17 +52,12 @@ export async function confirmStage(call: CallContext, pending: PendingCall, roun
     return resume(call, pending, round, opened.state);
   }
   const url = pending.requirement.approver !== 'at_client';
-  if (!(url ? round.elicitation.url : round.elicitation.form)) return unaskable(call, pending, url);
+  if (!(url ? round.canAsk.url : round.canAsk.form)) return unaskable(call, pending, url);
   return ask(call, pending, null);
 }
 
 /** A retry: the state opened; is it this call's, in time, unspent, and what did the person answer? */
-async function resume(
-  call: CallContext,
-  pending: PendingCall,
-  round: ConfirmRound,
-  state: ConfirmState,
-): Promise<Gate> {
+async function resume(call: CallContext, pending: PendingCall, round: CallRound, state: ConfirmState): Promise<Gate> {
   const stop = refuser(call, pending);
   const runtime = call.session.confirm;
   const verdict = compareBinding(state.binding, pending.binding);
@@ -94,7 +89,7 @@ async function resume(
     return ask(call, pending, `The earlier answer no longer applies: ${describeChanges(verdict.changes)}.`);
   }
   if (state.approver === 'at_client') {
-    const answer = judgeAnswer(round.responses[ANSWER_KEY]);
+    const answer = judgeAnswer(round.inputResponses?.[ANSWER_KEY]);
     if (answer.kind === 'missing') {
       // A retry without its answer: asked again, and the unanswered state never counts after that.
       if (!(await store.spend(state.id, 'reissued', state.expiresAt))) return replayed();
@@ -110,7 +105,7 @@ async function resume(
       );
     return { go: true, evidence: { confirmed_by: 'at_client', confirmation: state.id } };
   }
-  const answer = judgeAnswer(round.responses[ANSWER_KEY], '');
+  const answer = judgeAnswer(round.inputResponses?.[ANSWER_KEY], '');
   if (answer.kind === 'declined') {
     if (!(await store.spend(state.id, 'declined', state.expiresAt))) return replayed();
     return stop(
