@@ -566,4 +566,14 @@ describe('a repository deletion asks with the repository and its immutable id', 
     assert.match(message, /Gitea request: DELETE \/repos\/acme\/gadgets/);
     assert.equal(errorOf(second)?.kind, 'confirmation_declined');
   });
+
+  test('a repository whose id cannot be read is not asked about: refused, naming the fact', async () => {
+    const result = await run(owner, 'gitea_repos_delete', { owner: 'acme', repo: 'no-such-repository' });
+    assert.equal(result.ask, undefined);
+    assert.equal(errorOf(result)?.kind, 'fact_unavailable');
+    assert.match(
+      errorOf(result)?.message ?? '',
+      /cannot show what will happen: Repository acme\/no-such-repository could not be read \(HTTP 404\)/,
+    );
+  });
 });
