@@ -252,6 +252,13 @@ function redactionSection({ redaction, audit }: BenchResults): string[] {
     `| redaction, exact only (MB/s) | ${fmt(redaction.exactOnlyMBps)} |`,
     `| redaction, exact + patterns, decoded JSON (MB/s) | ${fmt(redaction.maskMBps)} |`,
     `| redaction, exact + patterns, raw text (MB/s) | ${fmt(redaction.textMaskMBps)} |`,
+    ...(redaction.archive
+      ? [
+          `| redaction inside a ${(redaction.archive.archiveBytes / (1024 * 1024)).toFixed(1)} MB .tar.gz (${redaction.archive.files} files, ` +
+            `${(redaction.archive.inflatedBytes / (1024 * 1024)).toFixed(1)} MB inflated): opened, redacted, built again (MB/s of the download) | ` +
+            `${fmt(redaction.archive.archiveMBps)} |`,
+        ]
+      : []),
     `| audit appends/s, one at a time: one fsync each, as before group commit | ${fmt(audit.sequentialPerSecond)} |`,
     `| audit appends/s, all at once: group commit, one fsync per batch | ${fmt(audit.concurrentPerSecond)} |`,
     '',

@@ -21,6 +21,8 @@ export interface RedactionFigures {
   exactOnlyMBps: Spread;
   maskMBps: Spread;
   textMaskMBps: Spread;
+  /** A ~5 MB .tar.gz download opened and redacted inside; absent in results written before it was measured. */
+  archive?: { archiveBytes: number; inflatedBytes: number; files: number; archiveMBps: Spread };
 }
 
 export interface AuditFigures {

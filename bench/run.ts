@@ -10,7 +10,7 @@ import { referenceHolders } from '../src/policy-files/profile-files.js';
 import { benchAuditAppend } from './audit-append.js';
 import { benchDecisionEngines, DisagreementError } from './decision-engines.js';
 import { benchIntegrity } from './integrity.js';
-import { benchRedaction } from './redaction.js';
+import { benchArchiveRedaction, benchRedaction } from './redaction.js';
 import { renderReport } from './report.js';
 import type { AuditFigures, BenchResults, IntegrityFigures, Machine, RedactionFigures } from './results.js';
 import { benchScaling } from './scaling.js';
@@ -123,7 +123,14 @@ async function redactionFigures(): Promise<RedactionFigures> {
     shape = { inputBytes, issues };
     return { exactOnlyMBps, maskMBps, textMaskMBps };
   });
-  return { ...shape, ...figures };
+  progress(`redaction inside a 5 MB .tar.gz: ${ROUNDS} rounds`);
+  let archiveShape = { archiveBytes: 0, inflatedBytes: 0, files: 0 };
+  const archive = await overRounds(ROUNDS, () => {
+    const { archiveBytes, inflatedBytes, files, archiveMBps } = benchArchiveRedaction(1);
+    archiveShape = { archiveBytes, inflatedBytes, files };
+    return { archiveMBps };
+  });
+  return { ...shape, ...figures, archive: { ...archiveShape, ...archive } };
 }
 
 async function auditFigures(): Promise<AuditFigures> {

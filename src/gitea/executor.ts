@@ -23,6 +23,7 @@ import {
 import { GiteaHttpClient, type HttpOutcome, type HttpRequest, type HttpResponse } from './http.js';
 import { readPagination, requestedPage } from './pagination.js';
 import { Redactor } from './redact.js';
+import { DownloadWithheld } from './archive.js';
 import { isCredentialIssuing, requestBodySecrets } from './secrets.js';
 import { freshCredentials, hiddenValues, secretsNote } from './reveal.js';
 import { boundData, truncationNote } from './bound.js';
@@ -160,8 +161,23 @@ function finishSuccess(
   const credential = isCredentialIssuing(entry);
   const patterns = options.secretDetectionMode !== 'off' && !credential;
   const revealable = decoded.form === 'json' ? freshCredentials(entry, decoded.data) : [];
-  const redactor = new Redactor(call.secrets, { patterns, revealable });
-  const data = redactData(decoded, redactor);
+  const redactor = new Redactor(call.secrets, { patterns, revealable, archives: options.archiveBounds });
+  let data: unknown;
+  try {
+    data = redactData(decoded, redactor);
+  } catch (error) {
+    if (!(error instanceof DownloadWithheld)) throw error;
+    const message = `The download was withheld: ${error.reason}. The request itself was carried out (HTTP ${response.status}).`;
+    const hint =
+      'Read the files one by one (contents, raw file) or a narrower path, or ask for a .zip or .tar.gz instead of a bundle; ' +
+      'archives are opened only within bounds (size, entries, ratio, nesting).';
+    return finishError(
+      errorBody(response.status, 'download_uninspectable', message, hint),
+      call.line,
+      call.secrets,
+      options,
+    );
+  }
   if (patterns && options.secretDetectionMode === 'block' && redactor.findings.kinds.size > 0) {
     const kinds = [...redactor.findings.kinds].sort().join(', ');
     const message = `The result was withheld: it contains secret-like content (${kinds}). The request itself was carried out (HTTP ${response.status}).`;
@@ -184,8 +200,10 @@ function finishSuccess(
     response.status,
     pagination,
   );
-  // Files inside a JSON result (contents): the envelope says how each was read and whether it changed.
-  const files = decoded.form === 'json' && redactor.files.length > 0 ? { file_contents: redactor.files } : {};
+  // Files inside a JSON result (contents), or an archive downloaded: the envelope says how each was read and whether it changed.
+  const archived = decoded.form === 'binary' && redactor.files.some((f) => f.decoded_as === 'archive');
+  const files =
+    (decoded.form === 'json' || archived) && redactor.files.length > 0 ? { file_contents: redactor.files } : {};
   const hidden = hiddenValues(redactor.hidden);
   const note = secretsNote(hidden, credential, entry.annotations.readOnly);
   const secrets = note ? { secrets: note } : {};

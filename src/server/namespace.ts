@@ -73,7 +73,8 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
   const audit = session.audit.path;
   if (session.audit.openFailure)
     logger.error({ audit }, `audit log unavailable, every tool call will be refused: ${session.audit.failureHint()}`);
-  else if (audit !== auditPath && !audit.startsWith('postgres://'))
+  else if (session.audit.startNotice()) logger.warn({ audit }, session.audit.startNotice() as string);
+  if (!session.audit.openFailure && audit !== auditPath && !audit.startsWith('postgres://'))
     logger.info(
       { audit, held: auditPath },
       'the default audit log is held by another process: this one writes its own',

@@ -27,7 +27,7 @@ export const ROOMS: readonly Room[] = [
     name: 'shared',
     job:
       "generic pieces every shell room uses: the project's paths, YAML/JSON documents with " +
-      'line numbers and their JSON Schema validation (ajv), the process logger, the start-up error',
+      'line numbers and their JSON Schema validation (ajv), the process logger, the start-up error, the tar format',
     mayImport: [],
     uses: 'nothing of ours',
   },
@@ -44,8 +44,8 @@ export const ROOMS: readonly Room[] = [
     job:
       'HTTP client, path encoding, executor, pagination, errors, redaction, bounds, envelope; ' +
       'fact gatherers and the reconciler actions',
-    mayImport: ['catalog', 'policy'],
-    uses: '`catalog`; `policy` **types** only',
+    mayImport: ['catalog', 'policy', 'shared'],
+    uses: '`catalog`; `policy` **types** only; `shared` (the tar format)',
   },
   {
     name: 'audit',
@@ -83,8 +83,8 @@ export const ROOMS: readonly Room[] = [
   {
     name: 'sandbox',
     job: 'the stand-in Gitea for the demo and the tests',
-    mayImport: ['catalog'],
-    uses: '`catalog` (the route table)',
+    mayImport: ['catalog', 'shared'],
+    uses: '`catalog` (the route table), `shared` (the tar format)',
   },
   {
     name: 'cli',
