@@ -164,6 +164,29 @@ function overheadSection(results: BenchResults): string[] {
     ),
     '',
     ...tokenVerificationLines(results),
+    ...tracingLines(results),
+  ];
+}
+
+/** OpenTelemetry tracing (issue 30): the same calls with tracing off and exporting to a loopback receiver. */
+function tracingLines({ tracing: t }: BenchResults): string[] {
+  if (!t) return ['Tracing (OpenTelemetry): not measured in this run.', ''];
+  const row = (p: (typeof t.points)[number]) =>
+    `| ${p.point.kind} | ${p.tracing} | ${fmt(p.point.p50Milliseconds)} | ${fmt(p.point.p99Milliseconds)} | ` +
+    `${p.point.serverCpuMilliseconds ? fmt(p.point.serverCpuMilliseconds) : '-'} |`;
+  return [
+    `Tracing: the same calls over streamable HTTP to two namespaces (${t.profile}), one without OTEL_* variables (off: the SDK`,
+    `is never loaded) and one exporting every span to an OTLP receiver on loopback (on; ${t.spansReceived} spans received).`,
+    '',
+    '| call | tracing | p50 (ms) | p99 (ms) | server CPU per call (ms) |',
+    '|---|---|---:|---:|---:|',
+    ...t.points.map(row),
+    '',
+    ...t.added.map(
+      (a) =>
+        `Added by tracing, ${a.kind}: p50 ${a.p50Milliseconds} ms, p99 ${a.p99Milliseconds} ms, server CPU ${a.serverCpuMilliseconds} ms per call.`,
+    ),
+    '',
   ];
 }
 

@@ -72,11 +72,11 @@ describe('two serve replicas on one PostgreSQL token store', () => {
     dir?.dispose();
   });
 
-  test('the schema was migrated once, each step of MIGRATIONS exactly once', async () => {
+  test('the schema was migrated once, every step of it', async () => {
     const { rows } = await pg.query('SELECT version FROM oauth_schema_migrations ORDER BY version', 'warden_oauth');
     assert.deepEqual(
       rows.map((r) => r.version),
-      MIGRATIONS.map((step) => step.version).sort((x, y) => x - y),
+      MIGRATIONS.map((m) => m.version),
     );
   });
 

@@ -56,6 +56,8 @@ export interface AuditLogOptions {
   /** Signs a checkpoint at start, every `checkpointEvery` events, and at close. */
   signer?: Signer;
   checkpointEvery?: number;
+  /** Told how long each fsync took, in seconds (the server's metrics). */
+  onFsync?: (seconds: number) => void;
   /** With a signer: the record beside the key of this log's chain and last checkpoint (high-water.ts). */
   highWater?: HighWaterMark;
 }
@@ -101,6 +103,7 @@ export class AuditLog {
     private head: ChainHead,
     private file: FileIdentity,
     private readonly clock: () => Date,
+    private readonly onFsync: ((seconds: number) => void) | undefined,
     private readonly signer: Signer | undefined,
     private readonly checkpointEvery: number,
     private readonly highWater: HighWaterMark | undefined,
@@ -138,6 +141,7 @@ export class AuditLog {
           head,
           { dev, ino, size },
           options.clock ?? (() => new Date()),
+          options.onFsync,
           options.signer,
           every,
           options.signer ? options.highWater : undefined,
@@ -232,7 +236,9 @@ export class AuditLog {
     const data = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
     try {
       writeAll(this.handle.fd, data);
+      const syncStarted = performance.now();
       await this.handle.sync();
+      this.onFsync?.((performance.now() - syncStarted) / 1000);
     } catch (error) {
       throw this.fail(errnoCode(error), 'write');
     }

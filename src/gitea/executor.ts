@@ -28,6 +28,7 @@ import { isCredentialIssuing, requestBodySecrets } from './secrets.js';
 import { freshCredentials, hiddenValues, secretsNote } from './reveal.js';
 import { boundData, truncationNote } from './bound.js';
 import { resolveExecutorOptions, type ExecutorOptions } from './options.js';
+import { traceStage } from '../telemetry/tracing.js';
 
 export interface GiteaSender {
   send(request: HttpRequest): Promise<HttpOutcome>;
@@ -59,11 +60,14 @@ export async function execute(
     context.client ??
     new GiteaHttpClient(context.identity, { timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes });
   const outcome = await client.send(prepared.value);
-  if (!outcome.ok)
-    return finishError(errorBody(null, outcome.kind, outcome.message, outcome.hint), line, secrets, options);
-  if (outcome.status >= 300) return finishError(upstreamError(outcome), line, secrets, options);
-  const identity: EnvelopeIdentity = { login: context.login, mode: 'token', sudo };
-  return finishSuccess(entry, args, outcome, { identity, line, secrets, options });
+  // Redaction, decoding and bounds: the span the trace shows beside the Gitea request.
+  return traceStage('redact', () => {
+    if (!outcome.ok)
+      return finishError(errorBody(null, outcome.kind, outcome.message, outcome.hint), line, secrets, options);
+    if (outcome.status >= 300) return finishError(upstreamError(outcome), line, secrets, options);
+    const identity: EnvelopeIdentity = { login: context.login, mode: 'token', sudo };
+    return finishSuccess(entry, args, outcome, { identity, line, secrets, options });
+  });
 }
 
 function prepareRequest(
@@ -95,7 +99,10 @@ function prepareRequest(
       ),
     };
   }
-  return { ok: true, value: { method: entry.method, path: path.value, query: query.value, headers, body: body.value } };
+  return {
+    ok: true,
+    value: { method: entry.method, path: path.value, query: query.value, headers, body: body.value, route: entry.path },
+  };
 }
 
 function upstreamError(response: HttpResponse): ErrorBody {

@@ -2,6 +2,7 @@
 // keeping where each entry was written (file, line) so every decision can point at it. Deciding
 // afterwards does no parsing.
 import type { ConfirmationFallback, ProfileConfirmations } from './confirmations.js';
+import { compileBudgets, type BudgetData, type CompiledBudget } from './budgets.js';
 import { compileIntegrity, type IntegrityData, type IntegritySettings } from './integrity.js';
 import { normalizeName, type Normalized } from './normalize.js';
 import { compileScopes, type CompiledScopes, type ScopeData } from './scopes.js';
@@ -47,6 +48,8 @@ export interface ProfileData {
   confirmations?: ProfileConfirmations;
   /** `phrase`: the reconciler tools take their typed phrase from a client that cannot ask its person. */
   confirmation_fallback?: ConfirmationFallback;
+  /** Call budgets: at most `max` calls of `operations` per `per`, per person and namespace. */
+  budgets?: BudgetData[];
 }
 
 export type ListName = 'allowed_operations' | 'forbidden_operations';
@@ -80,6 +83,8 @@ export interface CompiledProfile {
   scopes: CompiledScopes;
   /** The integrity floor, trusted and blocked users, and what a session may do after untrusted content. */
   integrity: IntegritySettings;
+  /** The call budgets, compiled (src/policy/budgets.ts). */
+  budgets: readonly CompiledBudget[];
   /** Line of the allowed_operations key (or of the profile) for default denials. */
   allowedListLine: number | null;
   /** Line of any field of the profile, as recorded at load time (null for inline profiles). */
@@ -126,6 +131,7 @@ export function compileProfile(
     entries,
     scopes: compileScopes(source.data, vocabulary, service, lineOf),
     integrity: compileIntegrity(source.data.integrity),
+    budgets: compileBudgets(source.data.budgets, vocabulary, service, lineOf),
     allowedListLine: lineOf(['allowed_operations']),
     lineOf,
   };

@@ -232,6 +232,16 @@ export const REASONS = {
   profile_unavailable: { kinds: ['refusal'], meaning: 'The profile to switch to does not load.' },
   invalid_json: { kinds: ['refusal'], meaning: 'A decide --batch request line is not JSON.' },
   too_deep: { kinds: ['refusal'], meaning: 'A decide --batch request line nests deeper than the bound.' },
+  // call budgets (issue 30): refused before Gitea, counted per person and namespace
+  budget_exceeded: {
+    kinds: ['refusal'],
+    meaning:
+      'A call budget of the profile is spent for this person and namespace; the refusal names it and when a call fits again.',
+  },
+  budget_unavailable: {
+    kinds: ['refusal'],
+    meaning: 'The store that counts call budgets did not answer, so a call that counts against one is refused.',
+  },
   // audit outcomes of calls that were not denied
   whoami: { kinds: ['outcome'], meaning: 'gitea_whoami answered.' },
   server_status: { kinds: ['outcome'], meaning: 'gitea_server_status answered.' },

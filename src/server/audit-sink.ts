@@ -13,6 +13,7 @@ import { AuditLog, AuditWriteError } from '../audit/log.js';
 import type { AuditEvent, ChainedAuditEvent } from '../audit/event.js';
 import { describeDatabase } from '../audit/database-url.js';
 import { perProcessAuditPath } from '../audit/path.js';
+import { auditAppend, auditFsync, secondsSince } from '../telemetry/instruments.js';
 import { HighWaterMark, highWaterDirOf } from '../audit/high-water.js';
 
 export interface AuditSinkOptions {
@@ -87,6 +88,7 @@ export class AuditSink {
           await AuditLog.open(path, {
             signer,
             checkpointEvery: options.checkpointEvery,
+            onFsync: (seconds) => auditFsync.record(seconds, {}),
             // Beside the key, where the agent cannot write (docs/audit.md).
             highWater:
               options.signingKeyFile === null
@@ -108,12 +110,19 @@ export class AuditSink {
   async append(event: AuditEvent): Promise<boolean> {
     if (this.log === null) return false;
     try {
+      const started = performance.now();
       await this.log.append(event);
+      auditAppend.record(secondsSince(started), { sink: this.path.startsWith('postgres://') ? 'postgres' : 'file' });
       return true;
     } catch (error) {
       this.failure = hintFor(error instanceof Error ? error.message : 'the audit log cannot be written');
       return false;
     }
+  }
+
+  /** Whether the next event can be written, as far as this process knows (readiness): open, and no write failed. */
+  writable(): boolean {
+    return this.log !== null && this.failure === null;
   }
 
   /** For the start-up log: lines the start checkpoint names as not covered by a signature. */

@@ -25,14 +25,26 @@ import type { BuiltinTool } from './builtin/types.js';
 import { TaintTracker } from './call/integrity.js';
 import { ConfirmRuntime } from './confirm/runtime.js';
 import { CONFIRMATION_KEY_SETTING } from './confirm/request-state.js';
+import { MemoryBudgetStore, type BudgetStore } from './call/budget.js';
 import { IdentityVerifier } from './identity.js';
 import type { Namespace, Session, WatchedFile } from './session.js';
 import type { Settings } from './settings.js';
 import { buildToolRegistry, ToolRegistryError, type ToolRegistry } from './tool-registry.js';
 
-export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, logger: Logger): Promise<Namespace> {
+export interface NamespaceOptions {
+  /** The shared state store's budget windows; default: counted in this process (MemoryBudgetStore). */
+  budgets?: BudgetStore;
+}
+
+export async function loadNamespace(
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  options: NamespaceOptions = {},
+): Promise<Namespace> {
   const policy = startupStep(() => loadPolicySet());
   const profile = startupStep(() => withLoginFromEnv(loadProfile(profileReference(settings), policy), env));
+  refuseUnknownBudgets(profile);
   const entries = loadCatalog().entries;
   const builtins = builtinTools();
   const registry = startupStep(() => registryFor(settings, policy, profile, entries, builtins));
@@ -69,6 +81,7 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
     taint: new TaintTracker(),
     confirm: startupStep(() => confirmRuntimeFor(policy, profile, builtins, settings, env)),
+    budgets: options.budgets ?? new MemoryBudgetStore(),
   };
   const audit = session.audit.path;
   if (session.audit.openFailure)
@@ -124,6 +137,15 @@ function confirmRuntimeFor(
         'Gitea on the confirmation page this server serves (register <PUBLIC_BASE_URL>/confirm/callback as a redirect URI of the application)',
     );
   return runtime;
+}
+
+/** A budget that names no operation would bound nothing: the namespace does not start with one (fail closed). */
+function refuseUnknownBudgets(profile: CompiledProfile): void {
+  const broken = profile.budgets.find((budget) => budget.unknown.length > 0);
+  if (broken)
+    throw new StartupError(
+      `profile ${profile.name ?? profile.file} budgets[${broken.index}] names ${broken.unknown.join(', ')}, which is no canonical operation or window`,
+    );
 }
 
 /** AUDIT_SINK (environment only: the URL holds a password): unset or `file`, else a postgres:// URL. */
@@ -269,7 +291,7 @@ export function watchedFiles(profile: CompiledProfile): WatchedFile[] {
   return [profile.file, ...policyFiles].map((path) => ({ path, sha256: fileSha256(path) }));
 }
 
-function packageVersion(): string {
+export function packageVersion(): string {
   const data = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version?: unknown };
   return typeof data.version === 'string' ? data.version : '0.0.0';
 }

@@ -37,6 +37,7 @@ export interface Settings {
   oauthStore: string | null;
   oauthClientId: string | null;
   oauthGiteaScopes: string;
+  metricsAuth: 'bearer' | 'none';
 }
 
 interface SettingSpec {
@@ -318,6 +319,15 @@ export const SETTINGS: readonly SettingSpec[] = [
     description:
       "scopes asked of Gitea at sign-in (e.g. 'read:user write:repository'); empty: Gitea's default, full API access of the person",
     parse: text,
+  },
+  {
+    key: 'metricsAuth',
+    env: 'METRICS_AUTH',
+    flag: 'metrics-auth',
+    default: 'bearer',
+    description:
+      "GET /metrics (HTTP): 'bearer' asks for MCP_BEARER_TOKEN like the MCP path, 'none' opens it to a scraper (docs/observability.md)",
+    parse: oneOf('bearer', 'none'),
   },
 ];
 

@@ -32,6 +32,14 @@ export const ROOMS: readonly Room[] = [
     uses: 'nothing of ours',
   },
   {
+    name: 'telemetry',
+    job:
+      'traces and metrics: the tracing facade (a no-op until OTEL_* variables turn it on), the metrics registry and ' +
+      'its Prometheus text, the OpenTelemetry SDK loaded only when configured; the one room that imports `@opentelemetry/*`',
+    mayImport: ['shared'],
+    uses: '`shared` (the start-up error)',
+  },
+  {
     name: 'policy-files',
     job:
       'the loader of `policies/` and `profiles/`: reads each file once with line numbers, ' +
@@ -44,8 +52,8 @@ export const ROOMS: readonly Room[] = [
     job:
       'HTTP client, path encoding, executor, pagination, errors, redaction, bounds, envelope; ' +
       'fact gatherers and the reconciler actions',
-    mayImport: ['catalog', 'policy', 'shared'],
-    uses: '`catalog`; `policy` **types** only; `shared` (the tar format)',
+    mayImport: ['catalog', 'policy', 'shared', 'telemetry'],
+    uses: '`catalog`; `policy` **types** only; `shared` (the tar format); `telemetry` (the request span and its latency)',
   },
   {
     name: 'audit',
@@ -61,15 +69,15 @@ export const ROOMS: readonly Room[] = [
       'per-user OAuth without the SDK: parked requests, consent page, tokens bound to a namespace, ' +
       'rotation, revocation, per-call verification and Gitea refresh; the confirmation page and its sign-in; ' +
       'the shared state store (tokens, spent confirmations, approvals)',
-    mayImport: ['gitea', 'policy'],
-    uses: '`gitea` (the upstream OAuth client), `policy` types and the approver rule',
+    mayImport: ['gitea', 'policy', 'telemetry'],
+    uses: '`gitea` (the upstream OAuth client), `policy` types and the approver rule, `telemetry` (token verifications)',
   },
   {
     name: 'server',
     job:
       'the MCP surface: registry, call stages, identity, built-in tools, namespace loading; ' +
       'the one module that imports the SDK (`sdk.ts`)',
-    mayImport: ['catalog', 'policy', 'shared', 'policy-files', 'gitea', 'audit', 'auth'],
+    mayImport: ['catalog', 'policy', 'shared', 'policy-files', 'gitea', 'audit', 'telemetry', 'auth'],
     uses: 'everything above (`auth`: the state store, sealing, the confirmation page)',
   },
   {
@@ -77,8 +85,8 @@ export const ROOMS: readonly Room[] = [
     job:
       'stdio and stateless streamable HTTP (an express app), health, start-up checks, ' +
       "request checks (Host, Origin, batch, rate), the SDK's OAuth router over our provider",
-    mayImport: ['server', 'auth', 'shared'],
-    uses: '`server` (`sdk.ts`, sessions), `auth`, `shared`, the SDK',
+    mayImport: ['server', 'auth', 'shared', 'telemetry'],
+    uses: '`server` (`sdk.ts`, sessions), `auth`, `shared`, `telemetry` (`/metrics`), the SDK',
   },
   {
     name: 'sandbox',
@@ -100,6 +108,7 @@ export const ROOMS: readonly Room[] = [
       'server',
       'transports',
       'sandbox',
+      'telemetry',
     ],
     uses: 'everything',
   },

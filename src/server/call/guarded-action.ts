@@ -13,6 +13,7 @@ import type { BuiltinOutcome, BuiltinTool } from '../builtin/types.js';
 import type { CallRecord } from './audit.js';
 import type { CallContext } from './context.js';
 import { identityRefusal } from './identity-gate.js';
+import { takeBudgets } from './budget.js';
 import { denied, type Outcome } from './outcome.js';
 import { sessionRedactor } from '../session-redactor.js';
 import type { Session } from '../session.js';
@@ -44,6 +45,10 @@ export async function runGuardedAction(
       ),
       target,
     );
+  // Counted before the action (its checks and its write are one step), given back when its checks refused
+  // or its write waits for a person (nothing reached Gitea then).
+  const budget = await takeBudgets(session, decision, target);
+  if (budget.kind === 'refused') return budget.outcome;
   // Between the judge and the write, a person confirms (the confirm stage), when policy asks for one.
   const confirm = guardedGate(call, tool, round);
   const report = await action.act({
@@ -51,6 +56,7 @@ export async function runGuardedAction(
     writer: new HttpGiteaWriter(session.client),
     ...(confirm.gate ? { gate: confirm.gate } : {}),
   });
+  if (report.action === 'refused' || report.action === 'held') await budget.release();
   const redactor = sessionRedactor(session);
   const held = report.action === 'held' ? confirm.held() : null;
   if (held) {
@@ -70,6 +76,7 @@ export async function runGuardedAction(
     record: {
       ...outcome.record,
       evidence: redactor.value({ ...auditEvidence(report), ...confirm.evidence() }) as AuditEvidence,
+      ...(budget.budgets.length > 0 && report.action !== 'refused' ? { budgets: budget.budgets } : {}),
     },
   };
 }
