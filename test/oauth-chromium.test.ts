@@ -4,16 +4,18 @@
 // it), approves, signs in at Gitea, grants, and the MCP client's loopback redirect receives the code
 // and iss; the SDK client (v2) checks iss, exchanges the code, then calls as that person. The consent
 // page refuses to be framed. The screenshot in docs/oauth.md is this test's: UPDATE_SCREENSHOTS=1
-// writes it to docs/images/oauth-consent.png. Without /usr/bin/chromium the test is skipped and says so.
+// writes it to docs/images/oauth-consent.png. Without a browser (test/support/browser.ts) each browser
+// test is skipped and says so (.ci/run installs it).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { auth } from '@modelcontextprotocol/client';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { CHROMIUM, noBrowser } from './support/browser.js';
 import { payloadOf, repoRoot, tempDir } from './support/namespace.js';
 import {
   connectAs,
@@ -26,7 +28,6 @@ import {
 
 const SCREENSHOT = join(repoRoot, 'docs', 'images', 'oauth-consent.png');
 
-const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = [
   '--headless',
   '--no-sandbox',
@@ -37,9 +38,6 @@ const FLAGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-const noBrowser = existsSync(CHROMIUM)
-  ? false
-  : `no browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run this test`;
 
 /** The MCP client's loopback redirect target: records each visit to /callback. */
 function startRedirectCatcher(): Promise<{ url: string; received: URL[]; server: Server }> {
@@ -57,7 +55,7 @@ function startRedirectCatcher(): Promise<{ url: string; received: URL[]; server:
   );
 }
 
-describe('consent and Gitea sign-in in headless Chromium', { skip: noBrowser }, () => {
+describe('consent and Gitea sign-in in headless Chromium', () => {
   let sandbox: Sandbox;
   let dir: ReturnType<typeof tempDir>;
   let serve: OAuthServe;
@@ -65,6 +63,7 @@ describe('consent and Gitea sign-in in headless Chromium', { skip: noBrowser }, 
   let browser: BrowserContext;
 
   before(async () => {
+    if (noBrowser) return;
     sandbox = await startSandbox();
     dir = tempDir('warden-chromium-');
     const app = await registerWardenApp(sandbox);
@@ -88,7 +87,7 @@ describe('consent and Gitea sign-in in headless Chromium', { skip: noBrowser }, 
     dir?.dispose();
   });
 
-  test('a person approves, signs in at Gitea, grants; the agent then acts as them', async () => {
+  test('a person approves, signs in at Gitea, grants; the agent then acts as them', { skip: noBrowser }, async () => {
     const provider = new TestClientProvider(catcher.url, 'Chromium test agent');
     assert.equal(await auth(provider, { serverUrl: serve.url }), 'REDIRECT');
     const page = await browser.newPage();
@@ -141,7 +140,7 @@ describe('consent and Gitea sign-in in headless Chromium', { skip: noBrowser }, 
     assert.match(readFileSync(join(repoRoot, 'docs', 'oauth.md'), 'utf8'), /\(images\/oauth-consent\.png\)/);
   });
 
-  test('the consent page cannot be framed by another page', async () => {
+  test('the consent page cannot be framed by another page', { skip: noBrowser }, async () => {
     const provider = new TestClientProvider(catcher.url, 'Framing test');
     await auth(provider, { serverUrl: serve.url });
     const page = await browser.newPage();

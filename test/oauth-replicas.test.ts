@@ -44,12 +44,14 @@ describe('two serve replicas on one PostgreSQL token store', () => {
     sandbox = await startSandbox();
     dir = tempDir('warden-replicas-');
     const app = await registerWardenApp(sandbox);
-    a = await spawnOAuthServe(sandbox, app, { auditLog: join(dir.path, 'a.jsonl'), store: storeUrl });
+    // Replicas on one PostgreSQL store share the key that seals confirmations (serve refuses to start without).
+    const shared = { CONFIRMATION_KEY: 'replicas-share-this-confirmation-key-0123456789' };
+    a = await spawnOAuthServe(sandbox, app, { auditLog: join(dir.path, 'a.jsonl'), store: storeUrl, extra: shared });
     // Behind one load balancer both replicas answer for the same public URL (the same resource).
     b = await spawnOAuthServe(sandbox, app, {
       auditLog: join(dir.path, 'b.jsonl'),
       store: storeUrl,
-      extra: { PUBLIC_BASE_URL: a.base },
+      extra: { ...shared, PUBLIC_BASE_URL: a.base },
     });
     app.setRedirect(`${a.base}/oauth/callback`);
   });

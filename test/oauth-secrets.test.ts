@@ -1,7 +1,8 @@
 // Secrets the server holds are never shown: the key that seals the OAuth token store
 // (TOKEN_ENCRYPTION_KEY) and the password of the token store's database (in OAUTH_STORE's URL, or
 // PGPASSWORD) are redacted from results like the bearer token and the OAuth client secret are, here
-// when an issue someone wrote quotes them.
+// when an issue someone wrote quotes them. A PostgreSQL state store needs CONFIRMATION_KEY too (the
+// replicas' shared sealing key of confirmations), which is held back the same way.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { connectStdio, namespaceEnv, payloadOf, tempDir } from './support/namesp
 const KEY = 'sealing-key-that-must-never-be-shown-0123456789';
 const STORE_PASSWORD = 'store-password-never-shown-42';
 const PG_PASSWORD = 'pg-env-password-never-shown-7';
+const CONFIRMATION_KEY = 'confirmation-key-never-shown-0123456789abc';
 
 let sandbox: Sandbox;
 let dir: ReturnType<typeof tempDir>;
@@ -31,7 +33,7 @@ test("TOKEN_ENCRYPTION_KEY and the token store's database password are redacted 
     headers: { authorization: `token ${sandbox.users.erin?.token}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       title: 'config dump',
-      body: `key=${KEY}\nstore=postgres://warden:${STORE_PASSWORD}@db/warden\npg=${PG_PASSWORD}`,
+      body: `key=${KEY}\nstore=postgres://warden:${STORE_PASSWORD}@db/warden\npg=${PG_PASSWORD}\nconfirm=${CONFIRMATION_KEY}`,
     }),
   });
   const issue = ((await created.json()) as { number: number }).number;
@@ -42,6 +44,7 @@ test("TOKEN_ENCRYPTION_KEY and the token store's database password are redacted 
         TOKEN_ENCRYPTION_KEY: KEY,
         OAUTH_STORE: `postgres://warden:${STORE_PASSWORD}@127.0.0.1:9/warden`,
         PGPASSWORD: PG_PASSWORD,
+        CONFIRMATION_KEY,
         // Erin wrote the issue: shown, not withheld, so the redaction is what keeps the secrets out.
         SECRET_DETECTION_MODE: 'mask',
       },
@@ -54,7 +57,7 @@ test("TOKEN_ENCRYPTION_KEY and the token store's database password are redacted 
     });
     const text = JSON.stringify(result);
     assert.equal(result.isError, false, text);
-    for (const secret of [KEY, STORE_PASSWORD, PG_PASSWORD])
+    for (const secret of [KEY, STORE_PASSWORD, PG_PASSWORD, CONFIRMATION_KEY])
       assert.ok(!text.includes(secret), 'a server secret was shown');
     assert.match(String(payloadOf(result).data?.body ?? text), /REDACTED|sha256:/);
   } finally {

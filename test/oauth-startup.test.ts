@@ -70,7 +70,8 @@ const cases: Array<[string, Record<string, string | null>, RegExp]> = [
   ],
   [
     'an unreachable PostgreSQL store',
-    { OAUTH_STORE: `postgres://warden:${SECRET}@127.0.0.1:9/warden` },
+    // Replicas on PostgreSQL need CONFIRMATION_KEY first (src/server/confirm/runtime.ts); given, the store is tried.
+    { OAUTH_STORE: `postgres://warden:${SECRET}@127.0.0.1:9/warden`, CONFIRMATION_KEY: 'k'.repeat(40) },
     /cannot open the OAuth token store \(OAUTH_STORE\)/,
   ],
 ];

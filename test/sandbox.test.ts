@@ -585,6 +585,18 @@ describe('permission lookups (integrity labels)', () => {
     assert.equal((await call('GET', '/orgs/acme/members/bob', { as: 'alice' })).status, 204);
     assert.equal((await call('GET', '/orgs/acme/members/erin', { as: 'admin' })).status, 204);
     assert.equal((await call('GET', '/orgs/acme/members/nobody', { as: 'alice' })).status, 404);
+    assert.equal((await call('GET', '/orgs/acme/members/erin', { as: 'erin' })).status, 204);
+  });
+
+  test('a collaborator check: 204 an explicit collaborator, 404 a team member or stranger, 422 no such user', async () => {
+    // repo.IsCollaborator counts explicit collaborators only, not the owner's teams.
+    sandbox.state.repo('acme', 'gadgets')?.collaborators.set('erin', 'read');
+    assert.equal((await call('GET', '/repos/acme/gadgets/collaborators/erin', { as: 'alice' })).status, 204);
+    assert.equal((await call('GET', '/repos/acme/gadgets/collaborators/bob', { as: 'alice' })).status, 404);
+    const ghost = await call('GET', '/repos/acme/gadgets/collaborators/ghost', { as: 'alice' });
+    assert.equal(ghost.status, 422);
+    assert.match(ghost.body.message, /user does not exist/);
+    sandbox.state.repo('acme', 'gadgets')?.collaborators.delete('erin');
   });
 });
 

@@ -123,6 +123,7 @@ export function render(
         `  failed:      ${failed.code}: ${failed.message}${failed.entry ? ` [${failed.entry.file}${failed.entry.line ? `:${failed.entry.line}` : ''} ${failed.entry.rule}]` : ''}`,
     ),
     ...(decision.hint ? [`  hint:        ${decision.hint}`] : []),
+    ...(decision.fix ? [`  fix:         ${decision.fix}`] : []),
     ...budgets.map((budget) => `  budget:      ${budget}, per person (refused before Gitea past it)`),
   ];
   return `${lines.join('\n')}\n`;

@@ -17,12 +17,15 @@ import { guardedOperations } from '../policy/guards/guarded-only.js';
 import { decideContextFor } from '../policy/checks.js';
 import { effectiveOperations, tokenVariableOf, type CompiledProfile } from '../policy/profile.js';
 import { StartupError } from '../shared/startup-error.js';
+import { unexpandedMessage, unexpandedReference } from '../shared/unexpanded.js';
 import type { Logger } from '../shared/logger.js';
 import { AuditSink } from './audit-sink.js';
 import { fileSha256 } from './file-hash.js';
 import { builtinTools } from './builtin/index.js';
 import type { BuiltinTool } from './builtin/types.js';
 import { TaintTracker } from './call/integrity.js';
+import { ConfirmRuntime } from './confirm/runtime.js';
+import { CONFIRMATION_KEY_SETTING } from './confirm/request-state.js';
 import { MemoryBudgetStore, type BudgetStore } from './call/budget.js';
 import { IdentityVerifier } from './identity.js';
 import type { Namespace, Session, WatchedFile } from './session.js';
@@ -43,6 +46,8 @@ export async function loadNamespace(
 ): Promise<Namespace> {
   const policy = startupStep(() => loadPolicySet());
   const profile = startupStep(() => withLoginFromEnv(loadProfile(profileReference(settings), policy), env));
+  const tokenReference = unexpandedReference(env[tokenVariableOf(profile)] ?? '');
+  if (tokenReference !== null) throw new StartupError(unexpandedMessage(tokenVariableOf(profile), tokenReference));
   refuseUnknownBudgets(profile);
   const entries = loadCatalog().entries;
   const builtins = builtinTools();
@@ -79,6 +84,7 @@ export async function loadNamespace(
     client,
     identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
     taint: new TaintTracker(),
+    confirm: startupStep(() => confirmRuntimeFor(policy, profile, builtins, settings, env)),
     budgets: options.budgets ?? new MemoryBudgetStore(),
   };
   const audit = session.audit.path;
@@ -90,20 +96,58 @@ export async function loadNamespace(
       { audit, held: auditPath },
       'the default audit log is held by another process: this one writes its own',
     );
-  if (!client)
+  // Pure OAuth needs no token of its own: every call runs with the signed-in person's (caller-session.ts).
+  const perUserOnly = settings.authMode === 'oauth';
+  if (!client && perUserOnly)
+    logger.info(
+      { profile: profile.name, variable: tokenVariableOf(profile) },
+      `per-user OAuth: each call runs with the signed-in person's Gitea token; ${tokenVariableOf(profile)} is not read`,
+    );
+  else if (!client)
     logger.error(
       { profile: profile.name, variable: tokenVariableOf(profile) },
-      `no Gitea token: ${tokenVariableOf(profile)} is not set; every Gitea call is refused until it is (no other variable is read)`,
+      `no Gitea token: ${tokenVariableOf(profile)} is not set; every ${settings.authMode === 'bearer' ? '' : 'bearer-token '}Gitea call is refused until it is (no other variable is read)`,
     );
   // In the background: a Gitea that does not answer must not hold the client's handshake. Mutations
   // wait for this check (identity-gate.ts); reads do not need it.
-  void verifyIdentity(session);
+  if (client || !perUserOnly) void verifyIdentity(session);
   const { mode } = registry;
   logger.info(
     { profile: profile.name, tools: registry.tools.length, tool_mode: mode.mode, audit },
     `namespace ready in ${mode.mode} mode: ${mode.reason}`,
   );
   return { session };
+}
+
+/**
+ * The namespace's confirmations. A `through` of policies/confirmations.yaml that names no built-in
+ * tool would silently ask about nothing: it stops start-up, like any unusable policy.
+ */
+function confirmRuntimeFor(
+  policy: PolicySet,
+  profile: CompiledProfile,
+  builtins: readonly BuiltinTool[],
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+): ConfirmRuntime {
+  const names = new Set(builtins.map((tool) => tool.name));
+  const stray = policy.confirmations.rules.find((rule) => rule.through !== null && !names.has(rule.through));
+  if (stray)
+    throw new StartupError(
+      `${stray.file}:${stray.line ?? ''}: confirm names the tool ${stray.through ?? ''}, which is not a built-in tool of this server`,
+    );
+  const runtime = ConfirmRuntime.open(policy, profile, { setting: settings.oauthStore, env });
+  const { approver } = runtime.settings;
+  // A signed-in or second person approves on this server's own page, after signing in with Gitea.
+  if (
+    approver !== 'at_client' &&
+    (settings.transport !== 'http' || !settings.oauthClientId || !env.OAUTH_CLIENT_SECRET)
+  )
+    throw new StartupError(
+      `confirmations.approver ${approver} needs MCP_TRANSPORT=http, OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET: the approver signs in with ` +
+        'Gitea on the confirmation page this server serves (register <PUBLIC_BASE_URL>/confirm/callback as a redirect URI of the application)',
+    );
+  return runtime;
 }
 
 /** A budget that names no operation would bound nothing: the namespace does not start with one (fail closed). */
@@ -132,6 +176,8 @@ export function withLoginFromEnv(profile: CompiledProfile, env: NodeJS.ProcessEn
   const variable = profile.data.authenticated_username_from_env;
   if (variable === undefined) return profile;
   const login = env[variable]?.trim();
+  const reference = login ? unexpandedReference(login) : null;
+  if (reference !== null) throw new StartupError(unexpandedMessage(variable, reference));
   if (!login) {
     throw new StartupError(
       `profile ${profile.name ?? profile.file} takes its Gitea login from ${variable} (authenticated_username_from_env), which is not set`,
@@ -170,6 +216,7 @@ export async function switchProfile(namespace: Namespace, profile: CompiledProfi
     gitea,
     client,
     identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
+    confirm: current.confirm.forProfile(current.policy, profile),
   };
   next.logger.info({ profile: profile.name }, 'profile switched at runtime');
   await verifyIdentity(next);
@@ -238,6 +285,7 @@ function executorOptionsFor(settings: Settings, env: NodeJS.ProcessEnv): Session
     env.MCP_BEARER_TOKEN,
     env.OAUTH_CLIENT_SECRET,
     env.TOKEN_ENCRYPTION_KEY,
+    env[CONFIRMATION_KEY_SETTING],
     databasePassword(env.AUDIT_SINK),
     databasePassword(settings.oauthStore ?? undefined),
     env.PGPASSWORD,
