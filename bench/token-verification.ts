@@ -6,6 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ClientDocuments } from '../src/auth/client-documents.js';
+import { DEFAULT_DOCUMENT_POLICY } from '../src/auth/document-fetch.js';
 import { OAuthService } from '../src/auth/oauth-service.js';
 import { newToken, Sealer, tokenHash } from '../src/auth/sealing.js';
 import { openSqlite } from '../src/auth/sqlite-driver.js';
@@ -40,10 +42,15 @@ export async function benchTokenVerification(rounds: number, calls: number): Pro
           timeoutMs: 1000,
         }),
         giteaUrl: 'http://127.0.0.1:9',
+        issuer: 'http://127.0.0.1:8741/',
         resource: 'http://127.0.0.1:8741/mcp',
         callbackUrl: 'http://127.0.0.1:8741/oauth/callback',
-        access: { profileName: 'bench', summary: '', users: ['alice'], teams: [] },
-        giteaScope: '',
+        // Named by login: a call checks the grant's profile and person without reading Gitea.
+        access: { profileName: 'bench', users: ['alice'], teams: [] },
+        describe: { role: 'author', may: [], never: [], repositories: 'any', paths: [] },
+        scopes: ['read:user'],
+        documents: new ClientDocuments(DEFAULT_DOCUMENT_POLICY),
+        teamsMaxAgeSeconds: 300,
       });
     const access = newToken('gwa');
     const grantId = 'bench-grant';
@@ -58,6 +65,8 @@ export async function benchTokenVerification(rounds: number, calls: number): Pro
       giteaExpiresAt: Date.now() + 24 * 3600 * 1000,
       version: 1,
       revoked: false,
+      profile: 'bench',
+      teamsCheckedAt: null,
     });
     await store.putToken({
       tokenHash: tokenHash(access),

@@ -30,6 +30,7 @@ const BASE = `profile_name: p
 role: author
 authenticated_username: bob
 token_source_name: GITEA_AUTHOR_TOKEN
+token_scopes: [read:user, read:repository, write:issue]
 audit_label: p
 authenticated_users: [bob]
 authenticated_teams: [acme/devs]
@@ -120,6 +121,20 @@ const WIDENINGS: Array<{ name: string; change: (text: string) => string; field: 
     field: 'token_source_name',
     forward: 'gain',
     back: 'gain',
+  },
+  {
+    name: 'the token said to carry another scope',
+    change: edit('write:issue]', 'write:issue, write:repository]'),
+    field: 'token_scopes',
+    forward: 'gain',
+    back: 'loss',
+  },
+  {
+    name: 'token_scopes no longer said (every allowed operation offered until Gitea refuses)',
+    change: edit(/token_scopes: .*\n/, ''),
+    field: 'token_scopes',
+    forward: 'gain',
+    back: 'loss',
   },
   {
     name: 'another person may sign in',
@@ -316,6 +331,7 @@ const WIDENINGS: Array<{ name: string; change: (text: string) => string; field: 
 const NEUTRAL: Array<{ name: string; change: (text: string) => string }> = [
   { name: 'profile_name', change: edit('profile_name: p', 'profile_name: q') },
   { name: 'audit_label', change: edit('audit_label: p', 'audit_label: q') },
+  { name: 'a read scope beside its write', change: edit('write:issue]', 'read:issue, write:issue]') },
   { name: 'a capability claim', change: edit('can_push_branches: true', 'can_push_branches: false') },
   { name: 'repositories in another case', change: edit('[acme/*]', '[ACME/*]') },
   { name: 'repositories spelled with braces', change: edit('[acme/*]', '["acme/{widgets,*}"]') },

@@ -54,6 +54,7 @@ export function entry(spec: EntrySpec): CatalogEntry {
       paginated: spec.paginated ?? false,
     },
     reach: { inPath: false, fields: [], unnamed: null },
+    tokenScopes: null,
     inputSchema: { type: 'object' },
   };
 }

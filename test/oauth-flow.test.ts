@@ -1,5 +1,6 @@
-// Per-user OAuth end to end: the official SDK's OAuth client (auth() over an OAuthClientProvider)
-// against `serve` in AUTH_MODE=oauth and the sandbox's Gitea OAuth2 provider. Registration,
+// Per-user OAuth end to end: the official SDK's OAuth client (@modelcontextprotocol/client v2: auth()
+// over an OAuthClientProvider, finishAuth checking iss) against `serve` in AUTH_MODE=oauth, our own
+// authorization server endpoints, and the sandbox's Gitea OAuth2 provider. Registration,
 // authorization, consent, Gitea sign-in, callback, token, tools/call as the person, refresh and
 // revocation; then every refusal the issue names.
 import { after, before, describe, test } from 'node:test';
@@ -7,56 +8,24 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { auth, IssuerMismatchError } from '@modelcontextprotocol/client';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { payloadOf, tempDir } from './support/namespace.js';
 import {
   browserSignIn,
+  connectAs,
+  connectWithToken,
   fieldOf,
+  finishSignIn,
+  mcpStatus,
   registerWardenApp,
   ScriptedBrowser,
   signInWithSdk,
   spawnOAuthServe,
   TestClientProvider,
+  tokenRequest,
   type OAuthServe,
 } from './support/oauth-flow.js';
-
-async function connectAs(mcpUrl: string, provider: TestClientProvider): Promise<Client> {
-  const client = new Client({ name: 'warden-oauth-test', version: '0.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
-  return client;
-}
-
-async function mcpStatus(
-  mcpUrl: string,
-  accessToken: string,
-): Promise<{ status: number; wwwAuthenticate: string | null }> {
-  const response = await fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${accessToken}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-  });
-  await response.text();
-  return { status: response.status, wwwAuthenticate: response.headers.get('www-authenticate') };
-}
-
-async function tokenRequest(
-  base: string,
-  fields: Record<string, string>,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${base}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(fields).toString(),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
 
 describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
   let sandbox: Sandbox;
@@ -106,6 +75,61 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     assert.deepEqual(asMeta.code_challenge_methods_supported, ['S256']);
     assert.equal(asMeta.registration_endpoint, `${serve.base}/register`);
     assert.equal(asMeta.revocation_endpoint, `${serve.base}/revoke`);
+    assert.equal(asMeta.issuer, `${serve.base}/`);
+    assert.equal(asMeta.authorization_response_iss_parameter_supported, true);
+    assert.equal(asMeta.client_id_metadata_document_supported, true);
+    // The scopes are the Gitea scopes the profile needs (read:user first: the identity), not the person's full access.
+    assert.ok(Array.isArray(asMeta.scopes_supported) && asMeta.scopes_supported[0] === 'read:user');
+    assert.ok((asMeta.scopes_supported as string[]).includes('write:issue'));
+    assert.ok(!(asMeta.scopes_supported as string[]).some((s) => s === 'all' || s.endsWith(':admin')));
+  });
+
+  test('every answer to the client carries iss: success, refusal and denial; the SDK refuses another or none', async () => {
+    const iss = `${serve.base}/`;
+    // A denial at the consent page.
+    const denying = new TestClientProvider();
+    await auth(denying, { serverUrl: serve.url });
+    const browser = new ScriptedBrowser();
+    const consent = await browser.follow((denying.authorizationUrl as URL).toString(), denying.redirectUrl);
+    const denied = await browser.request(`${serve.base}/oauth/consent`, {
+      form: {
+        request: fieldOf(consent.body, 'request') ?? '',
+        csrf: fieldOf(consent.body, 'csrf') ?? '',
+        decision: 'deny',
+      },
+      headers: { origin: serve.base },
+    });
+    const deniedBack = new URL(denied.location ?? '');
+    assert.equal(deniedBack.searchParams.get('error'), 'access_denied');
+    assert.equal(deniedBack.searchParams.get('iss'), iss);
+    assert.equal(deniedBack.searchParams.get('state'), denying.lastState);
+    // The SDK checks iss before it reads the error: a denial is reported as one.
+    await assert.rejects(finishSignIn(serve.url, denying, denied.location ?? ''), /denied/);
+
+    // A success whose iss an attacker swapped (a mix-up), or dropped: the SDK exchanges nothing.
+    for (const tamper of [
+      (p: URLSearchParams) => p.set('iss', 'http://evil.example/'),
+      (p: URLSearchParams) => p.delete('iss'),
+    ]) {
+      const provider = new TestClientProvider();
+      await auth(provider, { serverUrl: serve.url });
+      const signIn = await browserSignIn(
+        new ScriptedBrowser(),
+        provider.authorizationUrl as URL,
+        serve.base,
+        'alice',
+        sandbox.users.alice?.password ?? '',
+        provider.redirectUrl,
+      );
+      const location = new URL(signIn.final.location ?? '');
+      assert.equal(location.searchParams.get('iss'), iss);
+      tamper(location.searchParams);
+      await assert.rejects(finishSignIn(serve.url, provider, location.toString()), (error: unknown) => {
+        assert.ok(error instanceof IssuerMismatchError, String(error));
+        return true;
+      });
+      assert.equal(provider.saved, undefined, 'no token was obtained');
+    }
   });
 
   test('the whole flow: sign-in as alice, tools/call as alice, refresh, revocation', async () => {
@@ -114,9 +138,17 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     assert.match(signIn.consentPage, /warden-e2e-agent/);
     assert.match(signIn.consentPage, /http:\/\/127\.0\.0\.1:9\/callback/);
     assert.match(signIn.consentPage, /gitea-author-oauth/);
-    assert.match(signIn.consentPage, /is never allowed gitea\.pr\.approve/);
+    assert.match(signIn.consentPage, /<ul id="may-never" class="never">.*<li>Approve a pull request<\/li>/);
+    // The callback carried iss, the issuer of the metadata; finishAuth checked it.
+    const back = new URL(signIn.final.location ?? '');
+    assert.equal(back.searchParams.get('iss'), `${serve.base}/`);
     const tokens = provider.saved;
     assert.ok(tokens);
+    // Gitea was asked for the scopes the profile needs, not the person's full access (an empty scope is `all`).
+    const giteaScope = sandbox.state.oauth2Grants.find((g) => g.user === 'alice')?.scope.split(' ') ?? [];
+    assert.ok(giteaScope.includes('read:user') && giteaScope.includes('write:repository'), giteaScope.join(' '));
+    assert.ok(!giteaScope.some((s) => s === 'all' || s.endsWith(':admin') || s === 'write:user'), giteaScope.join(' '));
+    assert.deepEqual(tokens.scope?.split(' ').sort(), [...giteaScope].sort(), 'the grant carries the same scopes');
     assert.ok(
       tokens.access_token.startsWith('gwa_') && tokens.refresh_token?.startsWith('gwr_'),
       'opaque tokens issued',
@@ -199,12 +231,7 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
       },
     });
     try {
-      const client = new Client({ name: 'warden-bearer-test', version: '0.0.0' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(both.url), {
-          requestInit: { headers: { authorization: `Bearer ${bearer}` } },
-        }),
-      );
+      const client = await connectWithToken(both.url, bearer);
       const whoami = payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} }));
       assert.equal(whoami.login, 'alice');
       assert.equal(whoami.signed_in_via, 'profile_token');
@@ -233,6 +260,7 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     assert.match(signIn.final.body, /admin is not among the people the profile gitea-author-oauth names/);
     const back = new URL(fieldOf(signIn.final.body.replace(/href="/, 'name="back" value="'), 'back') ?? 'http://x/');
     assert.equal(back.searchParams.get('error'), 'access_denied');
+    assert.equal(back.searchParams.get('iss'), `${serve.base}/`);
     const db = new Database(storeFile(), { readonly: true });
     const grants = db.prepare('SELECT login FROM oauth_grants').all() as Array<{ login: string }>;
     db.close();
@@ -247,6 +275,67 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     const client = await connectAs(serve.url, provider);
     assert.equal(payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} })).login, 'bob');
     await client.close();
+  });
+
+  test('registration (RFC 7591, deprecated, working): metadata checked; a confidential client proves its secret', async () => {
+    const register = async (body: unknown) => {
+      const response = await fetch(`${serve.base}/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    for (const [uri, reason] of [
+      ['http://evil.example/cb', /http to a host that is not loopback/],
+      ['javascript:alert(1)', /javascript: scheme/],
+      ['https://app.example/cb#frag', /fragment/],
+    ] as const) {
+      const refused = await register({ redirect_uris: [uri], token_endpoint_auth_method: 'none' });
+      assert.equal(refused.status, 400, uri);
+      assert.equal(refused.body.error, 'invalid_redirect_uri');
+      assert.match(String(refused.body.error_description), reason);
+    }
+    const unsupported = await register({
+      redirect_uris: ['http://127.0.0.1:9/cb'],
+      token_endpoint_auth_method: 'private_key_jwt',
+    });
+    assert.equal(unsupported.body.error, 'invalid_client_metadata');
+    const publicClient = await register({
+      redirect_uris: ['http://127.0.0.1:9/cb'],
+      token_endpoint_auth_method: 'none',
+    });
+    assert.equal(publicClient.status, 201);
+    assert.equal(publicClient.body.client_secret, undefined);
+    const confidential = await register({ client_name: 'CI bot', redirect_uris: ['https://ci.example/cb'] });
+    assert.equal(confidential.status, 201);
+    assert.equal(confidential.body.token_endpoint_auth_method, 'client_secret_basic');
+    assert.match(String(confidential.body.client_secret), /^gws_/);
+    // Its token requests must carry the secret (HTTP Basic or the form); without or with another, 401.
+    for (const secret of [undefined, 'not-the-secret']) {
+      const answer = await tokenRequest(serve.base, {
+        grant_type: 'refresh_token',
+        refresh_token: 'gwr_x',
+        client_id: String(confidential.body.client_id),
+        ...(secret ? { client_secret: secret } : {}),
+      });
+      assert.equal(answer.status, 401);
+      assert.equal(answer.body.error, 'invalid_client');
+    }
+    const basic = Buffer.from(`${String(confidential.body.client_id)}:${String(confidential.body.client_secret)}`);
+    const withSecret = await fetch(`${serve.base}/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${basic.toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'gwr_x' }).toString(),
+    });
+    assert.equal(
+      ((await withSecret.json()) as { error: string }).error,
+      'invalid_grant',
+      'authenticated: only the token is unknown',
+    );
   });
 
   test('refused: a redirect URI the client did not register', async () => {
@@ -276,6 +365,7 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
       const back = new URL(answer.location ?? '');
       assert.equal(back.origin + back.pathname, provider.redirectUrl);
       assert.equal(back.searchParams.get('error'), 'invalid_request');
+      assert.equal(back.searchParams.get('iss'), `${serve.base}/`);
     }
   });
 

@@ -4,21 +4,21 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { MIGRATIONS } from '../src/auth/migrations.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { payloadOf, tempDir } from './support/namespace.js';
-import { registerWardenApp, signInWithSdk, spawnOAuthServe, type OAuthServe } from './support/oauth-flow.js';
+import {
+  connectWithToken,
+  mcpStatus,
+  registerWardenApp,
+  signInWithSdk,
+  spawnOAuthServe,
+  type OAuthServe,
+} from './support/oauth-flow.js';
 import { startPostgres, type TestPostgres } from './support/postgres.js';
-import { MIGRATIONS } from '../src/auth/migrations.js';
 
 async function whoamiWith(mcpUrl: string, accessToken: string): Promise<Record<string, any>> {
-  const client = new Client({ name: 'warden-replica-test', version: '0.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(mcpUrl), {
-      requestInit: { headers: { authorization: `Bearer ${accessToken}` } },
-    }),
-  );
+  const client = await connectWithToken(mcpUrl, accessToken);
   try {
     return payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} }));
   } finally {
@@ -27,17 +27,7 @@ async function whoamiWith(mcpUrl: string, accessToken: string): Promise<Record<s
 }
 
 async function status(mcpUrl: string, accessToken: string): Promise<number> {
-  const response = await fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${accessToken}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-  });
-  await response.text();
-  return response.status;
+  return (await mcpStatus(mcpUrl, accessToken)).status;
 }
 
 describe('two serve replicas on one PostgreSQL token store', () => {
@@ -54,12 +44,14 @@ describe('two serve replicas on one PostgreSQL token store', () => {
     sandbox = await startSandbox();
     dir = tempDir('warden-replicas-');
     const app = await registerWardenApp(sandbox);
-    a = await spawnOAuthServe(sandbox, app, { auditLog: join(dir.path, 'a.jsonl'), store: storeUrl });
+    // Replicas on one PostgreSQL store share the key that seals confirmations (serve refuses to start without).
+    const shared = { CONFIRMATION_KEY: 'replicas-share-this-confirmation-key-0123456789' };
+    a = await spawnOAuthServe(sandbox, app, { auditLog: join(dir.path, 'a.jsonl'), store: storeUrl, extra: shared });
     // Behind one load balancer both replicas answer for the same public URL (the same resource).
     b = await spawnOAuthServe(sandbox, app, {
       auditLog: join(dir.path, 'b.jsonl'),
       store: storeUrl,
-      extra: { PUBLIC_BASE_URL: a.base },
+      extra: { ...shared, PUBLIC_BASE_URL: a.base },
     });
     app.setRedirect(`${a.base}/oauth/callback`);
   });
@@ -76,7 +68,7 @@ describe('two serve replicas on one PostgreSQL token store', () => {
     const { rows } = await pg.query('SELECT version FROM oauth_schema_migrations ORDER BY version', 'warden_oauth');
     assert.deepEqual(
       rows.map((r) => r.version),
-      MIGRATIONS.map((m) => m.version),
+      MIGRATIONS.map((m) => m.version).sort((a, b) => a - b),
     );
   });
 

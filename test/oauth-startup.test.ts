@@ -59,8 +59,19 @@ const cases: Array<[string, Record<string, string | null>, RegExp]> = [
   ['stdio', { MCP_TRANSPORT: 'stdio' }, /AUTH_MODE=oauth needs MCP_TRANSPORT=http/],
   ['a public bind without an https PUBLIC_BASE_URL', { MCP_HOST: '0.0.0.0' }, /needs PUBLIC_BASE_URL=https/],
   [
+    'OAUTH_GITEA_SCOPES naming no Gitea scope',
+    { OAUTH_GITEA_SCOPES: 'read:user write:everything' },
+    /OAUTH_GITEA_SCOPES names 'write:everything', which is no Gitea token scope/,
+  ],
+  [
+    'a client document timeout past 10 seconds',
+    { OAUTH_CLIENT_DOCUMENT_TIMEOUT_MS: '60000' },
+    /OAUTH_CLIENT_DOCUMENT_TIMEOUT_MS must be between 100 and 10000 milliseconds/,
+  ],
+  [
     'an unreachable PostgreSQL store',
-    { OAUTH_STORE: `postgres://warden:${SECRET}@127.0.0.1:9/warden` },
+    // Replicas on PostgreSQL need CONFIRMATION_KEY first (src/server/confirm/runtime.ts); given, the store is tried.
+    { OAUTH_STORE: `postgres://warden:${SECRET}@127.0.0.1:9/warden`, CONFIRMATION_KEY: 'k'.repeat(40) },
     /cannot open the OAuth token store \(OAUTH_STORE\)/,
   ],
 ];

@@ -2,6 +2,7 @@
 // oauth_schema_migrations. A released step never changes; a new need is a new step.
 // The SQL is the common subset of SQLite and PostgreSQL (TEXT, BIGINT, INTEGER).
 import { CONFIRMATIONS_MIGRATION } from './confirmation-store.js';
+import { GRANT_BINDING } from './migration-grant-binding.js';
 import type { SqlDriver } from './sql-driver.js';
 import { asNumber } from './sql-driver.js';
 import { BUDGET_MIGRATION } from './budget-migration.js';
@@ -70,6 +71,7 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   CONFIRMATIONS_MIGRATION,
+  GRANT_BINDING,
   BUDGET_MIGRATION,
 ];
 

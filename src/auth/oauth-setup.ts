@@ -4,7 +4,11 @@
 import { join, resolve } from 'node:path';
 import { GiteaOAuthClient } from '../gitea/oauth-upstream.js';
 import { nativeModuleProblem } from '../shared/native-module.js';
-import type { CompiledProfile, ProfileData } from '../policy/profile.js';
+import type { CompiledProfile } from '../policy/profile.js';
+import type { ProfileWords } from '../policy/profile-words.js';
+import { ClientDocuments } from './client-documents.js';
+import { DEFAULT_DOCUMENT_POLICY } from './document-fetch.js';
+import { issuerOf } from './metadata.js';
 import { OAuthService, type NamespaceAccess } from './oauth-service.js';
 import { openPostgres } from './postgres-driver.js';
 import { Sealer, SealingError } from './sealing.js';
@@ -20,14 +24,23 @@ export interface OAuthSettings {
   giteaUrl: string;
   clientId: string | null;
   store: string | null;
-  giteaScope: string;
+  /** The Gitea token scopes a grant may carry: OAUTH_GITEA_SCOPES, by default the ones the profile needs. */
+  giteaScopes: readonly string[];
   timeoutMs: number;
+  /** OAUTH_TEAMS_MAX_AGE: how old a team reading may get before a call reads it again. */
+  teamsMaxAgeSeconds: number;
+  /** OAUTH_CLIENT_DOCUMENT_TIMEOUT_MS: the bound on fetching one client metadata document. */
+  documentTimeoutMs: number;
 }
 
 export interface OAuthSetup {
   store: TokenStore;
-  /** Builds the service for this namespace's public base URL and MCP URL. */
-  service(base: string, mcpUrl: string): OAuthService;
+  /**
+   * Builds the service for this namespace's public base URL and MCP URL. `loopbackOnly`: the server
+   * is bound to loopback and its public URL is loopback too, so client metadata documents may be
+   * served from loopback (tests, a one-person setup); anywhere else they would be internal addresses.
+   */
+  service(base: string, mcpUrl: string, loopbackOnly: boolean): OAuthService;
   close(): Promise<void>;
 }
 
@@ -35,6 +48,7 @@ export interface OAuthSetup {
 export async function openOAuth(
   settings: OAuthSettings,
   profile: CompiledProfile,
+  words: ProfileWords,
   env: NodeJS.ProcessEnv,
 ): Promise<OAuthSetup> {
   const key = env.TOKEN_ENCRYPTION_KEY;
@@ -54,7 +68,7 @@ export async function openOAuth(
       'AUTH_MODE=oauth needs OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET of an OAuth2 application in Gitea (redirect URI: <public base URL>/oauth/callback)',
     );
   }
-  const access = accessOf(profile);
+  const access = namespaceAccessOf(profile);
   if (access.users.length === 0 && access.teams.length === 0) {
     throw new OAuthSetupError(
       `profile ${profile.name ?? profile.file} names nobody who may sign in: set authenticated_users and/or authenticated_teams for AUTH_MODE=oauth`,
@@ -69,16 +83,24 @@ export async function openOAuth(
   });
   return {
     store,
-    service: (base, mcpUrl) =>
+    service: (base, mcpUrl, loopbackOnly) =>
       new OAuthService({
         store,
         sealer,
         upstream,
         giteaUrl: settings.giteaUrl,
+        issuer: issuerOf(base),
         resource: mcpUrl,
         callbackUrl: `${base}/oauth/callback`,
         access,
-        giteaScope: settings.giteaScope,
+        describe: words,
+        scopes: settings.giteaScopes,
+        documents: new ClientDocuments({
+          ...DEFAULT_DOCUMENT_POLICY,
+          allowLoopback: loopbackOnly,
+          timeoutMs: settings.documentTimeoutMs,
+        }),
+        teamsMaxAgeSeconds: settings.teamsMaxAgeSeconds,
       }),
     close: () => store.close(),
   };
@@ -105,31 +127,12 @@ export function defaultStorePath(env: NodeJS.ProcessEnv): string {
   return resolve('.data', 'oauth-tokens.sqlite');
 }
 
-/** Who may sign in, and what the profile lets an agent do, in words a person can judge. */
-export function accessOf(profile: CompiledProfile): NamespaceAccess {
+/** Who may sign in: the profile's authenticated_users and authenticated_teams. */
+export function namespaceAccessOf(profile: CompiledProfile): NamespaceAccess {
   const data = profile.data;
-  const name = profile.name ?? profile.file;
-  const allowed = data.allowed_operations ?? [];
-  const forbidden = data.forbidden_operations ?? [];
-  const scope = repositoryScope(data.repositories);
-  const summary =
-    `An agent acts as you with the ${profile.role ?? 'unnamed'} role of profile ${name}, in ${scope}: ` +
-    (allowed.length > 0 ? `it may ${allowed.join(', ')}` : 'it may do nothing') +
-    (forbidden.length > 0 ? `, and is never allowed ${forbidden.join(', ')}.` : '.');
   return {
-    profileName: name,
-    summary,
+    profileName: profile.name ?? profile.file,
     users: (data.authenticated_users ?? []).map((u) => u.toLowerCase()),
     teams: (data.authenticated_teams ?? []).map((t) => t.toLowerCase()),
   };
-}
-
-function repositoryScope(repos: ProfileData['repositories']): string {
-  if (repos === undefined) return 'any repository your account can reach';
-  if (Array.isArray(repos)) return `the repositories ${repos.join(', ')}`;
-  const parts = [
-    repos.read ? `reading ${repos.read.join(', ')}` : null,
-    repos.write ? `writing ${repos.write.join(', ')}` : null,
-  ];
-  return parts.filter(Boolean).join(' and ') || 'no repository';
 }

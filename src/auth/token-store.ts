@@ -27,6 +27,9 @@ export interface ParkRow {
   upstreamVerifierSealed: string | null;
   status: ParkStatus;
   expiresAt: number;
+  /** The client's name and where that identity comes from ('registered', or the document's URL), for the consent page. */
+  clientName: string | null;
+  clientSource: string | null;
 }
 
 export interface GrantRow {
@@ -40,6 +43,12 @@ export interface GrantRow {
   giteaExpiresAt: number;
   version: number;
   revoked: boolean;
+  /** The profile the grant was given under; null for a grant older than that binding (refused). */
+  profile: string | null;
+  /** When team membership last let the person in (ms); null when the profile names them. */
+  teamsCheckedAt: number | null;
+  /** Why the grant ended (revoked), for the refusal of its next call or refresh; set by revokeGrant only. */
+  endedReason?: string | null;
 }
 
 export interface CodeRow {
@@ -101,7 +110,8 @@ export class TokenStore {
   async putPark(park: ParkRow): Promise<void> {
     await this.q(
       `INSERT INTO oauth_parks (id, client_id, redirect_uri, code_challenge, client_state, scopes, resource, browser_hash,
-        upstream_state_hash, upstream_verifier_sealed, status, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        upstream_state_hash, upstream_verifier_sealed, status, expires_at, client_name, client_source)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
       [
         park.id,
         park.clientId,
@@ -115,6 +125,8 @@ export class TokenStore {
         park.upstreamVerifierSealed,
         park.status,
         park.expiresAt,
+        park.clientName,
+        park.clientSource,
       ],
     );
   }
@@ -160,7 +172,7 @@ export class TokenStore {
   async putGrant(grant: GrantRow): Promise<void> {
     await this.q(
       `INSERT INTO oauth_grants (id, login, client_id, resource, scopes, gitea_access_sealed, gitea_refresh_sealed, gitea_expires_at,
-        version, revoked, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+        version, revoked, created_at, profile, teams_checked_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
       [
         grant.id,
         grant.login,
@@ -173,6 +185,8 @@ export class TokenStore {
         grant.version,
         grant.revoked ? 1 : 0,
         Date.now(),
+        grant.profile,
+        grant.teamsCheckedAt,
       ],
     );
   }
@@ -198,11 +212,17 @@ export class TokenStore {
     return rows.length === 1;
   }
 
-  /** Ends a grant: its tokens stop working and the sealed Gitea tokens are wiped. */
-  async revokeGrant(id: string): Promise<void> {
+  /** Team membership was read from Gitea now and still lets the person in. */
+  async markTeamsChecked(id: string, at: number): Promise<void> {
+    await this.q('UPDATE oauth_grants SET teams_checked_at = $2 WHERE id = $1', [id, at]);
+  }
+
+  /** Ends a grant, saying why: its tokens stop working and the sealed Gitea tokens are wiped. */
+  async revokeGrant(id: string, reason: string): Promise<void> {
     await this.q(
-      'UPDATE oauth_grants SET revoked = 1, gitea_access_sealed = NULL, gitea_refresh_sealed = NULL, version = version + 1 WHERE id = $1',
-      [id],
+      `UPDATE oauth_grants SET revoked = 1, gitea_access_sealed = NULL, gitea_refresh_sealed = NULL, version = version + 1,
+        ended_reason = COALESCE(ended_reason, $2) WHERE id = $1`,
+      [id, reason],
     );
     await this.q('UPDATE oauth_tokens SET revoked = 1 WHERE grant_id = $1', [id]);
   }
@@ -315,6 +335,8 @@ function parkOf(row: Row): ParkRow {
     upstreamVerifierSealed: asText(row.upstream_verifier_sealed),
     status: String(row.status) as ParkStatus,
     expiresAt: asNumber(row.expires_at),
+    clientName: asText(row.client_name),
+    clientSource: asText(row.client_source),
   };
 }
 
@@ -330,6 +352,10 @@ function grantOf(row: Row): GrantRow {
     giteaExpiresAt: asNumber(row.gitea_expires_at),
     version: asNumber(row.version),
     revoked: flag(row.revoked),
+    profile: asText(row.profile),
+    teamsCheckedAt:
+      row.teams_checked_at === null || row.teams_checked_at === undefined ? null : asNumber(row.teams_checked_at),
+    endedReason: asText(row.ended_reason),
   };
 }
 

@@ -6,6 +6,7 @@ import { toJsonSchema, type Definitions } from './schema.js';
 import type { Catalog, CatalogEntry, CatalogParameter, CatalogPathParameter, HttpMethod, JsonSchema } from './types.js';
 import { LOGIN_SCHEMA, REPO_NAME_SCHEMA } from './gitea-names.js';
 import { reachOf } from './reach.js';
+import { requiredTokenScopes } from './token-scopes.js';
 
 type SwaggerParameter = JsonSchema & {
   name: string;
@@ -174,6 +175,7 @@ function buildEntry(
     annotations: annotate(method, op.operationId, parameters.query),
     inputSchema: inputSchema(name, parameters),
     reach: reachOf(spec, op),
+    tokenScopes: requiredTokenScopes(method, path),
   };
 }
 
@@ -232,7 +234,10 @@ export function renderToolsDoc(catalog: Catalog): string {
   ];
   for (const [domain, entries] of groupByDomain(catalog.entries)) {
     lines.push(`## ${domain} (${entries.length})`, '');
-    lines.push('| Tool | Method | Path | operationId | Annotations | Summary |', '|---|---|---|---|---|---|');
+    lines.push(
+      '| Tool | Method | Path | operationId | Annotations | Token scopes | Summary |',
+      '|---|---|---|---|---|---|---|',
+    );
     for (const e of entries) {
       const cells = [
         `\`${e.name}\``,
@@ -240,6 +245,7 @@ export function renderToolsDoc(catalog: Catalog): string {
         `\`${e.path}\``,
         e.operationId,
         annotationWords(e).join(', '),
+        tokenScopeWords(e),
         e.summary,
       ];
       lines.push(`| ${cells.map(escapeCell).join(' | ')} |`);
@@ -247,6 +253,12 @@ export function renderToolsDoc(catalog: Catalog): string {
     lines.push('');
   }
   return lines.join('\n');
+}
+
+/** The scopes column: each scope, `none` when Gitea checks none, `?` where its route groups do not place the route. */
+function tokenScopeWords(entry: CatalogEntry): string {
+  if (entry.tokenScopes === null) return '?';
+  return entry.tokenScopes.length === 0 ? 'none' : entry.tokenScopes.join(', ');
 }
 
 export function groupByDomain(entries: readonly CatalogEntry[]): Map<string, CatalogEntry[]> {

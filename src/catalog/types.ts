@@ -61,6 +61,11 @@ export interface CatalogEntry {
   inputSchema: JsonSchema;
   /** Which repositories the operation can reach, derived from the spec (src/catalog/reach.ts). */
   reach: RepositoryReach;
+  /**
+   * The Gitea token scopes a call needs (every one), from Gitea's route groups (src/catalog/token-scopes.ts);
+   * null where that source places no such route, so Gitea alone decides.
+   */
+  tokenScopes: string[] | null;
 }
 
 export interface Catalog {

@@ -6,6 +6,9 @@ import { checkPolicies, loadPolicySet } from '../policy-files/policy-set.js';
 import { checkProfileFile, profileFilesIn, type FoundProfile } from '../policy-files/profile-files.js';
 import { policiesDir, userProfilesDir } from '../shared/paths.js';
 import type { Finding } from '../policy/findings.js';
+import { loadCatalog } from '../catalog/load.js';
+import { tokenScopeFindings } from '../server/token-scopes.js';
+import { compileProfile } from '../policy/profile.js';
 import { trustFindings } from './check-trust.js';
 import { errorMessage, fail, findingLine } from './policy-context.js';
 import { shownPath } from '../shared/paths.js';
@@ -72,7 +75,11 @@ export async function run(argv: string[]): Promise<number> {
     const found: FoundProfile[] = [];
     for (const file of files) {
       const report = checkProfileFile(file, policy);
-      findings.push(...report.findings);
+      const compiled = report.profiles.map((profile) => compileProfile(profile.source, policy.vocabulary));
+      findings.push(
+        ...report.findings,
+        ...compiled.flatMap((p) => tokenScopeFindings(policy, p, loadCatalog().entries)),
+      );
       found.push(...report.profiles);
     }
     if (!values.offline) {

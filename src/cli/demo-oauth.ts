@@ -67,7 +67,8 @@ export async function runOAuthDemo(out: NodeJS.WritableStream, colour: boolean):
       sandbox.users.alice?.password ?? '',
       alice.redirectUrl,
     );
-    const summary = /id="summary">([^<]*)</.exec(signIn.consentPage)?.[1]?.replace(/&#39;/g, "'") ?? '';
+    const never = /<ul id="may-never"[^>]*>(.*?)<\/ul>/.exec(signIn.consentPage)?.[1] ?? '';
+    const summary = never ? `may never: ${[...never.matchAll(/<li>([^<]*)<\/li>/g)].map((m) => m[1]).join('; ')}` : '';
     check(
       'the consent page names the client, the namespace and what its profile lets an agent do',
       signIn.consentPage.includes('Alice&#39;s coding agent') && summary !== '',

@@ -1,4 +1,5 @@
 // gitea-warden explain: one decision, for a person, in one screen.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { catalogByName } from '../catalog/load.js';
 import { loadProfile } from '../policy-files/profile-files.js';
@@ -6,9 +7,13 @@ import type { Decision } from '../policy/decision.js';
 import { budgetsFor, describeBudget } from '../policy/budgets.js';
 import { decide, decideCall } from '../policy/decide.js';
 import { decideContextFrom, errorMessage, fail, forOutput, policyOptions, policySetFrom } from './policy-context.js';
+import { readmeFile } from '../server/namespace-report.js';
 import { shownPath } from '../shared/paths.js';
+import { explainTokenScopes, readmeWithTokenScopeTable } from './token-scope-lines.js';
 
 const HELP = `usage: gitea-warden explain --profile P (--operation NAME | --tool TOOL [--args JSON]) [--service S]
+       gitea-warden explain P   (or --profile P alone: the Gitea token scopes the profile needs, and why)
+       gitea-warden explain --report-readme   (rewrite README's token-scope table of the reference profiles)
 
 Shows the verdict, the canonical operation(s), the entry that decided it (file:line) and, for a
 denial, what to do about it. --tool takes a catalog tool name (gitea-warden tools lists them);
@@ -22,10 +27,11 @@ Exit 0 allow, 1 deny, 2 unusable input.
 `;
 
 export async function run(argv: string[]): Promise<number> {
-  let values;
+  let values, positionals;
   try {
-    ({ values } = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: argv,
+      allowPositionals: true,
       options: {
         profile: { type: 'string' },
         operation: { type: 'string' },
@@ -33,6 +39,7 @@ export async function run(argv: string[]): Promise<number> {
         args: { type: 'string' },
         service: { type: 'string' },
         help: { type: 'boolean' },
+        'report-readme': { type: 'boolean' },
         ...policyOptions,
       },
     }));
@@ -43,7 +50,11 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  if (!values.profile || (values.operation === undefined) === (values.tool === undefined)) {
+  if (values['report-readme']) return writeReadmeTable(values);
+  const alone = values.profile ?? (positionals.length === 1 ? positionals[0] : undefined);
+  if (alone !== undefined && values.operation === undefined && values.tool === undefined)
+    return explainScopes(alone, values);
+  if (!values.profile || positionals.length > 0 || (values.operation === undefined) === (values.tool === undefined)) {
     return fail('explain', 'give --profile and exactly one of --operation or --tool');
   }
   let decision: Decision;
@@ -71,6 +82,25 @@ export async function run(argv: string[]): Promise<number> {
     return fail('explain', errorMessage(error));
   }
   return decision.effect === 'allow' ? 0 : 1;
+}
+
+function writeReadmeTable(values: { policies?: string }): number {
+  try {
+    writeFileSync(readmeFile, readmeWithTokenScopeTable(readFileSync(readmeFile, 'utf8'), policySetFrom(values)));
+    process.stdout.write(`wrote the token-scope table of ${readmeFile}\n`);
+    return 0;
+  } catch (error) {
+    return fail('explain', errorMessage(error));
+  }
+}
+
+function explainScopes(profile: string, values: { policies?: string; service?: string }): number {
+  try {
+    process.stdout.write(explainTokenScopes(policySetFrom(values), profile, values.service));
+    return 0;
+  } catch (error) {
+    return fail('explain', errorMessage(error));
+  }
 }
 
 /** `budgets`: the call budgets the operations count against, as lines for people. */

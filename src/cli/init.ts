@@ -11,6 +11,8 @@ import { isMap, isScalar, parseDocument, type Document } from 'yaml';
 import { didYouMean } from '../policy/nearest.js';
 import { profilesDir, userProfilesDir } from '../shared/paths.js';
 import { errorMessage, fail } from './policy-context.js';
+import { loadPolicySet } from '../policy-files/policy-set.js';
+import { initTokenScopes } from './token-scope-lines.js';
 
 const ROLES = ['author', 'reviewer', 'merger', 'reconciler'] as const;
 type Role = (typeof ROLES)[number];
@@ -152,6 +154,12 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`wrote ${shown(file.path)}\n`);
   }
   process.stdout.write(nextSteps(plan));
+  process.stdout.write(
+    initTokenScopes(
+      loadPolicySet(),
+      files.map((file) => file.path).filter((p) => p.endsWith('.yaml')),
+    ),
+  );
   return 0;
 }
 

@@ -13,6 +13,8 @@ import { checkStartup, type StartupOptions } from '../transports/startup.js';
 import type { Namespace } from '../server/session.js';
 import { isDatabaseUrl } from '../audit/database-url.js';
 import type { PostgresRateLimiter } from '../transports/rate-limit-postgres.js';
+import { namespaceTokenScopes, stepUpScopes } from '../server/token-scopes.js';
+import { profileWords } from '../policy/profile-words.js';
 import type { SqlBudgetStore } from '../auth/budget-store.js';
 import { startTelemetry } from '../telemetry/start.js';
 import { GiteaHttpClient } from '../gitea/http.js';
@@ -35,7 +37,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     const settings = readSettings(flags, process.env);
     // An unsafe HTTP setup is refused before anything is loaded, opened or written.
-    // HTTP (express, the SDK's auth router) and OAuth (database drivers) load only when used: stdio starts lean.
+    // HTTP (express, the OAuth routes) and OAuth (database drivers) load only when used: stdio starts lean.
     const transport = settings.transport === 'http' ? await import('../transports/http.js') : null;
     const http = transport ? httpOptions(settings, process.env, transport.DEFAULT_MAX_BODY_BYTES) : null;
     if (http) checkStartup(http);
@@ -52,7 +54,12 @@ export async function run(argv: string[]): Promise<number> {
         ? null
         : await (
             await import('../auth/oauth-setup.js')
-          ).openOAuth(oauthSettings(settings), namespace.session.profile, process.env);
+          ).openOAuth(
+            oauthSettings(settings, namespaceTokenScopes(namespace.session)),
+            namespace.session.profile,
+            profileWords(namespace.session.profile, namespace.session.policy.vocabulary),
+            process.env,
+          );
     try {
       await serve(namespace, http, oauth, logger, { budgets, metricsOpen: settings.metricsAuth === 'none' });
     } finally {
@@ -100,13 +107,16 @@ function isOAuthSetupError(error: unknown): error is Error {
   return error instanceof Error && error.name === 'OAuthSetupError';
 }
 
-function oauthSettings(settings: Settings) {
+/** `needed`: what the namespace's operations need, the default of OAUTH_GITEA_SCOPES. */
+function oauthSettings(settings: Settings, needed: string[]) {
   return {
     giteaUrl: settings.giteaUrl,
     clientId: settings.oauthClientId,
     store: settings.oauthStore,
-    giteaScope: settings.oauthGiteaScopes,
+    giteaScopes: settings.oauthGiteaScopes ?? needed,
     timeoutMs: settings.timeoutMs,
+    teamsMaxAgeSeconds: settings.oauthTeamsMaxAge,
+    documentTimeoutMs: settings.oauthDocumentTimeoutMs,
   };
 }
 
@@ -142,7 +152,11 @@ async function serve(
       ...http,
       info: { name: 'gitea-warden', version, profile: profile.name ?? profile.file },
       ...(oauth
-        ? { oauthService: (base: string, mcpUrl: string) => Promise.resolve(oauth.service(base, mcpUrl)) }
+        ? {
+            oauthService: (base: string, mcpUrl: string, loopbackOnly: boolean) =>
+              Promise.resolve(oauth.service(base, mcpUrl, loopbackOnly)),
+            oauthStepUpScopes: stepUpScopes(namespace),
+          }
         : {}),
       ...(shared ? { rateLimiter: shared } : {}),
       readiness,

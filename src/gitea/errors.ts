@@ -74,6 +74,15 @@ export function missingScopes(status: number, data: unknown): string[] | null {
   return match ? (match[1] ?? '').split(/[\s,]+/).filter(Boolean) : null;
 }
 
+/**
+ * The scopes the token carries, as Gitea's newer refusal names them ("..., token scope=read:user,write:issue");
+ * null when the message does not say (older releases name only the required scopes).
+ */
+export function tokenScopesOfRefusal(message: string): string[] | null {
+  const match = /token scope=([^\s\]]*)/.exec(message);
+  return match ? (match[1] ?? '').split(',').filter(Boolean) : null;
+}
+
 /** Gitea answers errors as `{"message": ..., "url": ...}`; anything else is shown as text. */
 export function giteaErrorMessage(status: number, data: unknown): string {
   if (isRecord(data) && typeof data.message === 'string' && data.message.trim() !== '') {

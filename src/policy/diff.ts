@@ -5,6 +5,7 @@
 // in, the resource scopes by what their patterns match (pattern-cover.ts), the integrity floor and its
 // lists, the static listing's reach, runtime switching. A field with no row is reported as a gain:
 // a change nobody classified fails the gate rather than slipping through it.
+import { scopeHeld } from '../catalog/token-scopes.js';
 import { rankOf } from './integrity.js';
 import { covers } from './pattern-cover.js';
 import type { CompiledBudget } from './budgets.js';
@@ -120,6 +121,11 @@ export const PROFILE_FIELDS: Readonly<Record<string, FieldRule>> = {
               ['token_source_name'],
             ),
           ],
+  },
+  token_scopes: {
+    widens:
+      'the token is said to carry more: the namespace offers what those scopes reach (unsaid: whatever Gitea allows)',
+    compare: compareTokenScopes,
   },
   audit_label: neutral('nothing: a label of the audit trail'),
   allowed_operations: {
@@ -534,6 +540,44 @@ function compareBudgets(before: DiffSide, after: DiffSide): AccessChange[] {
         file: after.profile.file,
         line: now.line,
       })),
+  ];
+}
+
+/**
+ * The scopes a profile says its token carries (issue 29): tools follow the token, so a scope the
+ * other side did not cover (write:X covers read:X, `all` everything), a dropped `public-only`, or no
+ * list at all any more (then every allowed operation is offered until Gitea refuses) is a gain.
+ */
+function compareTokenScopes(before: DiffSide, after: DiffSide): AccessChange[] {
+  const [was, is] = [before.profile.data.token_scopes, after.profile.data.token_scopes];
+  if (was === undefined && is === undefined) return [];
+  if (is === undefined)
+    return [
+      change(
+        'gain',
+        'token_scopes',
+        'no longer said: every allowed operation is offered until Gitea refuses one',
+        after,
+        [],
+      ),
+    ];
+  if (was === undefined)
+    return [
+      change('loss', 'token_scopes', `now said: only what ${is.join(' ') || 'no scope'} reaches is offered`, after, [
+        'token_scopes',
+      ]),
+    ];
+  const gains = [
+    ...is.filter((scope) => !scopeHeld(was, scope) && scope !== 'public-only').map((scope) => `+ ${scope}`),
+    ...(was.includes('public-only') && !is.includes('public-only') ? ['- public-only (private repositories too)'] : []),
+  ];
+  const losses = [
+    ...was.filter((scope) => !scopeHeld(is, scope) && scope !== 'public-only').map((scope) => `- ${scope}`),
+    ...(is.includes('public-only') && !was.includes('public-only') ? ['+ public-only'] : []),
+  ];
+  return [
+    ...gains.map((text) => change('gain', 'token_scopes', text, after, ['token_scopes'])),
+    ...losses.map((text) => change('loss', 'token_scopes', text, after, ['token_scopes'])),
   ];
 }
 

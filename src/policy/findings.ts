@@ -49,7 +49,8 @@ export function conflictMarkerFindings(text: string, file: string): Finding[] {
 
 const SECRET_KEY =
   /(?:^|[_-])(?:token|password|passwd|secret|api[_-]?key|credentials?|private[_-]?key|auth)(?:$|[_-])/i;
-const ENV_NAME_KEYS = new Set(['token_source_name']);
+/** Fields whose values are names, never secrets: a variable's name, the token's scope names. */
+const NAME_KEYS = new Set(['token_source_name', 'token_scopes']);
 const TOKEN_VALUE = [
   /^[0-9a-f]{40}$/i, // Gitea access tokens
   /^(?:gt[ap]|gh[pousr]|glpat)[_-][A-Za-z0-9_-]{16,}$/, // prefixed tokens
@@ -72,7 +73,7 @@ export function credentialFindings(
     }
     const key = path.filter((segment): segment is string => typeof segment === 'string').at(-1) ?? '';
     const secretKey =
-      SECRET_KEY.test(key) && !ENV_NAME_KEYS.has(key) && value !== null && value !== '' && typeof value !== 'boolean';
+      SECRET_KEY.test(key) && !NAME_KEYS.has(key) && value !== null && value !== '' && typeof value !== 'boolean';
     const tokenLike = typeof value === 'string' && TOKEN_VALUE.some((pattern) => pattern.test(value.trim()));
     if (secretKey || tokenLike) {
       findings.push({

@@ -203,7 +203,8 @@ export const REASONS = {
   },
   token_scope_missing: {
     kinds: ['refusal'],
-    meaning: 'The token lacks a scope the check of its identity or its operations needs.',
+    meaning:
+      'The token lacks a scope the check of its identity or this operation needs (known from the OAuth grant, token_scopes, or an earlier refusal by Gitea).',
   },
   result_withheld: {
     kinds: ['refusal'],
@@ -384,6 +385,17 @@ export const REASONS = {
     meaning: 'A scope pattern matches everything, so the scope restricts nothing.',
   },
   shadowed_pattern: { kinds: ['finding'], meaning: 'A scope pattern is covered by another one of the same list.' },
+
+  // issue 29 (authz lane): the token's scopes against what the profile needs
+  token_scopes_broader: {
+    kinds: ['finding'],
+    meaning:
+      "A profile's token_scopes grant more than its operations need; the token can do more outside gitea-warden.",
+  },
+  token_scopes_short: {
+    kinds: ['finding'],
+    meaning: "A profile's token_scopes lack a scope some of its operations need; those are not offered.",
+  },
 
   // issue 26: a team's own profiles (check asks Gitea about the names a profile trusts)
   trusted_user_unknown: {

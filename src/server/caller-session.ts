@@ -5,10 +5,13 @@
 import { GiteaHttpClient } from '../gitea/http.js';
 import { IdentityVerifier } from './identity.js';
 import type { Namespace, Session } from './session.js';
+import { TokenScopeState } from './token-scopes.js';
 
 export interface SignedInCaller {
   login: string;
   giteaToken: string;
+  /** The grant's Gitea token scopes: what this person's calls list and may make. */
+  scopes: readonly string[];
 }
 
 export function sessionForCaller(base: Session, caller: SignedInCaller): Session {
@@ -20,6 +23,7 @@ export function sessionForCaller(base: Session, caller: SignedInCaller): Session
     gitea,
     client,
     identity,
+    registry: base.registry.withTokenScopes(new TokenScopeState(caller.scopes, 'oauth_grant')),
     signedIn: { login: caller.login },
     taint: base.taint.forPerson(caller.login),
   };

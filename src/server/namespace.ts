@@ -30,6 +30,7 @@ import { MemoryBudgetStore, type BudgetStore } from './call/budget.js';
 import { IdentityVerifier } from './identity.js';
 import type { Namespace, Session, WatchedFile } from './session.js';
 import type { Settings } from './settings.js';
+import { staticTokenScopes } from './token-scopes.js';
 import { buildToolRegistry, ToolRegistryError, type ToolRegistry } from './tool-registry.js';
 
 export interface NamespaceOptions {
@@ -236,7 +237,7 @@ export function registryFor(
   entries: Parameters<typeof buildToolRegistry>[0]['entries'],
   builtins: readonly BuiltinTool[],
 ): ToolRegistry {
-  return buildToolRegistry(
+  const registry = buildToolRegistry(
     {
       entries,
       builtins,
@@ -254,6 +255,7 @@ export function registryFor(
       mode: settings.toolMode,
     },
   );
+  return registry.withTokenScopes(staticTokenScopes(profile));
 }
 
 /** TOOLSETS wins ('all' means every domain); unset, the static listing takes the profile's toolsets. */
@@ -277,11 +279,16 @@ function executorOptionsFor(settings: Settings, env: NodeJS.ProcessEnv): Session
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+  // Every secret the server holds: its bearer token, OAuth client secret, the key that seals the token
+  // store, and the passwords of its databases (in a URL or PGPASSWORD).
   const serverSecrets = [
     env.MCP_BEARER_TOKEN,
     env.OAUTH_CLIENT_SECRET,
+    env.TOKEN_ENCRYPTION_KEY,
     env[CONFIRMATION_KEY_SETTING],
     databasePassword(env.AUDIT_SINK),
+    databasePassword(settings.oauthStore ?? undefined),
+    env.PGPASSWORD,
     ...extra,
   ].filter((s): s is string => Boolean(s));
   return {

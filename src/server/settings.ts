@@ -1,6 +1,7 @@
 // Every setting of `gitea-warden serve`: one table gives its environment variable, its flag, its
 // default and its meaning, so `serve --help`, the parser and the docs can never disagree.
 // Secret values (tokens) are read from the environment only: a flag would show them in `ps`.
+import { isTokenScopeName } from '../catalog/token-scopes.js';
 import { unexpandedMessage, unexpandedReference } from '../shared/unexpanded.js';
 
 export type TransportKind = 'stdio' | 'http';
@@ -37,7 +38,10 @@ export interface Settings {
   authMode: AuthMode;
   oauthStore: string | null;
   oauthClientId: string | null;
-  oauthGiteaScopes: string;
+  /** Null: the scopes the profile needs (src/server/token-scopes.ts). */
+  oauthGiteaScopes: string[] | null;
+  oauthTeamsMaxAge: number;
+  oauthDocumentTimeoutMs: number;
   metricsAuth: 'bearer' | 'none';
 }
 
@@ -319,8 +323,29 @@ export const SETTINGS: readonly SettingSpec[] = [
     flag: 'oauth-gitea-scopes',
     default: '',
     description:
-      "scopes asked of Gitea at sign-in (e.g. 'read:user write:repository'); empty: Gitea's default, full API access of the person",
-    parse: text,
+      "the most a sign-in may ask of Gitea (e.g. 'read:user write:repository'); empty: the scopes the profile needs (gitea-warden explain --profile P)",
+    parse: tokenScopeList,
+  },
+  {
+    key: 'oauthTeamsMaxAge',
+    env: 'OAUTH_TEAMS_MAX_AGE',
+    flag: 'oauth-teams-max-age',
+    default: '300',
+    description:
+      'seconds a team membership read from Gitea stands before a call reads it again (every refresh reads it)',
+    parse: positiveInt,
+  },
+  {
+    key: 'oauthDocumentTimeoutMs',
+    env: 'OAUTH_CLIENT_DOCUMENT_TIMEOUT_MS',
+    flag: 'oauth-client-document-timeout-ms',
+    default: '5000',
+    description: 'the most time fetching one client metadata document may take (at most 10000)',
+    parse: (raw, env) => {
+      const ms = positiveInt(raw, env);
+      if (ms >= 100 && ms <= 10_000) return ms;
+      throw new SettingsError(`${env} must be between 100 and 10000 milliseconds`);
+    },
   },
   {
     key: 'metricsAuth',
@@ -332,6 +357,15 @@ export const SETTINGS: readonly SettingSpec[] = [
     parse: oneOf('bearer', 'none'),
   },
 ];
+
+/** OAUTH_GITEA_SCOPES: Gitea scope names separated by spaces or commas; empty: what the profile needs. */
+function tokenScopeList(raw: string, env: string): string[] | null {
+  const scopes = raw.split(/[\s,]+/).filter(Boolean);
+  const unknown = scopes.find((scope) => !isTokenScopeName(scope));
+  if (unknown !== undefined)
+    throw new SettingsError(`${env} names '${unknown}', which is no Gitea token scope (e.g. read:user, write:issue)`);
+  return scopes.length > 0 ? scopes : null;
+}
 
 /** Flags win over the environment, which wins over defaults. Required: profile and Gitea URL. */
 export function readSettings(flags: Record<string, string | undefined>, env: NodeJS.ProcessEnv): Settings {
@@ -374,6 +408,7 @@ export function settingsHelp(): string {
     'Needs OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET (a Gitea OAuth2 application whose redirect URI is',
     'PUBLIC_BASE_URL/oauth/callback), TOKEN_ENCRYPTION_KEY (32+ characters; seals Gitea tokens at rest),',
     'and a profile naming who may sign in (authenticated_users and/or authenticated_teams: [org/team]).',
+    'Grants are re-checked against the profile on every call and refresh; docs/oauth.md has the rest.',
     '',
   ].join('\n');
 }

@@ -9,6 +9,7 @@ import type { OperationMap } from '../policy/operation-map.js';
 import { didYouMean } from '../policy/nearest.js';
 import type { BuiltinTool } from './builtin/types.js';
 import type { ToolModeSetting } from './settings.js';
+import type { TokenScopeState } from './token-scopes.js';
 import { builtinDefinition, listedDefinition, type ToolDefinition } from './tool-definitions.js';
 
 export type { ToolDefinition } from './tool-definitions.js';
@@ -61,6 +62,11 @@ export class ToolRegistry {
     private readonly disabledTools: ReadonlySet<string> = new Set(),
     /** Operations outside TOOLSETS or READ_ONLY: not offered, whatever the profile allows. */
     private readonly filteredOut: ReadonlySet<string> = new Set(),
+    /**
+     * What the token can call (./token-scopes.ts): an operation it lacks a scope for is neither listed nor
+     * found by discovery; get() still finds it, so its call is refused naming the scope. Null: not known.
+     */
+    readonly tokenScopes: TokenScopeState | null = null,
   ) {
     this.byName = new Map(tools.map((tool) => [tool.definition.name, tool]));
     this.operationsByName = new Map(operations.map((tool) => [tool.definition.name, tool]));
@@ -73,7 +79,17 @@ export class ToolRegistry {
 
   /** An operation gitea_find_operations and gitea_describe_operation may show. */
   operation(name: string): GiteaTool | undefined {
-    return this.operationsByName.get(name);
+    const tool = this.operationsByName.get(name);
+    return tool && this.tokenCan(tool) ? tool : undefined;
+  }
+
+  /** The same registry, seen through a token's scopes. */
+  withTokenScopes(scopes: TokenScopeState): ToolRegistry {
+    return new ToolRegistry(this.tools, this.operations, this.mode, this.disabledTools, this.filteredOut, scopes);
+  }
+
+  private tokenCan(tool: RegisteredTool): boolean {
+    return tool.kind !== 'gitea' || !this.tokenScopes || this.tokenScopes.missing(tool.entry.tokenScopes).length === 0;
   }
 
   /** Named in DISABLED_TOOLS: the operator took it away, so the raw tool may not reach its operation either. */
@@ -87,7 +103,7 @@ export class ToolRegistry {
   }
 
   definitions(): ToolDefinition[] {
-    return this.tools.map((tool) => tool.definition);
+    return this.tools.filter((tool) => this.tokenCan(tool)).map((tool) => tool.definition);
   }
 }
 

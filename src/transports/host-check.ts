@@ -1,18 +1,14 @@
 // DNS-rebinding protection: a request is served only if its Host header names this server.
 // Loopback names on any port always qualify; others come from PUBLIC_BASE_URL and ALLOWED_HOSTS.
+import { isLoopbackHostname } from '../shared/loopback.js';
+
+export { isLoopbackHostname };
 
 export interface HostName {
   /** Lower-case, IPv6 without brackets. */
   hostname: string;
   /** undefined: any port. */
   port: string | undefined;
-}
-
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
-
-export function isLoopbackHostname(hostname: string): boolean {
-  const name = hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  return LOOPBACK_NAMES.has(name) || /^127(\.\d{1,3}){3}$/.test(name);
 }
 
 /** Splits `name`, `name:port`, `[v6]` or `[v6]:port`; undefined when it is none of these. */

@@ -1,5 +1,5 @@
 // Streamable HTTP, stateless: every POST to the MCP path gets a fresh SDK Server and transport
-// (no sessions to hijack or leak between clients). An express app (the SDK's auth router needs one):
+// (no sessions to hijack or leak between clients). An express app (OAuth's routes share it):
 // every request, on every route, passes the Host and Origin checks first; the MCP path also passes
 // authentication (static bearer and/or per-user OAuth) and the rate limit before its body is read,
 // and a JSON-RPC batch is refused once read (one request, one message).
@@ -19,7 +19,7 @@ import { BearerCheck } from './bearer.js';
 import { readJsonBody } from './body.js';
 import { serveInfoRoute, type ServerInfo } from './health.js';
 import { BATCH_REFUSAL, isJsonRpcBatch } from './batch-check.js';
-import { allowedHostList, hostAllowed } from './host-check.js';
+import { allowedHostList, hostAllowed, isLoopbackHostname } from './host-check.js';
 import { originAllowed } from './origin-check.js';
 import { JsonRpcCode, sendJson, sendJsonRpcError } from './http-response.js';
 import type { Logger } from '../shared/logger.js';
@@ -42,8 +42,13 @@ export interface HttpTransportOptions extends StartupOptions {
   now?: () => number;
   /** Receiving one request may take this long (408 and close after); tests shorten it. */
   requestTimeoutMs?: number;
-  /** Per-user OAuth: builds the service once the public base URL (and so the port) is known. */
-  oauthService?: (base: string, mcpUrl: string) => Promise<OAuthService>;
+  /**
+   * Per-user OAuth: builds the service once the public base URL (and so the port) is known;
+   * `loopbackOnly` when both the bind address and the public URL are loopback.
+   */
+  oauthService?: (base: string, mcpUrl: string, loopbackOnly: boolean) => Promise<OAuthService>;
+  /** Per-user OAuth: the scopes a grant must add for a tools/call (the step-up challenge); see oauth-routes.ts. */
+  oauthStepUpScopes?: (held: readonly string[], offered: readonly string[], message: unknown) => string[] | null;
   /** Buckets shared with other replicas; default: this process's own. */
   rateLimiter?: RateLimit;
   /** Browser pages beside the MCP path (the confirmation page), built once the public base URL is known. */
@@ -92,16 +97,19 @@ export async function startHttpTransport(
   const base = (options.publicBaseUrl ?? `http://${host}:${port}`).replace(/\/+$/, '');
   try {
     let routes: OAuthRoutes | null = null;
+    const limiter = options.rateLimiter ?? new RateLimiter(options.rateLimitPerMinute, options.now);
     if (options.oauthService) {
-      // The SDK's auth router loads only in oauth mode.
+      // The OAuth routes load only in oauth mode.
       const { oauthRoutes } = await import('./oauth-routes.js');
-      routes = oauthRoutes(
-        await options.oauthService(base, `${base}${options.path}`),
+      const loopbackOnly = isLoopbackHostname(options.host) && isLoopbackHostname(new URL(base).hostname);
+      routes = oauthRoutes(await options.oauthService(base, `${base}${options.path}`, loopbackOnly), {
         base,
-        `gitea-warden ${options.info.profile}`,
-      );
+        resourceName: `gitea-warden ${options.info.profile}`,
+        limiter,
+        ...(options.oauthStepUpScopes ? { stepUpScopes: options.oauthStepUpScopes } : {}),
+      });
     }
-    app = buildApp(options, createServer, logger, routes, options.pages?.(base) ?? null);
+    app = buildApp(options, createServer, logger, routes, limiter, options.pages?.(base) ?? null);
   } catch (error) {
     await closeServer(http);
     throw error;
@@ -119,6 +127,7 @@ function buildApp(
   createServer: ServerFactory,
   logger: Logger,
   routes: OAuthRoutes | null,
+  limiter: RateLimit,
   pages: Router | null,
 ) {
   const allowed = allowedHostList(options.publicBaseUrl, options.allowedHosts);
@@ -128,7 +137,6 @@ function buildApp(
     options.bearerToken === undefined
       ? 'open'
       : createHash('sha256').update(options.bearerToken).digest('hex').slice(0, 16);
-  const limiter = options.rateLimiter ?? new RateLimiter(options.rateLimitPerMinute, options.now);
   const refused = (req: IncomingMessage, status: number, why: string) =>
     logger.warn({ remote: req.socket.remoteAddress, status }, `request refused: ${why}`);
 
@@ -189,21 +197,22 @@ function buildApp(
       });
       return;
     }
-    // requireBearerAuth answers 401 with resource_metadata itself, or sets req.auth.
-    await new Promise<void>((resolve, reject) => {
-      res.once('finish', () => resolve());
-      res.once('close', () => resolve());
-      Promise.resolve(routes.bearer(req, res, () => resolve())).catch(reject);
-    });
-    const caller = (req as Request & { auth?: { extra?: { caller?: OAuthCaller } } }).auth?.extra?.caller;
+    // Answers 401 with resource_metadata itself (or 503 when the grant cannot be judged now).
+    const caller = await routes.authenticate(req, res);
     if (!caller) {
-      // Answered 401 already; a failed attempt still counts against its address's shared bucket.
+      // A failed attempt still counts against its address's shared bucket.
       await limiter.take(`${req.socket.remoteAddress ?? 'unknown'}|unauthenticated`);
-      refused(req, 401, 'no valid OAuth token');
+      refused(req, res.statusCode, 'no valid OAuth token');
       return;
     }
     if (await rate(`user:${caller.login.toLowerCase()}`))
-      await serveMcp(req, res, options.maxBodyBytes, () => createServer(caller));
+      await serveMcp(
+        req,
+        res,
+        options.maxBodyBytes,
+        () => createServer(caller),
+        (message) => routes.challenge(res, caller, message),
+      );
   });
   if (routes) app.use(routes.router);
   if (pages) app.use(pages);
@@ -235,6 +244,8 @@ async function serveMcp(
   res: ServerResponse,
   maxBodyBytes: number,
   createServer: () => Server,
+  /** Answers the message itself instead (the OAuth step-up challenge) and returns true, or leaves it. */
+  answered: (message: unknown) => boolean = () => false,
 ): Promise<void> {
   if (req.method !== 'POST') {
     // Stateless: no standalone SSE stream (GET) and no session to delete (DELETE).
@@ -258,6 +269,7 @@ async function serveMcp(
     sendJsonRpcError(res, 400, JsonRpcCode.invalidRequest, BATCH_REFUSAL);
     return;
   }
+  if (answered(body.value)) return;
   const server = createServer();
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on('close', () => {

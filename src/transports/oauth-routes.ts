@@ -1,170 +1,240 @@
-// Per-user OAuth on the HTTP transport, built from the SDK's own pieces: mcpAuthRouter serves the
-// metadata (RFC 8414, RFC 9728), registration (RFC 7591), /authorize (S256 PKCE only, exact or
-// loopback redirect URIs), /token and /revoke over our OAuthServerProvider; requireBearerAuth checks
-// the MCP path with the namespace's resource. Added here: the root protected-resource metadata, the
-// consent page and Gitea's callback. The logic lives in src/auth/oauth-service.ts.
+// Per-user OAuth on the HTTP transport, our own endpoints over src/auth/ (no SDK): the metadata
+// (RFC 8414 with RFC 9207's iss flag and client metadata documents; RFC 9728 at the root and per MCP
+// path), /authorize, /token, /register (RFC 7591, deprecated, still working), /revoke (RFC 7009), the
+// consent page and Gitea's callback; and for the MCP path, the bearer check (RFC 6750: 401 with
+// resource_metadata) and the step-up challenge (403 insufficient_scope naming the missing scope).
+// The logic lives in src/auth/oauth-service.ts.
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import type { OAuthRegisteredClientsStore } from '@modelcontextprotocol/sdk/server/auth/clients.js';
-import {
-  AccessDeniedError,
-  InvalidClientError,
-  InvalidGrantError,
-  InvalidRequestError,
-  InvalidTargetError,
-  InvalidTokenError,
-  ServerError,
-  type OAuthError,
-} from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
-import { requireBearerAuth } from '@modelcontextprotocol/sdk/server/auth/middleware/bearerAuth.js';
-import type { AuthorizationParams, OAuthServerProvider } from '@modelcontextprotocol/sdk/server/auth/provider.js';
-import { getOAuthProtectedResourceMetadataUrl, mcpAuthRouter } from '@modelcontextprotocol/sdk/server/auth/router.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type {
-  OAuthClientInformationFull,
-  OAuthTokenRevocationRequest,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { ServerResponse } from 'node:http';
 import { renderConsent, renderNotice } from '../auth/consent-page.js';
-import { AuthFailure, type AuthErrorCode } from '../auth/errors.js';
-import type { BrowserOutcome, ClientInfo, OAuthService } from '../auth/oauth-service.js';
+import { AuthFailure, statusOf } from '../auth/errors.js';
+import {
+  authorizationServerMetadata,
+  protectedResourceMetadata,
+  protectedResourceMetadataUrl,
+  type ServerUrls,
+} from '../auth/metadata.js';
+import type { BrowserOutcome, ClientCredentials, OAuthService } from '../auth/oauth-service.js';
+import type { RateLimit } from './rate-limit.js';
 
 /** Who a verified OAuth token acts as; what the server needs to run a call as that person. */
 export interface OAuthCaller {
   login: string;
   giteaToken: string;
-}
-
-const errorClasses: Record<AuthErrorCode, new (message: string) => OAuthError> = {
-  invalid_request: InvalidRequestError,
-  invalid_client: InvalidClientError,
-  invalid_grant: InvalidGrantError,
-  invalid_target: InvalidTargetError,
-  invalid_token: InvalidTokenError,
-  access_denied: AccessDeniedError,
-  server_error: ServerError,
-};
-
-/** AuthFailure to the SDK error its handlers turn into the right OAuth answer. */
-async function asOAuth<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof AuthFailure) throw new errorClasses[error.code](error.message);
-    throw error;
-  }
-}
-
-/** The SDK's OAuthServerProvider over the OAuth service. */
-export class ServiceProvider implements OAuthServerProvider {
-  readonly clientsStore: OAuthRegisteredClientsStore;
-
-  constructor(private readonly service: OAuthService) {
-    this.clientsStore = {
-      getClient: async (clientId) => (await service.getClient(clientId)) as OAuthClientInformationFull | undefined,
-      registerClient: async (client) =>
-        (await service.registerClient(client as ClientInfo)) as OAuthClientInformationFull,
-    };
-  }
-
-  async authorize(client: OAuthClientInformationFull, params: AuthorizationParams, res: Response): Promise<void> {
-    const consentUrl = await asOAuth(() =>
-      this.service.park(client as ClientInfo, {
-        redirectUri: params.redirectUri,
-        codeChallenge: params.codeChallenge,
-        scopes: params.scopes ?? [],
-        ...(params.state !== undefined ? { state: params.state } : {}),
-        ...(params.resource ? { resource: params.resource.href } : {}),
-      }),
-    );
-    res.redirect(302, consentUrl);
-  }
-
-  challengeForAuthorizationCode(client: OAuthClientInformationFull, code: string): Promise<string> {
-    return asOAuth(() => this.service.challengeFor(client.client_id, code));
-  }
-
-  exchangeAuthorizationCode(
-    client: OAuthClientInformationFull,
-    code: string,
-    _verifier?: string,
-    redirectUri?: string,
-    resource?: URL,
-  ): Promise<OAuthTokens> {
-    return asOAuth(() => this.service.exchangeCode(client.client_id, code, redirectUri, resource?.href));
-  }
-
-  exchangeRefreshToken(
-    client: OAuthClientInformationFull,
-    refreshToken: string,
-    _scopes?: string[],
-    resource?: URL,
-  ): Promise<OAuthTokens> {
-    return asOAuth(() => this.service.exchangeRefresh(client.client_id, refreshToken, resource?.href));
-  }
-
-  async verifyAccessToken(token: string): Promise<AuthInfo> {
-    const caller = await asOAuth(() => this.service.verify(token));
-    const extra: Record<string, unknown> = {
-      caller: { login: caller.login, giteaToken: caller.giteaToken } satisfies OAuthCaller,
-    };
-    return {
-      token,
-      clientId: caller.clientId,
-      scopes: caller.scopes,
-      expiresAt: caller.expiresAt,
-      resource: new URL(caller.resource),
-      extra,
-    };
-  }
-
-  revokeToken(client: OAuthClientInformationFull, request: OAuthTokenRevocationRequest): Promise<void> {
-    return asOAuth(() => this.service.revoke(client.client_id, request.token));
-  }
+  /** The Gitea token scopes of the grant (the person's Gitea token carries the same). */
+  scopes: string[];
 }
 
 export interface OAuthRoutes {
   router: Router;
-  /** requireBearerAuth for the MCP path: 401 with resource_metadata, token bound to this namespace. */
-  bearer: RequestHandler;
+  /** Authenticates a request to the MCP path: the caller, or null once it has answered 401 (or 503) itself. */
+  authenticate(req: Request, res: ServerResponse): Promise<OAuthCaller | null>;
+  /**
+   * A tools/call whose operation the profile offers but whose Gitea scope the grant lacks, where a
+   * new consent can add it: answers 403 insufficient_scope naming the scope and returns true.
+   */
+  challenge(res: ServerResponse, caller: OAuthCaller, message: unknown): boolean;
 }
 
-/** The OAuth routes of one namespace whose public base URL is `base` (e.g. https://warden.example). */
-export function oauthRoutes(service: OAuthService, base: string, resourceName: string): OAuthRoutes {
-  const provider = new ServiceProvider(service);
-  const resource = new URL(service.resource);
-  const issuer = new URL(base);
-  const router = express.Router();
-  router.use(mcpAuthRouter({ provider, issuerUrl: issuer, resourceServerUrl: resource, resourceName }));
-  // RFC 9728 at the root as well as per MCP path, for clients that look there first.
-  router.use(
-    '/.well-known/oauth-protected-resource',
-    metadataHandler({ resource: resource.href, authorization_servers: [issuer.href], resource_name: resourceName }),
-  );
+export interface OAuthRouteOptions {
+  /** Public base URL, no trailing slash. */
+  base: string;
+  resourceName: string;
+  /** The namespace's limiter: the OAuth endpoints take from a bucket per address too. */
+  limiter: RateLimit;
+  /**
+   * For a JSON-RPC message calling an operation the profile offers: the scopes of `offered` a grant
+   * holding `held` must add to make it (src/server/token-scopes.ts); null when none or none can help.
+   */
+  stepUpScopes?: (held: readonly string[], offered: readonly string[], message: unknown) => string[] | null;
+}
+
+/** The OAuth routes of one namespace. */
+export function oauthRoutes(service: OAuthService, options: OAuthRouteOptions): OAuthRoutes {
+  const urls: ServerUrls = { base: options.base, issuer: service.issuer, resource: service.resource };
+  const resourceMetadata = protectedResourceMetadataUrl(service.resource);
+  const issuer = new URL(options.base);
   const secure = issuer.protocol === 'https:';
+  const router = express.Router();
+  const limited: RequestHandler = async (req, res, next) => {
+    const decision = await options.limiter.take(`${req.socket.remoteAddress ?? 'unknown'}|oauth`);
+    if (decision.allowed) return next();
+    res.set('Retry-After', String(decision.retryAfterSeconds));
+    sendOAuthError(res, new AuthFailure('temporarily_unavailable', decision.message ?? 'too many requests'), 429);
+  };
+  const form = express.urlencoded({ extended: false, limit: '8kb' });
+
+  router.get('/.well-known/oauth-authorization-server', (_req, res) =>
+    sendMetadata(res, authorizationServerMetadata(urls, service.scopes)),
+  );
+  // RFC 9728 per MCP path, and at the root for clients that look there first.
+  const prm = protectedResourceMetadata(urls, service.scopes, options.resourceName);
+  const prmPath = new URL(resourceMetadata).pathname;
+  for (const path of new Set([prmPath, '/.well-known/oauth-protected-resource']))
+    router.get(path, (_req, res) => sendMetadata(res, prm));
+
+  router.all('/authorize', limited, form, async (req, res) => {
+    if (req.method !== 'GET' && req.method !== 'POST') return void res.set('Allow', 'GET, POST').status(405).end();
+    const source = (req.method === 'POST' ? req.body : req.query) as Record<string, unknown>;
+    sendBrowser(res, await service.authorize(texts(source)), secure);
+  });
+  router.post('/token', limited, form, async (req, res) => {
+    const body = texts(req.body as Record<string, unknown>);
+    try {
+      const tokens = await service.token(credentialsOf(req, body), body);
+      res.set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }).status(200).json(tokens);
+    } catch (error) {
+      sendOAuthError(res, error);
+    }
+  });
+  router.post('/revoke', limited, form, async (req, res) => {
+    const body = texts(req.body as Record<string, unknown>);
+    try {
+      await service.revoke(credentialsOf(req, body), body.token);
+      res.set('Cache-Control', 'no-store').status(200).json({});
+    } catch (error) {
+      sendOAuthError(res, error);
+    }
+  });
+  router.post('/register', limited, express.json({ limit: '16kb' }), async (req, res) => {
+    try {
+      const registered = await service.registerClient(req.body);
+      res.set('Cache-Control', 'no-store').status(201).json(registered);
+    } catch (error) {
+      sendOAuthError(res, error);
+    }
+  });
   router.get('/oauth/consent', async (req, res) => {
     const id = typeof req.query.request === 'string' ? req.query.request : '';
     sendBrowser(res, await service.consent(id), secure);
   });
-  router.post('/oauth/consent', express.urlencoded({ extended: false, limit: '8kb' }), async (req, res) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const form = { request: text(body.request), csrf: text(body.csrf), decision: text(body.decision) };
-    sendBrowser(res, await service.decide(form, cookiesOf(req), sameOrigin(req, issuer.origin)), secure);
+  router.post('/oauth/consent', form, async (req, res) => {
+    const body = texts(req.body as Record<string, unknown>);
+    const decision = { request: body.request, csrf: body.csrf, decision: body.decision };
+    sendBrowser(res, await service.decide(decision, cookiesOf(req), sameOrigin(req, issuer.origin)), secure);
   });
   router.get('/oauth/callback', async (req, res) => {
-    const query = { code: text(req.query.code), state: text(req.query.state), error: text(req.query.error) };
-    sendBrowser(res, await service.callback(query, cookiesOf(req)), secure);
+    const query = texts(req.query as Record<string, unknown>);
+    sendBrowser(
+      res,
+      await service.callback({ code: query.code, state: query.state, error: query.error }, cookiesOf(req)),
+      secure,
+    );
   });
-  const bearer = requireBearerAuth({
-    verifier: provider,
-    expectedResource: resource,
-    resourceMetadataUrl: getOAuthProtectedResourceMetadataUrl(resource),
-  });
-  return { router, bearer };
+
+  const bearerChallenge = (failure: AuthFailure | null): string =>
+    [
+      'Bearer',
+      [
+        ...(failure ? [`error="${failure.code}"`, `error_description="${quoted(failure.message)}"`] : []),
+        `resource_metadata="${resourceMetadata}"`,
+      ].join(', '),
+    ].join(' ');
+
+  return {
+    router,
+    async authenticate(req, res) {
+      const token = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '')?.[1];
+      if (token === undefined) {
+        sendJsonError(
+          res,
+          401,
+          { error: 'invalid_token', error_description: 'Missing bearer token' },
+          bearerChallenge(null),
+        );
+        return null;
+      }
+      try {
+        const caller = await service.verify(token);
+        return { login: caller.login, giteaToken: caller.giteaToken, scopes: caller.scopes };
+      } catch (error) {
+        const failure =
+          error instanceof AuthFailure ? error : new AuthFailure('server_error', 'the token could not be checked');
+        const status = statusOf(failure.code);
+        const headers: Record<string, string> = status === 503 ? { 'Retry-After': '5' } : {};
+        const body = { error: failure.code, error_description: failure.message };
+        sendJsonError(res, status, body, bearerChallenge(failure), headers);
+        return null;
+      }
+    },
+    challenge(res, caller, message) {
+      // Only what a new consent can grant is asked for; the rest is refused in the call's result.
+      const missing = options.stepUpScopes?.(caller.scopes, service.scopes, message);
+      if (!missing || missing.length === 0) return false;
+      const scope = [...new Set([...caller.scopes, ...missing])].join(' ');
+      const description = `this call needs the Gitea scope ${missing.join(', ')}, which this sign-in was not given`;
+      const header =
+        `Bearer error="insufficient_scope", scope="${scope}", ` +
+        `resource_metadata="${resourceMetadata}", error_description="${quoted(description)}"`;
+      sendJsonError(res, 403, { error: 'insufficient_scope', error_description: description, scope }, header);
+      return true;
+    },
+  };
 }
 
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined;
+/** Every string field of a form or query, once (a repeated parameter is refused by leaving it out). */
+function texts(source: Record<string, unknown> | undefined): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(source ?? {})) if (typeof value === 'string') out[name] = value;
+  return out;
+}
+
+/** RFC 6749 2.3.1: HTTP Basic (form-encoded id and secret), else client_id and client_secret in the form. */
+function credentialsOf(req: Request, body: Record<string, string | undefined>): ClientCredentials {
+  const basic = /^Basic +([A-Za-z0-9+/=]+) *$/i.exec(req.headers.authorization ?? '')?.[1];
+  if (basic) {
+    const decoded = Buffer.from(basic, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon > 0)
+      return {
+        clientId: safeDecode(decoded.slice(0, colon)),
+        secret: safeDecode(decoded.slice(colon + 1)),
+      };
+  }
+  return { clientId: body.client_id, secret: body.client_secret };
+}
+
+function safeDecode(value: string): string | undefined {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+function quoted(text: string): string {
+  return text.replace(/["\\]/g, "'").replace(/[\r\n]/g, ' ');
+}
+
+function sendMetadata(res: Response, body: Record<string, unknown>): void {
+  res.set('Cache-Control', 'public, max-age=300').status(200).json(body);
+}
+
+function sendOAuthError(res: Response, error: unknown, status?: number): void {
+  const failure = error instanceof AuthFailure ? error : new AuthFailure('server_error', 'the request failed');
+  if (failure.code === 'invalid_client') res.set('WWW-Authenticate', 'Basic realm="gitea-warden"');
+  res
+    .set({ 'Cache-Control': 'no-store', Pragma: 'no-cache' })
+    .status(status ?? statusOf(failure.code))
+    .json({ error: failure.code, error_description: failure.message });
+}
+
+function sendJsonError(
+  res: ServerResponse,
+  status: number,
+  body: Record<string, string>,
+  challenge: string,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-store',
+    ...headers,
+    'WWW-Authenticate': challenge,
+  });
+  res.end(text);
 }
 
 /** The consent POST must come from this server's own page: Origin, else Sec-Fetch-Site, must say so. */

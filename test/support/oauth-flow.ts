@@ -1,11 +1,21 @@
 // Per-user OAuth in tests: a sandbox with this server's OAuth2 application, `serve` in AUTH_MODE=oauth,
-// and the whole sign-in through the official SDK's auth() with the demo's client provider and
-// scripted browser (src/cli/demo-oauth-flow.ts, src/sandbox/scripted-browser.ts).
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import { AgentClientProvider, browserSignIn, type SignIn } from '../../src/cli/demo-oauth-flow.js';
+// and the whole sign-in through the official SDK's OAuth client (@modelcontextprotocol/client v2:
+// auth() over an OAuthClientProvider, the transport's finishAuth, which checks RFC 9207's iss) with
+// a scripted browser (src/sandbox/scripted-browser.ts) walking consent and Gitea's pages.
+import {
+  auth,
+  Client,
+  StreamableHTTPClientTransport,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type OAuthTokens,
+} from '@modelcontextprotocol/client';
+import { browserSignIn, type SignIn } from '../../src/cli/demo-oauth-flow.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { ScriptedBrowser } from '../../src/sandbox/scripted-browser.js';
-import { namespaceEnv, spawnHttpNamespace, type HttpNamespace } from './namespace.js';
+import { namespaceEnv, spawnHttpNamespace, SERVE_ARGS, type HttpNamespace } from './namespace.js';
 
 export const OAUTH_PROFILE = 'profiles/examples/gitea-author-oauth.yaml';
 export const ENCRYPTION_KEY = 'test-encryption-key-0123456789abcdef0123456789';
@@ -39,11 +49,11 @@ export interface OAuthServe extends HttpNamespace {
   base: string;
 }
 
-/** `serve` in AUTH_MODE=oauth against the sandbox, the app's callback registered in Gitea. */
+/** `serve` in AUTH_MODE=oauth against the sandbox, the app's callback registered in Gitea. `port` pins the port (a restart at the same URL). */
 export async function spawnOAuthServe(
   sandbox: Sandbox,
   app: Awaited<ReturnType<typeof registerWardenApp>>,
-  options: { auditLog: string; store: string; profile?: string; extra?: Record<string, string> },
+  options: { auditLog: string; store: string; profile?: string; extra?: Record<string, string>; port?: number },
 ): Promise<OAuthServe> {
   const env = namespaceEnv(sandbox, 'gitea-author', {
     auditLog: options.auditLog,
@@ -57,21 +67,88 @@ export async function spawnOAuthServe(
       ...options.extra,
     },
   });
-  const served = await spawnHttpNamespace(env);
+  const args = options.port === undefined ? SERVE_ARGS : [...SERVE_ARGS, '--port', String(options.port)];
+  const served = await spawnHttpNamespace(env, args);
   const base = new URL(served.url).origin;
   app.setRedirect(`${base}/oauth/callback`);
   return { ...served, base };
 }
 
-/** The whole sign-in through the SDK's auth(): discovery, registration, browser, code exchange. */
+/** The MCP client's side: an in-memory OAuthClientProvider of the v2 SDK, a public client on a loopback redirect. */
+export class TestClientProvider implements OAuthClientProvider {
+  info: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = '';
+  authorizationUrl: URL | undefined;
+  lastState: string | undefined;
+  private discovery: OAuthDiscoveryState | undefined;
+
+  constructor(
+    readonly redirectUrl = 'http://127.0.0.1:9/callback',
+    readonly name = 'warden-e2e-agent',
+    /** A client identified by its metadata document (https): the SDK sends this URL as client_id. */
+    readonly clientMetadataUrl?: string,
+  ) {}
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: this.name,
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  state() {
+    this.lastState = crypto.randomUUID();
+    return this.lastState;
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+/** The client's callback: state compared, then the SDK's finishAuth, which checks iss and exchanges the code. */
+export async function finishSignIn(mcpUrl: string, provider: TestClientProvider, location: string): Promise<void> {
+  const params = new URL(location).searchParams;
+  if (params.get('state') !== provider.lastState) throw new Error('state mismatch at the callback');
+  await new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }).finishAuth(params);
+}
+
+/** The whole sign-in through the SDK: discovery, registration or metadata document, browser, iss-checked code exchange. */
 export async function signInWithSdk(
   mcpUrl: string,
   serveBase: string,
   sandbox: Sandbox,
   login: string,
   provider = new TestClientProvider(),
+  scope?: string,
 ): Promise<{ provider: TestClientProvider; signIn: SignIn }> {
-  const first = await auth(provider, { serverUrl: mcpUrl });
+  const first = await auth(provider, { serverUrl: mcpUrl, ...(scope ? { scope } : {}) });
   if (first !== 'REDIRECT' || !provider.authorizationUrl) throw new Error(`auth() did not ask for a browser: ${first}`);
   const signIn = await browserSignIn(
     new ScriptedBrowser(),
@@ -81,16 +158,62 @@ export async function signInWithSdk(
     sandbox.users[login]?.password ?? '',
     provider.redirectUrl,
   );
-  const code = signIn.final.location ? new URL(signIn.final.location).searchParams.get('code') : null;
-  if (code) await auth(provider, { serverUrl: mcpUrl, authorizationCode: code });
+  const location = signIn.final.location;
+  if (location && new URL(location).searchParams.has('code')) await finishSignIn(mcpUrl, provider, location);
   return { provider, signIn };
 }
 
-/** The tests' MCP client: the demo's provider under the name the consent page shows in the tests. */
-export class TestClientProvider extends AgentClientProvider {
-  constructor(redirectUrl = 'http://127.0.0.1:9/callback', name = 'warden-e2e-agent') {
-    super(redirectUrl, name);
-  }
+/** An MCP client of the v2 SDK on the namespace, signed in through `provider`. */
+export async function connectAs(mcpUrl: string, provider: OAuthClientProvider): Promise<Client> {
+  const client = new Client({ name: 'warden-oauth-test', version: '0.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
+  return client;
+}
+
+/** An MCP client of the v2 SDK sending a fixed bearer token. */
+export async function connectWithToken(mcpUrl: string, token: string): Promise<Client> {
+  const client = new Client({ name: 'warden-oauth-test', version: '0.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+}
+
+/** One raw tools/list with a bearer token: the HTTP status and challenge, as a client sees them first. */
+export async function mcpStatus(
+  mcpUrl: string,
+  accessToken: string,
+  message: Record<string, unknown> = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+): Promise<{ status: number; wwwAuthenticate: string | null; body: string }> {
+  const response = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify(message),
+  });
+  return {
+    status: response.status,
+    wwwAuthenticate: response.headers.get('www-authenticate'),
+    body: await response.text(),
+  };
+}
+
+/** A form POST to /token. */
+export async function tokenRequest(
+  base: string,
+  fields: Record<string, string>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${base}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
 export { browserSignIn, ScriptedBrowser };

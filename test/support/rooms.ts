@@ -27,7 +27,8 @@ export const ROOMS: readonly Room[] = [
     name: 'shared',
     job:
       "generic pieces every shell room uses: the project's paths, YAML/JSON documents with " +
-      'line numbers and their JSON Schema validation (ajv), the process logger, the start-up error, the tar format',
+      'line numbers and their JSON Schema validation (ajv), the process logger, the start-up error, the tar format, ' +
+      'what a loopback host name is',
     mayImport: [],
     uses: 'nothing of ours',
   },
@@ -66,11 +67,14 @@ export const ROOMS: readonly Room[] = [
   {
     name: 'auth',
     job:
-      'per-user OAuth without the SDK: parked requests, consent page, tokens bound to a namespace, ' +
-      'rotation, revocation, per-call verification and Gitea refresh; the confirmation page and its sign-in; ' +
-      'the shared state store (tokens, spent confirmations, approvals)',
+      'per-user OAuth without the SDK: clients (registered or by metadata document, fetched by ' +
+      '`document-fetch.ts`, the one HTTP client outside `gitea`), consent page, tokens bound to a namespace ' +
+      'and its profile, rotation, revocation, per-call verification and Gitea refresh; the confirmation page ' +
+      'and its sign-in; the shared state store (tokens, spent confirmations, approvals)',
     mayImport: ['gitea', 'policy', 'shared', 'telemetry'],
-    uses: '`gitea` (the upstream OAuth client), `policy` types and the approver rule, `shared`, `telemetry` (token verifications)',
+    uses:
+      '`gitea` (the upstream OAuth client), `policy` types and the approver rule, `shared` (loopback names), ' +
+      '`telemetry` (token verifications)',
   },
   {
     name: 'server',
@@ -84,7 +88,7 @@ export const ROOMS: readonly Room[] = [
     name: 'transports',
     job:
       'stdio and stateless streamable HTTP (an express app), health, start-up checks, ' +
-      "request checks (Host, Origin, batch, rate), the SDK's OAuth router over our provider",
+      'request checks (Host, Origin, batch, rate), the OAuth endpoints over `auth` (our own, no SDK)',
     mayImport: ['server', 'auth', 'shared', 'telemetry'],
     uses: '`server` (`sdk.ts`, sessions), `auth`, `shared`, `telemetry` (`/metrics`), the SDK',
   },

@@ -35,6 +35,7 @@ import { callDuration, calls, secondsSince } from '../../telemetry/instruments.j
 import { annotateSpan, startCallSpan, traceStage, type TraceCarrier } from '../../telemetry/tracing.js';
 import { ErrorCode, McpError, type CallToolResult } from '../sdk.js';
 import type { Namespace, Session } from '../session.js';
+import { noteScopeRefusal, tokenScopeRefusal } from '../token-scopes.js';
 import { CallAudit, type CallRecord } from './audit.js';
 import { takeBudgets } from './budget.js';
 import { callContext, callTargetOf, isObject, type CallTarget, type GiteaCallContext } from './context.js';
@@ -334,6 +335,8 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit, asking: As
     ),
   );
   if (byArguments.effect === 'deny' && byArguments.reason !== 'target_unreadable') return denied(byArguments, target);
+  const noScope = tokenScopeRefusal(session, entry, byArguments, target);
+  if (noScope) return noScope;
   const refused = await traceStage('identity', () => identityRefusal(session, byArguments, target));
   if (refused) return refused;
   // The retry of a call whose result waits for a reveal is answered from its state: it never runs twice.
@@ -392,6 +395,7 @@ async function executeCall(
   const executed = await traceStage('execute', () =>
     execute(entry, call.args, { identity: session.gitea, login: session.identity.login() }, session.executorOptions),
   );
+  noteScopeRefusal(session, executed.isError ? executed.payload.error : null);
   const scoped = traceStage('scope', () => applyResultScope(session, entry.operationId, executed));
   if (scoped.withheld)
     return { result: scoped.result, record: deniedRecord(operation, scoped.reason, target, scoped.httpStatus) };
