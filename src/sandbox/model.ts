@@ -15,12 +15,32 @@ export interface Account {
   isOrg: boolean;
   password: string;
   created: string;
+  /** The profile a user (or an organisation's owners) writes: what integrity labels hold back. */
+  description: string;
+  website: string;
+  location: string;
 }
 
 export interface Team {
   name: string;
   permission: TeamPermission;
   members: string[];
+  description?: string;
+  /** Who may list the team (organization.ApplyTeamListFilter); Gitea's default for a new team is private. */
+  visibility?: 'public' | 'limited' | 'private';
+}
+
+/** A team's id as the sandbox numbers them: per organisation, in seed order. */
+export function teamIdOf(org: Account, index: number): number {
+  return org.id * 1000 + index + 1;
+}
+
+/** One wiki page (Gitea keeps the wiki as a git repository; the sandbox keeps each page's history). */
+export interface WikiPage {
+  title: string;
+  content: string;
+  /** Newest first. */
+  commits: Array<{ sha: string; message: string; author: string; date: string }>;
 }
 
 export interface Author {
@@ -282,6 +302,8 @@ export class SandboxState {
   readonly oauth2Codes = new Map<string, OAuth2Code>();
   readonly oauth2Tokens = new Map<string, OAuth2Token>();
   readonly webSessions = new Map<string, WebSession>();
+  /** Repository id -> its wiki pages. */
+  readonly wikis = new Map<number, WikiPage[]>();
   /** Gitea's [oauth2] settings: ACCESS_TOKEN_EXPIRATION_TIME (s), INVALIDATE_REFRESH_TOKENS. */
   oauth2Settings = { accessTokenSeconds: 3600, refreshTokenHours: 730, invalidateRefreshTokens: false };
   private nextIds = new Map<string, number>();

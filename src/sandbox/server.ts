@@ -42,6 +42,11 @@ import { markupRoutes } from './handlers/markup.js';
 import { notificationRoutes } from './handlers/notifications.js';
 import { packageRoutes } from './handlers/packages.js';
 import { timeRoutes } from './handlers/times.js';
+import { blobRoutes } from './handlers/blobs.js';
+import { contentsExtRoutes } from './handlers/contents-ext.js';
+import { orgRoutes } from './handlers/orgs.js';
+import { profileRoutes } from './handlers/profiles.js';
+import { wikiRoutes } from './handlers/wiki.js';
 import type { SandboxState } from './model.js';
 import { OAUTH_WEB_PATHS, serveOAuthWeb } from './oauth2-web.js';
 import { Router } from './router.js';
@@ -70,6 +75,12 @@ export const sandboxRoutes: readonly Route[] = [
   ...markupRoutes,
   ...notificationRoutes,
   ...teamRoutes,
+  // Integrity labels: organisations and teams, people's profiles, the wiki, blobs, contents-ext.
+  ...orgRoutes,
+  ...profileRoutes,
+  ...wikiRoutes,
+  ...blobRoutes,
+  ...contentsExtRoutes,
 ];
 
 export interface SandboxRequestRecord {
