@@ -3,6 +3,7 @@
 // The SQL is the common subset of SQLite and PostgreSQL (TEXT, BIGINT, INTEGER).
 import type { SqlDriver } from './sql-driver.js';
 import { asNumber } from './sql-driver.js';
+import { TAINT_MIGRATION } from './taint-migration.js';
 
 export interface Migration {
   version: number;
@@ -67,6 +68,7 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX oauth_tokens_grant ON oauth_tokens (grant_id)',
     ],
   },
+  TAINT_MIGRATION,
 ];
 
 /** Applies every step the store has not recorded yet; returns the versions applied now. */
