@@ -2,7 +2,9 @@
 // keeping where each entry was written (file, line) so every decision can point at it. Deciding
 // afterwards does no parsing.
 import { compileIntegrity, type IntegrityData, type IntegritySettings } from './integrity.js';
+import { compileSecrecy, type SecrecyData, type SecrecySettings } from './integrity-taint.js';
 import { normalizeName, type Normalized } from './normalize.js';
+import { compilePatternList } from './scope-patterns.js';
 import { compileScopes, type CompiledScopes, type ScopeData } from './scopes.js';
 import type { Vocabulary } from './vocabulary.js';
 
@@ -42,6 +44,7 @@ export interface ProfileData {
   branches?: ScopeData['branches'];
   paths?: ScopeData['paths'];
   integrity?: IntegrityData;
+  secrecy?: SecrecyData;
 }
 
 export type ListName = 'allowed_operations' | 'forbidden_operations';
@@ -75,6 +78,8 @@ export interface CompiledProfile {
   scopes: CompiledScopes;
   /** The integrity floor, trusted and blocked users, and what a session may do after untrusted content. */
   integrity: IntegritySettings;
+  /** After a private read, writes reach nothing public the profile does not name (off without a secrecy: block). */
+  secrecy: SecrecySettings;
   /** Line of the allowed_operations key (or of the profile) for default denials. */
   allowedListLine: number | null;
   /** Line of any field of the profile, as recorded at load time (null for inline profiles). */
@@ -106,6 +111,7 @@ export function compileProfile(
   const allowedBy = grantIndex(entries, 'allowed_operations');
   const forbiddenBy = grantIndex(entries, 'forbidden_operations');
   const broken = entries.filter((entry) => !entry.result.ok);
+  const scopes = compileScopes(source.data, vocabulary, service, lineOf);
   return {
     file: source.file,
     service,
@@ -119,8 +125,13 @@ export function compileProfile(
     brokenForbidden: broken.filter((entry) => entry.list === 'forbidden_operations'),
     brokenAllowed: broken.filter((entry) => entry.list === 'allowed_operations'),
     entries,
-    scopes: compileScopes(source.data, vocabulary, service, lineOf),
-    integrity: compileIntegrity(source.data.integrity),
+    scopes,
+    integrity: compileIntegrity(source.data.integrity, scopes.repositories.write),
+    secrecy: compileSecrecy(source.data.secrecy, (names) =>
+      compilePatternList('secrecy.allowed_sinks', 'repository', names, (i) =>
+        lineOf(i === null ? ['secrecy', 'allowed_sinks'] : ['secrecy', 'allowed_sinks', i]),
+      ),
+    ),
     allowedListLine: lineOf(['allowed_operations']),
     lineOf,
   };

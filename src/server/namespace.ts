@@ -22,7 +22,7 @@ import { AuditSink } from './audit-sink.js';
 import { fileSha256 } from './file-hash.js';
 import { builtinTools } from './builtin/index.js';
 import type { BuiltinTool } from './builtin/types.js';
-import { TaintTracker } from './call/integrity.js';
+import { MemoryTaintStore, TaintTracker } from './taint-tracker.js';
 import { IdentityVerifier } from './identity.js';
 import type { Namespace, Session, WatchedFile } from './session.js';
 import type { Settings } from './settings.js';
@@ -65,7 +65,11 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     gitea,
     client,
     identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
-    taint: new TaintTracker(),
+    // Over stdio the process is the session; the shared store takes over where the namespace opens one.
+    taint: new TaintTracker(new MemoryTaintStore(), {
+      namespace: profile.name ?? basename(profile.file),
+      principal: profile.data.authenticated_username ?? 'namespace',
+    }),
   };
   const audit = session.audit.path;
   if (session.audit.openFailure)

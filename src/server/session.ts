@@ -16,7 +16,7 @@ import type { AuditSink } from './audit-sink.js';
 import type { IdentityVerifier } from './identity.js';
 import type { BuiltinTool } from './builtin/types.js';
 import type { ToolRegistry } from './tool-registry.js';
-import type { TaintTracker } from './call/integrity.js';
+import type { TaintTracker } from './taint-tracker.js';
 
 /** A file whose content the running server depends on, with its hash at start. */
 export interface WatchedFile {
@@ -48,7 +48,7 @@ export interface Session {
   readonly identity: IdentityVerifier;
   /** Set when this session runs one call for a person signed in through OAuth (src/server/caller-session.ts). */
   readonly signedIn?: { readonly login: string };
-  /** What this namespace has read below its integrity floor, and from where (shared across a profile switch). */
+  /** What this principal has read through this namespace: untrusted and private content, and from where (survives a profile switch). */
   readonly taint: TaintTracker;
 }
 
