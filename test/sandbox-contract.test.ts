@@ -26,6 +26,10 @@ describe('responses that conform', () => {
     ['a declared 204 without a body', at('repoDelete', 204, undefined)],
     ['a middleware 401 with an APIError body', at('repoGet', 401, { message: 'token is required', url: 'http://x' })],
     ['a list of the declared items', at('repoListBranches', 200, [{ name: 'main' }])],
+    [
+      "a renamed repository's 307 with a Location and no body",
+      { ...at('repoGet', 307, undefined), headers: { Location: '/api/v1/repos/acme/new' } },
+    ],
   ];
   for (const [name, event] of cases) {
     test(name, () => assert.deepEqual(contract.check(event), []));
@@ -66,6 +70,17 @@ describe('responses that do not conform are reported', () => {
     ],
     ['an operation the spec does not have', at('repoGetEverything', 200, {}), /operationId is not in the spec/],
     ['a response for no operation', at(null, 200, {}), /response for no spec operation/],
+    ['a 307 without a Location', at('repoGet', 307, undefined), /redirect without a Location/],
+    [
+      'a 307 with a body',
+      { ...at('repoGet', 307, { message: 'moved' }), headers: { Location: '/x' } },
+      /redirect with a body/,
+    ],
+    [
+      'a 307 of a route that names no repository',
+      { ...at('userGetCurrent', 307, undefined), headers: { Location: '/x' } },
+      /userGetCurrent 307: status is not declared/,
+    ],
   ];
   for (const [name, event, problem] of cases) {
     test(name, () => {

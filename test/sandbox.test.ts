@@ -414,7 +414,7 @@ describe('branches, contents, issues, pulls, repositories, hooks', () => {
     assert.equal((await call('PATCH', `${W}/pulls/2`, { as: 'carol', body: { state: 'open' } })).status, 412);
   });
 
-  test('repositories: the sandbox models no forks, so a fork list is empty', async () => {
+  test('repositories: a repository nobody forked lists no forks', async () => {
     const forks = await call('GET', `${W}/forks`);
     assert.equal(forks.status, 200);
     assert.deepEqual(forks.body, []);
@@ -716,6 +716,300 @@ describe('organisations, teams, profiles, the wiki, blobs and contents-ext (inte
   });
 });
 
+describe('what a call changes in Gitea: timelines, forks, ref moves and renames', () => {
+  const G = '/repos/acme/gadgets';
+  /** alice's new branch off `base` of acme/gadgets with one file, and her pull request from it. */
+  async function gadgetPull(branch: string, file: string, base = 'main'): Promise<{ index: number; head: string }> {
+    const made = await call('POST', `${G}/contents`, {
+      as: 'alice',
+      body: {
+        branch: base,
+        new_branch: branch,
+        files: [{ operation: 'create', path: file, content: b64(`${file}\n`) }],
+      },
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const pr = await call('POST', `${G}/pulls`, { as: 'alice', body: { head: branch, base, title: branch } });
+    assert.equal(pr.status, 201, JSON.stringify(pr.body));
+    return { index: pr.body.number, head: pr.body.head.sha };
+  }
+  async function push(branch: string, file: string, content: string): Promise<string> {
+    const pushed = await call('POST', `${G}/contents`, {
+      as: 'alice',
+      body: { branch, files: [{ operation: 'create', path: file, content: b64(content) }] },
+    });
+    assert.equal(pushed.status, 201, JSON.stringify(pushed.body));
+    return pushed.body.commit.sha;
+  }
+  const timeline = async (path: string, as = 'bob') => (await call('GET', `${path}/timeline?limit=50`, { as })).body;
+  const kinds = (entries: Array<{ type: string }>) => entries.map((e) => e.type);
+
+  test('a pull request starts with a pull_push of its commits; each push adds one whose last id is the new head', async () => {
+    const pr = await gadgetPull('fx/timeline', 'a.txt');
+    const second = await push('fx/timeline', 'b.txt', 'b\n');
+    const entries = await timeline(`${G}/issues/${pr.index}`);
+    assert.deepEqual(kinds(entries), ['pull_push', 'pull_push']);
+    assert.deepEqual(JSON.parse(entries[0].body), { is_force_push: false, commit_ids: [pr.head] });
+    assert.deepEqual(JSON.parse(entries[1].body), { is_force_push: false, commit_ids: [second] });
+    assert.equal(entries[1].user.login, 'alice');
+    // A push that rewrites history is a force push, recorded as [old, new].
+    const orphan = sandbox.state.addCommit(sandbox.state.repo('acme', 'gadgets')!, {
+      parents: [],
+      message: 'rewritten',
+      author: { name: 'Alice', email: 'a@example.invalid', login: 'alice' },
+      date: sandbox.state.timestamp(),
+      tree: { 'c.txt': 'c\n' },
+    });
+    sandbox.state.moveBranch(sandbox.state.repo('acme', 'gadgets')!, 'fx/timeline', orphan.sha, 'alice');
+    const after = await timeline(`${G}/issues/${pr.index}`);
+    assert.deepEqual(JSON.parse(after[2].body), { is_force_push: true, commit_ids: [second, orphan.sha] });
+  });
+
+  test('a retarget is a change_target_branch entry and keeps every review as it was', async () => {
+    await call('POST', `${G}/branches`, { body: { new_branch_name: 'release', old_branch_name: 'main' } });
+    const pr = await gadgetPull('fx/retarget', 'r.txt', 'release');
+    const approved = await call('POST', `${G}/pulls/${pr.index}/reviews`, {
+      as: 'bob',
+      body: { event: 'APPROVED', body: 'fine for release' },
+    });
+    const moved = await call('PATCH', `${G}/pulls/${pr.index}`, { as: 'alice', body: { base: 'main' } });
+    assert.equal(moved.status, 201);
+    assert.equal(moved.body.base.ref, 'main');
+    const entries = await timeline(`${G}/issues/${pr.index}`);
+    assert.deepEqual(kinds(entries), ['pull_push', 'review', 'change_target_branch']);
+    assert.equal(entries[1].review_id, approved.body.id);
+    assert.deepEqual([entries[2].old_ref, entries[2].new_ref], ['release', 'main']);
+    const review = (await call('GET', `${G}/pulls/${pr.index}/reviews/${approved.body.id}`)).body;
+    assert.deepEqual([review.official, review.stale, review.dismissed], [true, false, false]);
+  });
+
+  test("a review's commit_id is the caller's; the push of that commit makes a stale approval current", async () => {
+    const pr = await gadgetPull('fx/future', 'f1.txt');
+    // A commit that is not the head yet: pushed to another branch first.
+    await call('POST', `${G}/branches`, { body: { new_branch_name: 'fx/future-next', old_branch_name: 'fx/future' } });
+    const future = await push('fx/future-next', 'f2.txt', 'later\n');
+    const approved = await call('POST', `${G}/pulls/${pr.index}/reviews`, {
+      as: 'bob',
+      body: { event: 'APPROVED', body: 'approving what comes next', commit_id: future },
+    });
+    assert.equal(approved.body.commit_id, future);
+    assert.equal(approved.body.stale, true, 'the diff of that commit is not the diff of the head');
+    const update = await call('PUT', `${G}/branches/fx/future`, { as: 'alice', body: { new_commit_id: future } });
+    assert.equal(update.status, 204);
+    const review = (await call('GET', `${G}/pulls/${pr.index}/reviews/${approved.body.id}`)).body;
+    assert.equal(review.stale, false, 'MarkReviewsAsNotStale: its commit is the head now');
+    assert.deepEqual(kinds(await timeline(`${G}/issues/${pr.index}`)), ['pull_push', 'review', 'pull_push']);
+  });
+
+  test('PUT /branches/{branch}: any ref, old_commit_id must be the tip, a non-fast-forward needs force, protection applies', async () => {
+    await call('POST', `${G}/branches`, { body: { new_branch_name: 'fx/ptr', old_branch_name: 'main' } });
+    const ahead = await push('fx/ptr', 'p.txt', 'p\n');
+    await call('POST', `${G}/branches`, { body: { new_branch_name: 'fx/ptr2', old_branch_name: 'main' } });
+    const tip = (await call('GET', `${G}/branches/fx/ptr2`)).body.commit.id;
+    const stale = await call('PUT', `${G}/branches/fx/ptr2`, { body: { new_commit_id: ahead, old_commit_id: ahead } });
+    assert.equal(stale.status, 409);
+    assert.equal(
+      (await call('PUT', `${G}/branches/fx/ptr2`, { body: { new_commit_id: 'fx/ptr', old_commit_id: tip } })).status,
+      204,
+    );
+    assert.equal((await call('GET', `${G}/branches/fx/ptr2`)).body.commit.id, ahead);
+    assert.equal((await call('PUT', `${G}/branches/fx/ptr2`, { body: { new_commit_id: tip } })).status, 409);
+    assert.equal(
+      (await call('PUT', `${G}/branches/fx/ptr2`, { body: { new_commit_id: tip, force: true } })).status,
+      204,
+    );
+    assert.equal(
+      (await call('PUT', `${W}/branches/main`, { body: { new_commit_id: 'feature/old-docs', force: true } })).status,
+      403,
+    );
+    assert.equal((await call('PUT', `${G}/branches/nope`, { body: { new_commit_id: tip } })).status, 404);
+  });
+
+  test('rename: Gitea judges the old name only; an exact rule moves with the branch; bases and the default follow', async () => {
+    const repo = await call('POST', '/user/repos', { as: 'alice', body: { name: 'renames', auto_init: true } });
+    assert.equal(repo.status, 201);
+    const R = '/repos/alice/renames';
+    for (const name of ['topic', 'release/1.0', 'work'])
+      await call('POST', `${R}/branches`, { body: { new_branch_name: name, old_branch_name: 'main' } });
+    await push2(R, 'work', 'w.txt');
+    const state = sandbox.state.repo('alice', 'renames')!;
+    const at = sandbox.state.timestamp();
+    const rule = {
+      requiredApprovals: 0,
+      enablePush: false,
+      dismissStaleApprovals: false,
+      blockOnRejectedReviews: false,
+      created: at,
+      updated: at,
+    };
+    state.protections.push({ ruleName: 'release/*', ...rule }, { ruleName: 'topic', ...rule });
+    const pr = await call('POST', `${R}/pulls`, { body: { head: 'work', base: 'topic', title: 'w' } });
+    assert.equal(pr.status, 201);
+    assert.equal((await call('PATCH', `${R}/branches/topic`, { body: { name: 'work' } })).status, 422);
+    assert.equal((await call('PATCH', `${R}/branches/missing`, { body: { name: 'x' } })).status, 404);
+    assert.equal((await call('PATCH', `${R}/branches/release/1.0`, { body: { name: 'x' } })).status, 403);
+    assert.equal((await call('PATCH', `${R}/branches/topic`, { body: { name: 'topic2' } })).status, 204);
+    assert.equal((await call('GET', `${R}/branches/topic2`)).body.protected, true, 'the exact rule moved');
+    assert.equal((await call('GET', `${R}/pulls/${pr.body.number}`)).body.base.ref, 'topic2');
+    // The new name is not checked: a branch renamed into a glob rule's names is protected only from now on.
+    assert.equal((await call('PATCH', `${R}/branches/work`, { body: { name: 'release/9.9' } })).status, 204);
+    assert.equal((await call('GET', `${R}/branches/release/9.9`)).body.protected, true);
+    assert.equal((await call('PATCH', `${R}/branches/main`, { body: { name: 'trunk' } })).status, 204);
+    assert.equal((await call('GET', R)).body.default_branch, 'trunk');
+  });
+
+  async function push2(repoPath: string, branch: string, file: string): Promise<void> {
+    const pushed = await call('POST', `${repoPath}/contents`, {
+      body: { branch, files: [{ operation: 'create', path: file, content: b64('x\n') }] },
+    });
+    assert.equal(pushed.status, 201, JSON.stringify(pushed.body));
+  }
+
+  test('a repository rename answers 307 from the old name, for every method, to the same path under the new one', async () => {
+    await call('POST', '/user/repos', { as: 'bob', body: { name: 'old-name', auto_init: true } });
+    const renamed = await call('PATCH', '/repos/bob/old-name', { as: 'bob', body: { name: 'new-name' } });
+    assert.equal(renamed.status, 200);
+    assert.equal(renamed.body.full_name, 'bob/new-name');
+    const get = await fetch(`${sandbox.url}/api/v1/repos/bob/old-name/branches?limit=5`, {
+      redirect: 'manual',
+      headers: { Authorization: `token ${sandbox.users.bob?.token}` },
+    });
+    assert.equal(get.status, 307);
+    assert.equal(get.headers.get('location'), '/api/v1/repos/bob/new-name/branches?limit=5');
+    const write = await fetch(`${sandbox.url}/api/v1/repos/bob/old-name`, { method: 'PATCH', redirect: 'manual' });
+    assert.equal(write.status, 307);
+    assert.equal((await call('GET', '/repos/bob/new-name', { as: 'bob' })).status, 200);
+    assert.equal((await call('PATCH', '/repos/bob/new-name', { as: 'alice', body: { name: 'x' } })).status, 403);
+  });
+
+  test("a fork's pull request: the head lives in the fork, refs/pull/N/head in the base, compare owner:branch sees it", async () => {
+    const fork = await call('POST', `${G}/forks`, { as: 'erin', body: {} });
+    assert.equal(fork.status, 202);
+    assert.equal(fork.body.full_name, 'erin/gadgets');
+    assert.equal(fork.body.fork, true);
+    assert.equal(fork.body.parent.full_name, 'acme/gadgets');
+    assert.equal((await call('POST', `${G}/forks`, { as: 'erin', body: {} })).status, 409);
+    const F = '/repos/erin/gadgets';
+    const made = await call('POST', `${F}/contents`, {
+      as: 'erin',
+      body: {
+        branch: 'main',
+        new_branch: 'evil',
+        files: [{ operation: 'create', path: '.gitea/workflows/x.yml', content: b64('on: push\n') }],
+      },
+    });
+    assert.equal(made.status, 201);
+    const listed = await call('GET', `${G}/forks`);
+    assert.deepEqual(
+      listed.body.map((r: { full_name: string }) => r.full_name),
+      ['erin/gadgets'],
+    );
+    const compared = await call('GET', `${G}/compare/main...erin:evil`);
+    assert.equal(compared.status, 200);
+    assert.equal(compared.body.total_commits, 1);
+    assert.deepEqual(compared.body.commits[0].files, [{ filename: '.gitea/workflows/x.yml', status: 'added' }]);
+    assert.equal((await call('GET', `${G}/compare/main...nobody:evil`)).status, 404);
+    const pr = await call('POST', `${G}/pulls`, {
+      as: 'erin',
+      body: { head: 'erin:evil', base: 'main', title: 'evil' },
+    });
+    assert.equal(pr.status, 201, JSON.stringify(pr.body));
+    assert.equal(pr.body.head.repo.full_name, 'erin/gadgets');
+    assert.equal(pr.body.head.ref, 'evil');
+    // The fork's head is kept in the base repository: a branch of acme/gadgets can be made from it.
+    const fromFork = await call('POST', `${G}/branches`, {
+      as: 'alice',
+      body: { new_branch_name: 'copied', old_ref_name: `refs/pull/${pr.body.number}/head` },
+    });
+    assert.equal(fromFork.status, 201);
+    assert.equal(fromFork.body.commit.id, pr.body.head.sha);
+    assert.deepEqual(fromFork.body.commit.added, ['.gitea/workflows/x.yml']);
+    // A push to the fork's branch moves the pull request and its base-repository ref.
+    const again = await call('POST', `${F}/contents`, {
+      as: 'erin',
+      body: { branch: 'evil', files: [{ operation: 'create', path: 'y.txt', content: b64('y') }] },
+    });
+    assert.equal((await call('GET', `${G}/pulls/${pr.body.number}`)).body.head.sha, again.body.commit.sha);
+    const entries = await timeline(`${G}/issues/${pr.body.number}`);
+    assert.deepEqual(kinds(entries), ['pull_push', 'pull_push']);
+  });
+
+  test('merge upstream: the parent branch is fast-forwarded or merged into the fork', async () => {
+    const F = '/repos/erin/gadgets';
+    const upstream = await push('main', 'up.txt', 'up\n');
+    const synced = await call('POST', `${F}/merge-upstream`, { as: 'erin', body: { branch: 'main' } });
+    assert.deepEqual(synced.body, { merge_type: 'fast-forward' });
+    assert.equal((await call('GET', `${F}/branches/main`, { as: 'erin' })).body.commit.id, upstream);
+    assert.deepEqual((await call('POST', `${F}/merge-upstream`, { as: 'erin', body: { branch: 'main' } })).body, {
+      merge_type: 'up-to-date',
+    });
+    await call('POST', `${F}/contents`, {
+      as: 'erin',
+      body: { branch: 'main', files: [{ operation: 'create', path: 'mine.txt', content: b64('m') }] },
+    });
+    await push('main', 'up2.txt', 'up2\n');
+    assert.equal(
+      (await call('POST', `${F}/merge-upstream`, { as: 'erin', body: { branch: 'main', ff_only: true } })).status,
+      400,
+    );
+    assert.deepEqual((await call('POST', `${F}/merge-upstream`, { as: 'erin', body: { branch: 'main' } })).body, {
+      merge_type: 'merge',
+    });
+    assert.equal((await call('POST', `${G}/merge-upstream`, { body: { branch: 'main' } })).status, 400);
+  });
+
+  test('cross-references and dependencies name the other issue, from any repository the reader may see', async () => {
+    const target = await call('POST', `${G}/issues`, { as: 'alice', body: { title: 'Target' } });
+    const n = target.body.number;
+    const mention = await call('POST', `${W}/issues`, {
+      as: 'alice',
+      body: { title: 'Mentions', body: `see acme/gadgets#${n}` },
+    });
+    await call('POST', `${W}/issues/${mention.body.number}/comments`, {
+      as: 'bob',
+      body: { body: `also acme/gadgets#${n}` },
+    });
+    // erin's private repository mentions it too: only readers of erin/notes see that reference.
+    await call('POST', '/repos/erin/notes/issues', {
+      as: 'erin',
+      body: { title: 'Private', body: `acme/gadgets#${n}` },
+    });
+    const dep = await call('POST', `${G}/issues/${n}/dependencies`, {
+      as: 'alice',
+      body: { owner: 'acme', repo: 'widgets', index: mention.body.number },
+    });
+    assert.equal(dep.status, 201);
+    const seen = await timeline(`${G}/issues/${n}`);
+    assert.deepEqual(kinds(seen), ['issue_ref', 'comment_ref', 'add_dependency']);
+    assert.equal(seen[0].ref_issue.repository.full_name, 'acme/widgets');
+    assert.equal(seen[1].ref_comment.body, `also acme/gadgets#${n}`);
+    assert.equal(seen[2].dependent_issue.number, mention.body.number);
+    const erins = await timeline(`${G}/issues/${n}`, 'erin');
+    assert.deepEqual(kinds(erins), ['issue_ref', 'comment_ref', 'issue_ref', 'add_dependency']);
+    assert.equal(erins[2].ref_issue.repository.full_name, 'erin/notes');
+    assert.deepEqual(kinds(await timeline(`${W}/issues/${mention.body.number}`)), ['comment', 'add_dependency']);
+  });
+
+  test('tags and releases point a ref at their target; a draft release makes no tag', async () => {
+    const tip = (await call('GET', `${G}/branches/fx/ptr`)).body.commit.id;
+    const tag = await call('POST', `${G}/tags`, { body: { tag_name: 'v1', target: 'fx/ptr' } });
+    assert.equal(tag.status, 200);
+    assert.equal(tag.body.commit.sha, tip);
+    assert.equal((await call('POST', `${G}/tags`, { body: { tag_name: 'v1' } })).status, 409);
+    assert.equal((await call('POST', `${G}/tags`, { body: { tag_name: 'v2', target: 'nowhere' } })).status, 404);
+    const release = await call('POST', `${G}/releases`, {
+      body: { tag_name: 'v3', target_commitish: 'fx/ptr', name: 'Three' },
+    });
+    assert.equal(release.status, 201);
+    assert.equal(release.body.target_commitish, 'fx/ptr');
+    const draft = await call('POST', `${G}/releases`, { body: { tag_name: 'v4', draft: true } });
+    assert.equal(draft.status, 201);
+    const tags = (await call('GET', `${G}/tags`)).body.map((t: { name: string }) => t.name);
+    assert.deepEqual(tags, ['v1', 'v3']);
+    assert.equal((await call('GET', `${G}/releases`)).body.length, 2);
+  });
+});
+
 describe('paging and unserved operations', () => {
   test('limit is capped at 50, the default page is 30, with X-Total-Count and Link', async () => {
     for (let i = 0; i < 60; i++)
@@ -733,9 +1027,9 @@ describe('paging and unserved operations', () => {
   });
 
   test('an unserved Gitea operation is 501 naming it; a path outside the API is 404', async () => {
-    const releases = await call('GET', `${W}/releases`);
-    assert.equal(releases.status, 501);
-    assert.match(releases.body.message, /GET \/repos\/\{owner\}\/\{repo\}\/releases/);
+    const milestones = await call('GET', `${W}/milestones`);
+    assert.equal(milestones.status, 501);
+    assert.match(milestones.body.message, /GET \/repos\/\{owner\}\/\{repo\}\/milestones/);
     assert.equal((await call('GET', '/no/such/thing')).status, 404);
   });
 });

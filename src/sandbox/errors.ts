@@ -18,3 +18,11 @@ export const conflict = (message: string): ApiError => new ApiError(409, message
 export function errorBody(baseUrl: string, message: string): { message: string; url: string } {
   return { message, url: `${baseUrl}/api/swagger` };
 }
+
+/** context.RedirectToRepo: a 307 to the same request under a renamed repository's new name. */
+export class RepoRedirect extends Error {
+  constructor(readonly location: string) {
+    super('repository renamed');
+    this.name = 'RepoRedirect';
+  }
+}

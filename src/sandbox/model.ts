@@ -97,6 +97,8 @@ export interface Comment {
 
 export interface PullState {
   head: string;
+  /** The repository the head branch lives in: this one, or a fork (a cross-repository pull request). */
+  headRepoId: number;
   base: string;
   headSha: string;
   mergeBase: string;
@@ -120,6 +122,43 @@ export interface Issue {
   updated: string;
   closedAt: string | null;
   pull: PullState | null;
+  /** The issue's comments of other types than a plain comment (Gitea keeps both in one comment table). */
+  events: TimelineEvent[];
+}
+
+/** An issue or pull request of some repository, as a comment refers to another one. */
+export interface IssueRef {
+  repoId: number;
+  number: number;
+}
+
+/**
+ * A timeline comment other than a plain comment (models/issues/comment.go CommentType): numbered from
+ * the same sequence as comments, so the timeline is both kinds in id order.
+ */
+export interface TimelineEvent {
+  id: number;
+  type:
+    | 'pull_push'
+    | 'change_target_branch'
+    | 'review'
+    | 'issue_ref'
+    | 'pull_ref'
+    | 'comment_ref'
+    | 'add_dependency'
+    | 'remove_dependency';
+  user: string;
+  created: string;
+  /** Comment.Content: a pull_push's JSON PushActionContent, a review's text. */
+  body: string;
+  oldRef?: string;
+  newRef?: string;
+  reviewId?: number;
+  /** RefIssueID / RefCommentID of a cross-reference: the issue (and comment) that mentions this one. */
+  refIssue?: IssueRef;
+  refCommentId?: number;
+  /** DependentIssueID of a dependency comment. */
+  dependentIssue?: IssueRef;
 }
 
 export interface Label {
@@ -145,6 +184,8 @@ export interface Repo {
   id: number;
   owner: string;
   name: string;
+  /** The repository this one was forked from (Repository.ForkID); null when it is no fork. */
+  parentId: number | null;
   private: boolean;
   description: string;
   defaultBranch: string;
@@ -152,6 +193,9 @@ export interface Repo {
   updated: string;
   commits: Map<string, Commit>;
   branches: Map<string, string>;
+  /** Lightweight tags: name -> commit sha. */
+  tags: Map<string, string>;
+  releases: Release[];
   protections: Protection[];
   /** Pull request unit settings: DefaultDeleteBranchAfterMerge and AllowManualMerge. */
   defaultDeleteBranchAfterMerge: boolean;
@@ -160,6 +204,19 @@ export interface Repo {
   issues: Issue[];
   labels: Label[];
   hooks: Hook[];
+}
+
+export interface Release {
+  id: number;
+  tag: string;
+  /** target_commitish as given (a branch or commit), the default branch when empty. */
+  target: string;
+  title: string;
+  note: string;
+  draft: boolean;
+  prerelease: boolean;
+  publisher: string;
+  created: string;
 }
 
 export interface AccessToken {
@@ -304,6 +361,8 @@ export class SandboxState {
   readonly webSessions = new Map<string, WebSession>();
   /** Repository id -> its wiki pages. */
   readonly wikis = new Map<number, WikiPage[]>();
+  /** repo_model.RepoRedirect: a renamed repository's old `owner/name` (lower case) -> its id. */
+  readonly repoRedirects = new Map<string, number>();
   /** Gitea's [oauth2] settings: ACCESS_TOKEN_EXPIRATION_TIME (s), INVALIDATE_REFRESH_TOKENS. */
   oauth2Settings = { accessTokenSeconds: 3600, refreshTokenHours: 730, invalidateRefreshTokens: false };
   private nextIds = new Map<string, number>();
@@ -332,14 +391,26 @@ export class SandboxState {
     return this.repos.find((r) => r.owner.toLowerCase() === o && r.name.toLowerCase() === n);
   }
 
+  repoById(id: number): Repo | undefined {
+    return this.repos.find((r) => r.id === id);
+  }
+
+  /** The issue an IssueRef names. */
+  issueOf(ref: IssueRef): { repo: Repo; issue: Issue } | undefined {
+    const repo = this.repoById(ref.repoId);
+    const issue = repo?.issues.find((i) => i.number === ref.number);
+    return repo && issue ? { repo, issue } : undefined;
+  }
+
   /** Registers a new, empty repository (no commits, branches, rules, issues or hooks yet). */
   addRepo(
     fields: Pick<Repo, 'owner' | 'name' | 'private' | 'description' | 'defaultBranch'> &
-      Partial<Pick<Repo, 'defaultDeleteBranchAfterMerge' | 'allowManualMerge'>>,
+      Partial<Pick<Repo, 'defaultDeleteBranchAfterMerge' | 'allowManualMerge' | 'parentId'>>,
   ): Repo {
     const created = this.timestamp();
     const repo: Repo = {
       id: this.nextId('repo'),
+      parentId: null,
       defaultDeleteBranchAfterMerge: false,
       allowManualMerge: false,
       ...fields,
@@ -347,6 +418,8 @@ export class SandboxState {
       updated: created,
       commits: new Map(),
       branches: new Map(),
+      tags: new Map(),
+      releases: [],
       protections: [],
       collaborators: new Map(),
       issues: [],
@@ -367,27 +440,88 @@ export class SandboxState {
     return commit;
   }
 
+  /** A comment of another type than a plain one on an issue, numbered with the comments. */
+  addEvent(issue: Issue, event: Omit<TimelineEvent, 'id' | 'created'>): TimelineEvent {
+    const made: TimelineEvent = { id: this.nextId('comment'), created: this.timestamp(), ...event };
+    issue.events.push(made);
+    return made;
+  }
+
   /**
-   * Moves a branch (a push, forced or not) and keeps every open pull request whose head is that
-   * branch on the new head, marking its reviews as services/pull AddTestPullRequestTask does:
-   * when the diff changed (checkIfPRContentChanged) every review goes stale (MarkReviewsAsStale),
-   * then reviews of the new head are fresh again (MarkReviewsAsNotStale). A merged pull request
-   * keeps its refs/pull/N/head.
+   * Moves a branch (a push, forced or not) by `pusher` and keeps every open pull request whose head is
+   * that branch of this repository, in this repository or in another one (a fork's pull request), on
+   * the new head, as services/pull AddTestPullRequestTask does in this order: PushToBaseRepo copies the
+   * head into the base repository (refs/pull/N/head), CreatePushPullComment records the push in the
+   * timeline, then, when the diff changed (checkIfPRContentChanged), every review goes stale
+   * (MarkReviewsAsStale), and last the reviews whose commit_id is the new head are fresh again
+   * (MarkReviewsAsNotStale), whatever commit they were submitted on. A merged pull request keeps its
+   * refs/pull/N/head.
    */
-  moveBranch(repo: Repo, branch: string, sha: string): void {
+  moveBranch(repo: Repo, branch: string, sha: string, pusher?: string): void {
     repo.branches.set(branch, sha);
     repo.updated = this.timestamp();
-    for (const issue of repo.issues) {
-      const pull = issue.pull;
-      if (!pull || pull.merged || issue.state !== 'open' || pull.head !== branch || pull.headSha === sha) continue;
-      const baseSha = repo.branches.get(pull.base) ?? pull.mergeBase;
-      const changed = pullDiffKey(repo, baseSha, pull.headSha) !== pullDiffKey(repo, baseSha, sha);
-      pull.headSha = sha;
-      pull.mergeBase = mergeBase(repo, baseSha, sha) ?? baseSha;
-      if (changed) for (const review of pull.reviews) review.stale = true;
-      for (const review of pull.reviews) if (review.commitId === sha) review.stale = false;
+    const by = pusher ?? repo.commits.get(sha)?.author.login ?? repo.owner;
+    for (const base of this.repos) {
+      for (const issue of base.issues) {
+        const pull = issue.pull;
+        if (!pull || pull.merged || issue.state !== 'open' || pull.headRepoId !== repo.id || pull.head !== branch)
+          continue;
+        if (pull.headSha === sha) continue;
+        copyCommits(repo, base, sha);
+        const baseSha = base.branches.get(pull.base) ?? pull.mergeBase;
+        const changed = pullDiffKey(base, baseSha, pull.headSha) !== pullDiffKey(base, baseSha, sha);
+        const old = pull.headSha;
+        pull.headSha = sha;
+        pull.mergeBase = mergeBase(base, baseSha, sha) ?? baseSha;
+        const pushed = pushActionContent(base, old, sha, baseSha);
+        if (pushed) this.addEvent(issue, { type: 'pull_push', user: by, body: JSON.stringify(pushed) });
+        if (changed) for (const review of pull.reviews) review.stale = true;
+        for (const review of pull.reviews) if (review.commitId === sha) review.stale = false;
+      }
     }
   }
+}
+
+/** Copies the commit objects `sha` reaches from one repository into another (a push across a fork network). */
+export function copyCommits(from: Repo, to: Repo, sha: string): void {
+  if (from === to) return;
+  for (const ancestor of ancestors(from, sha)) {
+    const commit = from.commits.get(ancestor);
+    if (commit && !to.commits.has(ancestor)) to.commits.set(ancestor, commit);
+  }
+}
+
+/** issues_model.PushActionContent, the JSON body of a pull_push timeline comment. */
+export interface PushActionContent {
+  is_force_push: boolean;
+  commit_ids: string[];
+}
+
+/**
+ * services/pull.CreatePushPullComment: a push whose old head the new one does not contain is a force
+ * push, recorded as [old, new]; otherwise the new commits the base branch does not have, oldest first
+ * (getCommitIDsFromRepo, CommitsBetweenNotBase), and no comment at all when there are none. Either way
+ * the last id is the head the push left.
+ */
+export function pushActionContent(
+  repo: Repo,
+  oldSha: string,
+  newSha: string,
+  baseSha: string,
+): PushActionContent | null {
+  if (!ancestors(repo, newSha).has(oldSha)) return { is_force_push: true, commit_ids: [oldSha, newSha] };
+  const onBase = ancestors(repo, baseSha);
+  const fresh = commitsBetween(repo, oldSha, newSha).filter((c) => !onBase.has(c.sha));
+  return fresh.length === 0 ? null : { is_force_push: false, commit_ids: fresh.map((c) => c.sha).reverse() };
+}
+
+/**
+ * services/pull.NewPullRequest: the pull_push comment a new pull request starts its timeline with, the
+ * commits the head has that the base lacks, oldest first; none when there are none.
+ */
+export function openingPushContent(repo: Repo, baseSha: string, headSha: string): PushActionContent | null {
+  const commits = commitsBetween(repo, baseSha, headSha);
+  return commits.length === 0 ? null : { is_force_push: false, commit_ids: commits.map((c) => c.sha).reverse() };
 }
 
 /** What a pull request changes: the files head differs in from its merge base with base (the PR's diff). */

@@ -12,10 +12,13 @@ import {
   type Hook,
   type Issue,
   type Label,
+  type IssueRef,
   type Protection,
   type PullState,
+  type Release,
   type Repo,
   type Review,
+  type TimelineEvent,
   type SandboxState,
   type Team,
   teamIdOf,
@@ -111,8 +114,14 @@ function userByLogin(state: SandboxState, login: string, viewer: Account | null)
   return account ? presentUser(state, account, viewer) : null;
 }
 
-export function presentRepo(state: SandboxState, repo: Repo, viewer: Account | null): Json {
+export function presentRepo(state: SandboxState, repo: Repo, viewer: Account | null, depth = 0): Json {
   const owner = state.account(repo.owner) as Account;
+  // convert.innerToRepo: a fork carries its parent (one level), when the viewer can read it.
+  const parent = repo.parentId === null ? undefined : state.repoById(repo.parentId);
+  const shownParent =
+    parent && depth === 0 && accessLevel(state, parent, viewer) !== 'none'
+      ? { parent: presentRepo(state, parent, viewer, depth + 1) }
+      : {};
   const level = accessLevel(state, repo, viewer);
   const fullName = `${repo.owner}/${repo.name}`;
   const openIssues = repo.issues.filter((i) => i.state === 'open');
@@ -124,7 +133,8 @@ export function presentRepo(state: SandboxState, repo: Repo, viewer: Account | n
     description: repo.description,
     empty: repo.branches.size === 0,
     private: repo.private,
-    fork: false,
+    fork: repo.parentId !== null,
+    ...shownParent,
     template: false,
     mirror: false,
     size: 0,
@@ -138,11 +148,11 @@ export function presentRepo(state: SandboxState, repo: Repo, viewer: Account | n
     original_url: '',
     website: '',
     stars_count: 0,
-    forks_count: 0,
+    forks_count: state.repos.filter((r) => r.parentId === repo.id).length,
     watchers_count: 0,
     open_issues_count: openIssues.filter((i) => !i.pull).length,
     open_pr_counter: openIssues.filter((i) => i.pull).length,
-    release_counter: 0,
+    release_counter: repo.releases.filter((r) => !r.draft).length,
     default_branch: repo.defaultBranch,
     archived: false,
     created_at: repo.created,
@@ -408,9 +418,9 @@ export function presentComment(
 }
 
 /** A pull request is mergeable while open and its head is not already contained in the base. */
-export function isMergeable(repo: Repo, issue: Issue, pull: PullState): boolean {
+export function isMergeable(state: SandboxState, repo: Repo, issue: Issue, pull: PullState): boolean {
   if (pull.merged || issue.state !== 'open') return false;
-  return repo.branches.has(pull.base) && repo.branches.has(pull.head);
+  return repo.branches.has(pull.base) && state.repoById(pull.headRepoId)?.branches.has(pull.head) === true;
 }
 
 function branchInfo(
@@ -425,16 +435,18 @@ function branchInfo(
 }
 
 /**
- * convert.ToAPIPullRequest's head: while the head branch exists, its name and its live tip (for a
- * merged pull request too); once it is deleted, ref refs/pull/N/head and that ref's commit (the
- * head the pull request last had). The label keeps the branch name.
+ * convert.ToAPIPullRequest's head: while the head branch exists in the head repository (this one or a
+ * fork), its name and its live tip (for a merged pull request too); once it is deleted, ref
+ * refs/pull/N/head and that ref's commit (the head the pull request last had). The label keeps the
+ * branch name; repo is the head repository.
  */
 function headInfo(state: SandboxState, repo: Repo, issue: Issue & { pull: PullState }, viewer: Account | null): Json {
   const pull = issue.pull;
-  const tip = repo.branches.get(pull.head);
+  const headRepo = state.repoById(pull.headRepoId) ?? repo;
+  const tip = headRepo.branches.get(pull.head);
   return tip !== undefined
-    ? branchInfo(state, repo, pull.head, pull.head, tip, viewer)
-    : branchInfo(state, repo, pull.head, `refs/pull/${issue.number}/head`, pull.headSha, viewer);
+    ? branchInfo(state, headRepo, pull.head, pull.head, tip, viewer)
+    : branchInfo(state, headRepo, pull.head, `refs/pull/${issue.number}/head`, pull.headSha, viewer);
 }
 
 export function presentPull(
@@ -471,7 +483,7 @@ export function presentPull(
     html_url: web,
     diff_url: `${web}.diff`,
     patch_url: `${web}.patch`,
-    mergeable: isMergeable(repo, issue, pull),
+    mergeable: isMergeable(state, repo, issue, pull),
     merged: pull.merged,
     merged_at: pull.mergedAt,
     // Gitea sends null while unmerged; the spec types it as a plain string, so it is left out then.
@@ -583,6 +595,127 @@ export function presentFileCommit(state: SandboxState, repo: Repo, commit: Commi
     parents: parts.parents,
     message: commit.message,
     tree: parts.tree,
+  };
+}
+
+/**
+ * convert.ToTimelineComment: every field of api.TimelineComment, unset pointers as null. ref_issue and
+ * dependent_issue are the other issue as ToAPIIssue shows it (with its repository), ref_comment the
+ * mentioning comment (ToAPIComment).
+ */
+export function presentTimelineComment(
+  state: SandboxState,
+  repo: Repo,
+  issue: Issue,
+  entry: { kind: 'comment'; comment: Comment } | { kind: 'event'; event: TimelineEvent },
+  viewer: Account | null,
+): Json {
+  const base = `${state.baseUrl}/${repo.owner}/${repo.name}`;
+  const common = {
+    html_url: `${base}/${issue.pull ? 'pulls' : 'issues'}/${issue.number}`,
+    pull_request_url: issue.pull ? `${base}/pulls/${issue.number}` : '',
+    issue_url: issue.pull ? '' : `${base}/issues/${issue.number}`,
+    old_project_id: 0,
+    project_id: 0,
+    old_milestone: null,
+    milestone: null,
+    tracked_time: null,
+    old_title: '',
+    new_title: '',
+    label: null,
+    assignee: null,
+    assignee_team: null,
+    removed_assignee: false,
+    resolve_doer: null,
+    ref_commit_sha: '',
+  };
+  if (entry.kind === 'comment') {
+    const { comment } = entry;
+    return {
+      ...common,
+      id: comment.id,
+      type: 'comment',
+      user: userByLogin(state, comment.user, viewer),
+      html_url: `${common.html_url}#issuecomment-${comment.id}`,
+      body: comment.body,
+      created_at: comment.created,
+      updated_at: comment.updated,
+      old_ref: '',
+      new_ref: '',
+      ref_action: 'none',
+      ref_issue: null,
+      ref_comment: null,
+      review_id: 0,
+      dependent_issue: null,
+    };
+  }
+  const { event } = entry;
+  const other = (ref: IssueRef | undefined): Json | null => {
+    const found = ref ? state.issueOf(ref) : undefined;
+    return found ? presentIssue(state, found.repo, found.issue, viewer) : null;
+  };
+  const refComment = (): Json | null => {
+    const found = event.refIssue ? state.issueOf(event.refIssue) : undefined;
+    const comment = found?.issue.comments.find((c) => c.id === event.refCommentId);
+    return found && comment ? presentComment(state, found.repo, found.issue, comment, viewer) : null;
+  };
+  return {
+    ...common,
+    id: event.id,
+    type: event.type,
+    user: userByLogin(state, event.user, viewer),
+    html_url: `${common.html_url}#issuecomment-${event.id}`,
+    body: event.body,
+    created_at: event.created,
+    updated_at: event.created,
+    old_ref: event.oldRef ?? '',
+    new_ref: event.newRef ?? '',
+    ref_action: 'none',
+    ref_issue: other(event.refIssue),
+    ref_comment: event.refCommentId === undefined ? null : refComment(),
+    review_id: event.reviewId ?? 0,
+    dependent_issue: other(event.dependentIssue),
+  };
+}
+
+/** convert.ToAPITag of a lightweight tag. */
+export function presentTag(state: SandboxState, repo: Repo, name: string, sha: string): Json {
+  const web = `${state.baseUrl}/${repo.owner}/${repo.name}`;
+  return {
+    name,
+    message: '',
+    id: sha,
+    commit: {
+      url: `${state.baseUrl}/api/v1/repos/${repo.owner}/${repo.name}/git/commits/${sha}`,
+      sha,
+      created: repo.commits.get(sha)?.date ?? repo.created,
+    },
+    zipball_url: `${web}/archive/${name}.zip`,
+    tarball_url: `${web}/archive/${name}.tar.gz`,
+  };
+}
+
+/** convert.ToAPIRelease. */
+export function presentRelease(state: SandboxState, repo: Repo, release: Release, viewer: Account | null): Json {
+  const web = `${state.baseUrl}/${repo.owner}/${repo.name}`;
+  const api = `${state.baseUrl}/api/v1/repos/${repo.owner}/${repo.name}`;
+  return {
+    id: release.id,
+    tag_name: release.tag,
+    target_commitish: release.target,
+    name: release.title,
+    body: release.note,
+    url: `${api}/releases/${release.id}`,
+    html_url: `${web}/releases/tag/${release.tag}`,
+    tarball_url: `${web}/archive/${release.tag}.tar.gz`,
+    zipball_url: `${web}/archive/${release.tag}.zip`,
+    upload_url: `${api}/releases/${release.id}/assets`,
+    draft: release.draft,
+    prerelease: release.prerelease,
+    created_at: release.created,
+    published_at: release.created,
+    author: userByLogin(state, release.publisher, viewer),
+    assets: [],
   };
 }
 

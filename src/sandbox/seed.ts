@@ -3,6 +3,7 @@
 // state. Passwords and tokens are random per run unless a seed pins them.
 import { randomBytes } from 'node:crypto';
 import {
+  openingPushContent,
   SandboxState,
   type AccessLevel,
   type Account,
@@ -309,6 +310,7 @@ function seedPull(state: SandboxState, repo: Repo, seed: SeedPull): void {
   const created = state.timestamp();
   const pull: PullState = {
     head: seed.head,
+    headRepoId: repo.id,
     base: seed.base,
     headSha,
     mergeBase: baseSha,
@@ -321,6 +323,8 @@ function seedPull(state: SandboxState, repo: Repo, seed: SeedPull): void {
   const issue = newIssue(state, repo, { title: seed.title, body: seed.body ?? '', user: seed.author, created });
   const withPull = Object.assign(issue, { pull });
   repo.issues.push(withPull);
+  const opened = openingPushContent(repo, baseSha, headSha);
+  if (opened) state.addEvent(withPull, { type: 'pull_push', user: seed.author, body: JSON.stringify(opened) });
   for (const r of seed.reviews ?? []) {
     const review = {
       id: state.nextId('review'),
@@ -335,6 +339,7 @@ function seedPull(state: SandboxState, repo: Repo, seed: SeedPull): void {
     };
     recordVerdict(state, repo, withPull, review, false);
     pull.reviews.push(review);
+    state.addEvent(withPull, { type: 'review', user: review.user, body: review.body, reviewId: review.id });
   }
   if (seed.merged_by !== undefined) {
     const merger = requireAccount(state, seed.merged_by, `pull '${seed.title}'`);
@@ -364,6 +369,7 @@ export function newIssue(
     updated: fields.created,
     closedAt: null,
     pull: null,
+    events: [],
   };
 }
 

@@ -24,7 +24,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { authenticate, type Caller } from './auth.js';
 import type { Reply, Route } from './context.js';
-import { ApiError, errorBody } from './errors.js';
+import { ApiError, errorBody, RepoRedirect } from './errors.js';
 import { branchRoutes } from './handlers/branches.js';
 import { collaboratorRoutes } from './handlers/collaborators.js';
 import { commitRoutes } from './handlers/commits.js';
@@ -47,6 +47,8 @@ import { contentsExtRoutes } from './handlers/contents-ext.js';
 import { orgRoutes } from './handlers/orgs.js';
 import { profileRoutes } from './handlers/profiles.js';
 import { wikiRoutes } from './handlers/wiki.js';
+import { tagRoutes } from './handlers/tags.js';
+import { timelineRoutes } from './handlers/timeline.js';
 import type { SandboxState } from './model.js';
 import { OAUTH_WEB_PATHS, serveOAuthWeb } from './oauth2-web.js';
 import { Router } from './router.js';
@@ -81,6 +83,8 @@ export const sandboxRoutes: readonly Route[] = [
   ...wikiRoutes,
   ...blobRoutes,
   ...contentsExtRoutes,
+  ...timelineRoutes,
+  ...tagRoutes,
 ];
 
 export interface SandboxRequestRecord {
@@ -177,6 +181,8 @@ async function dispatch(state: SandboxState, router: Router, req: IncomingMessag
     return { reply, operationId };
   } catch (error) {
     if (error instanceof ApiError) return { reply: errorReply(state, error.status, error.message), operationId };
+    if (error instanceof RepoRedirect)
+      return { reply: { status: 307, headers: { Location: error.location } }, operationId };
     const message = error instanceof Error ? error.message : 'unexpected error';
     return { reply: errorReply(state, 500, `sandbox internal error: ${message}`), operationId };
   }

@@ -7,7 +7,9 @@
 // Statuses: a declared status is checked against its schema (no schema: a 2xx has no body, an
 // error may carry Gitea's APIError body). 401, 403, 404 and 422 come from Gitea's middleware
 // (auth, permission, visibility, binding) for any operation, so they are accepted undeclared, with
-// an APIError body. Anything else undeclared is a problem.
+// an APIError body; so is the 307 of repoAssignment (context.RedirectToRepo) for a repository path
+// under a renamed repository's old name, with a Location header and no JSON body. Anything else
+// undeclared is a problem.
 //
 // Usage: const contract = recordContract();
 //        startSandbox({ onResponse: contract.onResponse }); ... assert.deepEqual(contract.problems, [])
@@ -45,6 +47,7 @@ export interface ContractEvent {
   body: unknown;
   method?: string;
   path?: string;
+  headers?: Record<string, string>;
 }
 
 export interface ContractChecker {
@@ -172,6 +175,7 @@ export function createContractChecker(spec: SwaggerSpec): ContractChecker {
     const op = byOperation.get(event.operationId);
     if (!op) return [`${label}: operationId is not in the spec`];
     const declared = op.responses?.[String(event.status)];
+    if (!declared && event.status === 307) return renamedRepositoryRedirect(event, op, label);
     if (!declared) {
       if (!middlewareStatuses.has(event.status)) return [`${label}: status is not declared for this operation`];
       return event.body === undefined ? [] : checkSchema('APIError', apiErrorRef, event.body, label);
@@ -182,6 +186,16 @@ export function createContractChecker(spec: SwaggerSpec): ContractChecker {
     if (event.body === undefined) return [];
     if (event.status >= 400) return checkSchema('APIError', apiErrorRef, event.body, label);
     return [`${label}: the spec declares no body, one was sent`];
+  }
+
+  /** routers/api/v1.repoAssignment's redirect: only below /repos/{owner}/{repo}, to a Location, without a body. */
+  function renamedRepositoryRedirect(event: ContractEvent, op: SwaggerOperation, label: string): string[] {
+    const path = [...operations].find(([id]) => byOperation.get(id) === op)?.[1].path ?? '';
+    const problems: string[] = [];
+    if (!path.startsWith('/repos/{owner}/{repo}')) problems.push(`${label}: status is not declared for this operation`);
+    if (!event.headers?.Location) problems.push(`${label}: a redirect without a Location header`);
+    if (event.body !== undefined) problems.push(`${label}: a redirect with a body`);
+    return problems;
   }
 
   return { check, operations };

@@ -1,11 +1,12 @@
 // History: commit list of a ref, one commit, and compare `base...head` (the commits head has that
-// base lacks; none means head is already contained in base).
+// base lacks, each with the files it changed; none means head is already contained in base, or that
+// the two share no history).
 import { ok, type RequestContext, type Route } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { ancestors, commitsBetween, type Commit, type Repo } from '../model.js';
 import { paginate } from '../pagination.js';
 import { presentCommit } from '../present.js';
-import { pathRepo, resolveRef } from './lookup.js';
+import { compareHead, pathRepo, resolveRef } from './lookup.js';
 
 function history(repo: Repo, head: string): Commit[] {
   return [...ancestors(repo, head)]
@@ -27,18 +28,25 @@ function listCommits(ctx: RequestContext) {
   return paginate(ctx, commits, (page) => page.map((c) => presentCommit(ctx.state, repo, c, ctx.caller.doer)));
 }
 
+/**
+ * routers/api/v1/repo.CompareDiff: `base...head` (or `..`, or just `head` against the default branch);
+ * head may be `owner:ref` of a fork (parseCompareInfo). The commits are git.GetCompareInfo's, newest
+ * first, each as convert.ToCommit with its files (per-commit file lists, on by default).
+ */
 function compare(ctx: RequestContext) {
   const repo = pathRepo(ctx);
   const spec = ctx.params.basehead ?? '';
-  const separator = spec.includes('...') ? '...' : '..';
-  const [baseRef = '', headRef = ''] = spec.split(separator, 2);
+  const separator = spec.includes('...') ? '...' : spec.includes('..') ? '..' : null;
+  const [baseRef = '', headSpec = ''] = separator ? spec.split(separator, 2) : [repo.defaultBranch, spec];
+  const head = compareHead(ctx, repo, headSpec);
   const base = resolveRef(repo, baseRef);
-  const head = resolveRef(repo, headRef);
-  if (base === undefined || head === undefined) throw notFound();
-  const commits = commitsBetween(repo, base, head);
+  const headSha = resolveRef(head.repo, head.ref);
+  if (base === undefined || headSha === undefined) throw notFound();
+  const both: Repo = { ...repo, commits: new Map([...repo.commits, ...head.repo.commits]) };
+  const commits = commitsBetween(both, base, headSha);
   return ok({
     total_commits: commits.length,
-    commits: commits.map((c) => presentCommit(ctx.state, repo, c, ctx.caller.doer)),
+    commits: commits.map((c) => presentCommit(ctx.state, both, c, ctx.caller.doer)),
   });
 }
 

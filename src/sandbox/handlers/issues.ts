@@ -8,6 +8,7 @@ import { paginate } from '../pagination.js';
 import { presentComment, presentIssue, presentLabel } from '../present.js';
 import { newIssue } from '../seed.js';
 import { pathIssue, pathRepo } from './lookup.js';
+import { addCrossReferences } from './timeline.js';
 
 function listIssues(ctx: RequestContext) {
   const repo = pathRepo(ctx);
@@ -53,6 +54,7 @@ function createIssue(ctx: RequestContext) {
     issue.closedAt = issue.created;
   }
   repo.issues.push(issue);
+  addCrossReferences(ctx.state, repo, issue, doer, `${issue.title}\n${issue.body}`, null);
   return ok(presentIssue(ctx.state, repo, issue, doer), 201);
 }
 
@@ -93,6 +95,7 @@ function createComment(ctx: RequestContext) {
   const comment = { id: ctx.state.nextId('comment'), user: doer.login, body: text, created: at, updated: at };
   issue.comments.push(comment);
   issue.updated = at;
+  addCrossReferences(ctx.state, repo, issue, doer, text, comment);
   return ok(presentComment(ctx.state, repo, issue, comment, doer), 201);
 }
 

@@ -6,12 +6,13 @@ import { accessLevel, atLeast, requireSignedIn } from '../auth.js';
 import { bodyObject, noContent, ok, stringField, type RequestContext, type Route } from '../context.js';
 import { ApiError, conflict, forbidden, notFound, unprocessable } from '../errors.js';
 import { mergePull, mergeTrees } from '../merge.js';
-import { ancestors, mergeBase, type Account, type Repo } from '../model.js';
+import { ancestors, copyCommits, mergeBase, openingPushContent, type Account, type Repo } from '../model.js';
 import { deleteBranchClosingPulls } from './branches.js';
 import { paginate } from '../pagination.js';
 import { presentPull, protectionFor } from '../present.js';
 import { newIssue } from '../seed.js';
-import { pathPull, pathRepo, type PullIssue } from './lookup.js';
+import { compareHead, pathPull, pathRepo, type PullIssue } from './lookup.js';
+import { addCrossReferences } from './timeline.js';
 
 const methodNotAllowed = (message: string): ApiError => new ApiError(405, message);
 
@@ -32,24 +33,37 @@ function listPulls(ctx: RequestContext) {
   return paginate(ctx, selected, (page) => page.map((p) => presentPull(ctx.state, repo, p, ctx.caller.doer)));
 }
 
+/** issues_model.ErrPullRequestAlreadyExists, as the API's 409 words it. */
+function alreadyExists(existing: PullIssue, headRepoId: number, baseRepoId: number, base: string) {
+  const ids = `id: ${existing.id}, issue_id: ${existing.id}, head_repo_id: ${headRepoId}, base_repo_id: ${baseRepoId}`;
+  return conflict(
+    `pull request already exists for these targets [${ids}, head_branch: ${existing.pull.head}, base_branch: ${base}]`,
+  );
+}
+
+/**
+ * routers/api/v1/repo.CreatePullRequest: `head` is a branch of this repository, or `owner:branch` of
+ * that owner's fork (parseCompareInfo); services/pull.NewPullRequest then copies the head into the base
+ * repository (PushToBaseRepo, refs/pull/N/head) and starts the timeline with a pull_push comment.
+ */
 function createPull(ctx: RequestContext) {
   const doer = requireSignedIn(ctx.caller);
   const repo = pathRepo(ctx);
   const body = bodyObject(ctx);
-  const head = stringField(body, 'head') ?? '';
   const base = stringField(body, 'base') ?? '';
   const title = stringField(body, 'title') ?? '';
   if (title.trim() === '') throw unprocessable('[Title]: Required');
-  const headSha = repo.branches.get(head);
+  const { repo: headRepo, ref: head } = compareHead(ctx, repo, stringField(body, 'head') ?? '');
+  const headSha = headRepo.branches.get(head);
   const baseSha = repo.branches.get(base);
   if (headSha === undefined || baseSha === undefined) throw notFound();
+  copyCommits(headRepo, repo, headSha);
   if (ancestors(repo, baseSha).has(headSha))
     throw unprocessable('Invalid PullRequest: There are no changes between the head and the base');
-  const existing = pulls(repo).find((p) => p.state === 'open' && p.pull.head === head && p.pull.base === base);
-  if (existing)
-    throw conflict(
-      `pull request already exists for these targets [id: ${existing.id}, issue_id: ${existing.id}, head_repo_id: ${repo.id}, base_repo_id: ${repo.id}, head_branch: ${head}, base_branch: ${base}]`,
-    );
+  const existing = pulls(repo).find(
+    (p) => p.state === 'open' && p.pull.headRepoId === headRepo.id && p.pull.head === head && p.pull.base === base,
+  );
+  if (existing) throw alreadyExists(existing, headRepo.id, repo.id, base);
   const issue = newIssue(ctx.state, repo, {
     title,
     body: stringField(body, 'body') ?? '',
@@ -59,6 +73,7 @@ function createPull(ctx: RequestContext) {
   const pull: PullIssue = Object.assign(issue, {
     pull: {
       head,
+      headRepoId: headRepo.id,
       base,
       headSha,
       mergeBase: mergeBase(repo, baseSha, headSha) ?? baseSha,
@@ -70,6 +85,9 @@ function createPull(ctx: RequestContext) {
     },
   });
   repo.issues.push(pull);
+  const opened = openingPushContent(repo, baseSha, headSha);
+  if (opened) ctx.state.addEvent(pull, { type: 'pull_push', user: doer.login, body: JSON.stringify(opened) });
+  addCrossReferences(ctx.state, repo, pull, doer, `${pull.title}\n${pull.body}`, null);
   return ok(presentPull(ctx.state, repo, pull, doer), 201);
 }
 
@@ -98,25 +116,33 @@ function editPull(ctx: RequestContext) {
   }
   pull.updated = at;
   const base = stringField(body, 'base') ?? '';
-  if (!pull.pull.merged && base !== '' && base !== pull.pull.base) changeTargetBranch(repo, pull, base);
+  if (!pull.pull.merged && base !== '' && base !== pull.pull.base) changeTargetBranch(ctx, repo, pull, base);
   return ok(presentPull(ctx.state, repo, pull, doer), 201);
 }
 
-/** Gitea's EditPullRequest with a new base: pull_service.ChangeTargetBranch, after the state change. */
-function changeTargetBranch(repo: Repo, pull: PullIssue, base: string): void {
+/**
+ * Gitea's EditPullRequest with a new base: pull_service.ChangeTargetBranch, after the state change. The
+ * reviews stay as they are (neither stale nor dismissed), and a change_target_branch comment records the move.
+ */
+function changeTargetBranch(ctx: RequestContext, repo: Repo, pull: PullIssue, base: string): void {
   const baseSha = repo.branches.get(base);
   if (baseSha === undefined) throw notFound(`new base '${base}' not exist`);
   if (pull.state === 'closed')
     throw unprocessable(`issue is closed [id: ${pull.id}, repo_id: ${repo.id}, index: ${pull.number}]`);
   const existing = pulls(repo).find(
-    (p) => p !== pull && p.state === 'open' && p.pull.head === pull.pull.head && p.pull.base === base,
+    (p) =>
+      p !== pull &&
+      p.state === 'open' &&
+      p.pull.headRepoId === pull.pull.headRepoId &&
+      p.pull.head === pull.pull.head &&
+      p.pull.base === base,
   );
-  if (existing)
-    throw conflict(
-      `pull request already exists for these targets [id: ${existing.id}, issue_id: ${existing.id}, head_repo_id: ${repo.id}, base_repo_id: ${repo.id}, head_branch: ${pull.pull.head}, base_branch: ${base}]`,
-    );
+  if (existing) throw alreadyExists(existing, pull.pull.headRepoId, repo.id, base);
+  const oldRef = pull.pull.base;
   pull.pull.base = base;
   pull.pull.mergeBase = mergeBase(repo, baseSha, pull.pull.headSha) ?? baseSha;
+  const doer = ctx.caller.doer?.login ?? pull.user;
+  ctx.state.addEvent(pull, { type: 'change_target_branch', user: doer, body: '', oldRef, newRef: base });
 }
 
 /**
@@ -150,7 +176,7 @@ function checkMergeable(
   const level = accessLevel(ctx.state, repo, doer);
   if (!atLeast(level, 'write')) throw methodNotAllowed('User not allowed to merge PR');
   if (manually) return;
-  if (!repo.branches.has(pull.pull.head) || !repo.branches.has(pull.pull.base))
+  if (!ctx.state.repoById(pull.pull.headRepoId)?.branches.has(pull.pull.head) || !repo.branches.has(pull.pull.base))
     throw methodNotAllowed('Please try again later');
   const problem = protectionProblem(repo, pull);
   if (problem !== null && !(force && atLeast(level, 'admin'))) throw methodNotAllowed(problem);
@@ -245,6 +271,7 @@ function landWithoutMergeCommit(
 /** repo_service.DeleteBranchAfterMerge: skipped silently for the default branch, a protected one, or one another open PR heads. */
 function deleteHeadAfterMerge(ctx: RequestContext, repo: Repo, pull: PullIssue): void {
   const head = pull.pull.head;
+  if (pull.pull.headRepoId !== repo.id) return;
   if (head === repo.defaultBranch || protectionFor(repo, head)) return;
   if (pulls(repo).some((p) => p !== pull && p.state === 'open' && p.pull.head === head)) return;
   deleteBranchClosingPulls(ctx.state, repo, head);

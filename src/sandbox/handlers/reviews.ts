@@ -1,7 +1,9 @@
 // Pull request reviews: list, get, create and submit a pending one, with Gitea's rules: the author
 // can neither approve nor request changes (422), COMMENT and REQUEST_CHANGES need a body, closed or
-// merged pull requests take no reviews. `commit_id` defaults to the current head; official, stale
-// and the dismissal of earlier verdicts follow review-rules.ts. The list pages as ListPullReviews
+// merged pull requests take no reviews. `commit_id` is whatever the caller sends, any string, and only
+// defaults to the current head when empty (routers/api/v1/repo.CreatePullReview); submitting a pending
+// review takes the head (SubmitPullReview). Official, stale and the dismissal of earlier verdicts
+// follow review-rules.ts. The list pages as ListPullReviews
 // does: X-Total-Count counts every review, the page then leaves out other users' pending ones.
 import { requireSignedIn } from '../auth.js';
 import { bodyObject, ok, stringField, type RequestContext, type Route } from '../context.js';
@@ -60,7 +62,13 @@ function createReview(ctx: RequestContext) {
   };
   recordVerdict(ctx.state, repo, pull, review, false);
   pull.pull.reviews.push(review);
+  if (state !== 'PENDING') recordReviewComment(ctx, pull, review);
   return ok(presentReview(ctx.state, repo, pull, review, doer));
+}
+
+/** models/issues.SubmitReview: a submitted review is also a `review` comment of the timeline, after the pushes before it. */
+function recordReviewComment(ctx: RequestContext, pull: PullIssue, review: Review): void {
+  ctx.state.addEvent(pull, { type: 'review', user: review.user, body: review.body, reviewId: review.id });
 }
 
 function reviewParam(ctx: RequestContext, pull: PullIssue): Review {
@@ -83,6 +91,7 @@ function submitReview(ctx: RequestContext) {
   assertOpen(pull);
   Object.assign(review, { state, body: text, commitId: pull.pull.headSha, submitted: ctx.state.timestamp() });
   recordVerdict(ctx.state, repo, pull, review, true);
+  recordReviewComment(ctx, pull, review);
   return ok(presentReview(ctx.state, repo, pull, review, doer));
 }
 
