@@ -685,6 +685,18 @@ describe('organisations, teams, profiles, the wiki, blobs and contents-ext (inte
     assert.equal(bad.status, 400);
   });
 
+  test('a new title leaves a change_title event with the old and the new one (issue_service.ChangeTitle)', async () => {
+    const made = await call('POST', '/repos/acme/gadgets/issues', { as: 'erin', body: { title: 'Old name' } });
+    const index = made.body.number as number;
+    await call('PATCH', `/repos/acme/gadgets/issues/${index}`, { as: 'erin', body: { title: 'New name' } });
+    await call('PATCH', `/repos/acme/gadgets/issues/${index}`, { as: 'erin', body: { body: 'same title' } });
+    const timeline = await call('GET', `/repos/acme/gadgets/issues/${index}/timeline`);
+    assert.deepEqual(
+      timeline.body.map((e: Record<string, string>) => [e.type, e.old_title, e.new_title, (e.user as any)?.login]),
+      [['change_title', 'Old name', 'New name', 'erin']],
+    );
+  });
+
   test('a blob by its hash (GetBlob); a hash the repository does not hold is 400', async () => {
     const sha = await fileSha('README.md', 'main');
     const blob = await call('GET', `${W}/git/blobs/${sha}`);

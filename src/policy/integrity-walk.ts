@@ -103,8 +103,12 @@ export interface IntegrityCatalog {
 
 const split = (path: string | undefined): string[] | null => (path === undefined ? null : path.split('.'));
 
+/** A definition's name as a label's type: snake case, without Gitea's `Response` suffix (contents, git_blob). */
 export function snakeCase(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
+  return name
+    .replace(/(.)Response$/, '$1')
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase();
 }
 
 /** Compiles the file; embeds naming no definition are left out (integrityFindings reports them). */
@@ -200,6 +204,8 @@ export interface LabelContext {
   vouched: boolean;
   /** The login the namespace acts as (the signed-in person under OAuth): its own text is trusted. */
   self: string | null;
+  /** The organisation the call names (`org`), for teams listed without theirs. */
+  organisation?: string | null;
 }
 
 type Key = string | number;
@@ -274,10 +280,10 @@ export function findItems(
   if (Array.isArray(data)) {
     data.forEach((item, position) => {
       keys.push(position);
-      visit(rule, item, keys, null, context.repository, position, nodes);
+      visit(rule, item, keys, null, context.repository, position, nodes, context.organisation ?? null);
       keys.pop();
     });
-  } else visit(rule, data, keys, null, context.repository, null, nodes);
+  } else visit(rule, data, keys, null, context.repository, null, nodes, context.organisation ?? null);
   return { nodes };
 }
 
@@ -289,11 +295,12 @@ function visit(
   repository: string | null,
   index: number | null,
   nodes: ItemNode[],
+  organisation: string | null,
 ): void {
   if (Array.isArray(value)) {
     value.forEach((item, position) => {
       keys.push(position);
-      visit(rule, item, keys, parent, repository, index, nodes);
+      visit(rule, item, keys, parent, repository, index, nodes, organisation);
       keys.pop();
     });
     return;
@@ -304,7 +311,11 @@ function visit(
   let node = parent;
   const attribution = rule.attribution;
   if (attribution !== null && !(attribution.kind === 'origin' && attribution.origin === 'enclosing' && parent)) {
-    node = newNode(rule, value, keys, parent, where, index, stringAtAttribution(value, attribution));
+    // A team listed without its organisation belongs to the one the call names, or owns the repository.
+    const named =
+      stringAtAttribution(value, attribution) ??
+      (attribution.kind === 'organisation' ? (organisation ?? (where ? (where.split('/')[0] ?? null) : null)) : null);
+    node = newNode(rule, value, keys, parent, where, index, named);
     nodes.push(node);
   }
   if (node !== null) {
@@ -320,7 +331,7 @@ function visit(
     const inner = value[key];
     if (inner === undefined || inner === null) continue;
     keys.push(key);
-    visit(embedded, inner, keys, node, node?.repository ?? where, index, nodes);
+    visit(embedded, inner, keys, node, node?.repository ?? where, index, nodes, organisation);
     keys.pop();
   }
 }
@@ -697,7 +708,7 @@ function stringAt(value: unknown, path: readonly string[]): string | null {
 
 function idOf(item: unknown): number | string | null {
   if (!isRecord(item)) return null;
-  for (const key of ['number', 'login', 'full_name', 'id', 'sha', 'path', 'title', 'name']) {
+  for (const key of ['number', 'login', 'username', 'full_name', 'path', 'id', 'sha', 'title', 'name']) {
     const value = item[key];
     if (typeof value === 'number' || (typeof value === 'string' && value !== '')) return value;
   }

@@ -146,7 +146,8 @@ export interface TimelineEvent {
     | 'pull_ref'
     | 'comment_ref'
     | 'add_dependency'
-    | 'remove_dependency';
+    | 'remove_dependency'
+    | 'change_title';
   user: string;
   created: string;
   /** Comment.Content: a pull_push's JSON PushActionContent, a review's text. */
@@ -159,6 +160,9 @@ export interface TimelineEvent {
   refCommentId?: number;
   /** DependentIssueID of a dependency comment. */
   dependentIssue?: IssueRef;
+  /** OldTitle / NewTitle of a change_title comment (issues_model.CreateChangeTitleComment). */
+  oldTitle?: string;
+  newTitle?: string;
 }
 
 export interface Label {

@@ -670,6 +670,8 @@ export function presentTimelineComment(
     updated_at: event.created,
     old_ref: event.oldRef ?? '',
     new_ref: event.newRef ?? '',
+    old_title: event.oldTitle ?? '',
+    new_title: event.newTitle ?? '',
     ref_action: 'none',
     ref_issue: other(event.refIssue),
     ref_comment: event.refCommentId === undefined ? null : refComment(),

@@ -38,7 +38,8 @@ export async function labelAnswer(request: LabelRequest): Promise<(LabelledResul
     typeof args.owner === 'string' && typeof args.repo === 'string' ? `${args.owner}/${args.repo}` : null;
   const refArguments = catalog.refArguments.get(root.name) ?? [];
   const vouched = await readFromBranch(reader, entry, args, refArguments, repository);
-  const context = { repository, vouched, self: request.self };
+  const organisation = typeof args.org === 'string' ? args.org : null;
+  const context = { repository, vouched, self: request.self, organisation };
   const found = findItems(catalog, entry.operationId, request.data, context);
   const facts = new Map<string, IntegrityLevel | boolean | null>();
   let asked = 0;
