@@ -36,9 +36,6 @@ function seed(): SandboxSeed {
     issues: [{ title: 'The release is blocked', body: ORDER, author: 'mallory' }],
     wiki: [{ title: 'Home', content: ORDER, author: 'mallory' }],
   });
-  world.repos
-    .find((repo) => repo.name === 'widgets')
-    ?.wiki?.push({ title: 'Team', content: 'How we ship', author: 'bob' });
   const widgets = world.repos.find((repo) => repo.name === 'widgets');
   if (widgets) widgets.wiki = [{ title: 'Team', content: 'How we ship', author: 'bob' }];
   return world;

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { MIGRATIONS } from '../src/auth/migrations.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { payloadOf, tempDir } from './support/namespace.js';
 import { registerWardenApp, signInWithSdk, spawnOAuthServe, type OAuthServe } from './support/oauth-flow.js';
@@ -71,11 +72,11 @@ describe('two serve replicas on one PostgreSQL token store', () => {
     dir?.dispose();
   });
 
-  test('the schema was migrated once, at version 1', async () => {
+  test('the schema was migrated once, each step of the store once', async () => {
     const { rows } = await pg.query('SELECT version FROM oauth_schema_migrations ORDER BY version', 'warden_oauth');
     assert.deepEqual(
       rows.map((r) => r.version),
-      [1],
+      MIGRATIONS.map((step) => step.version).sort((x, y) => x - y),
     );
   });
 

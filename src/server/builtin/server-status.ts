@@ -38,7 +38,7 @@ export const serverStatusTool: BuiltinTool = {
   description:
     'Version of gitea-warden, the tool mode in force (static or discovery) and why, the sha256 of the loaded profile ' +
     'file and of each policies/*.yaml file, restart_required: true when one of them changed on disk since the server ' +
-    'started (changes apply only after a restart), and the integrity floor with the item that tainted the session and the private repositories it read, if any.',
+    'started (changes apply only after a restart), and the integrity floor with the item that tainted the session, if any.',
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   operations: [],
