@@ -46,6 +46,8 @@ export async function run(argv: string[]): Promise<number> {
         : await (
             await import('../auth/oauth-setup.js')
           ).openOAuth(oauthSettings(settings), namespace.session.profile, process.env);
+    // Over streamable HTTP the taint belongs to the principal, in the store every replica reads.
+    if (oauth) await keepTaintInStore(namespace, oauth);
     try {
       await serve(namespace, http, oauth, logger);
     } finally {
@@ -57,6 +59,15 @@ export async function run(argv: string[]): Promise<number> {
       return fail(error.message);
     throw error;
   }
+}
+
+/** The signed-in people's taints in the OAuth token store, the one state store of the namespace (ADR 0022). */
+async function keepTaintInStore(namespace: Namespace, oauth: OAuthSetup): Promise<void> {
+  const [{ SqlTaintStore }, { keepTaintIn }] = await Promise.all([
+    import('../auth/taint-store.js'),
+    import('../server/taint-tracker.js'),
+  ]);
+  keepTaintIn(namespace, await SqlTaintStore.open(oauth.store.driver));
 }
 
 /** The HTTP transport's settings. MCP_BEARER_TOKEN set but empty stays set, so checkStartup refuses it rather than serve unauthenticated. */

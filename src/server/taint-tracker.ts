@@ -11,6 +11,7 @@ import {
   type TaintState,
   type TaintStore,
 } from '../policy/integrity-taint.js';
+import type { Namespace } from './session.js';
 
 export class MemoryTaintStore implements TaintStore {
   readonly kind = 'memory';
@@ -81,4 +82,13 @@ export class TaintTracker {
     await this.store.save(this.key, fresh, now);
     for (const record of fresh) this.written.set(`${record.kind}\n${record.repository}`, now);
   }
+}
+
+/**
+ * Keeps the namespace's taint in `store` from now on (the shared state store over streamable HTTP), for
+ * the same namespace and principal: called once at start, before the first call.
+ */
+export function keepTaintIn(namespace: Namespace, store: TaintStore): void {
+  const { taint } = namespace.session;
+  namespace.session = { ...namespace.session, taint: new TaintTracker(store, taint.key) };
 }
