@@ -399,6 +399,34 @@ describe('every object with text is found wherever the answer embeds it', () => 
     assert.match(data?.ref_comment.body ?? '', /^\[withheld:/);
   });
 
+  test('what a read put in context: the repository of every object with text, shown ones nested too', () => {
+    const event = {
+      id: 21,
+      type: 'issue_ref',
+      user: { login: 'bob' },
+      body: '',
+      ref_issue: {
+        number: 2,
+        title: 'Rotate keys',
+        body: 'see vault',
+        user: { login: 'bob' },
+        repository: { full_name: 'acme/vault' },
+      },
+    };
+    const out = label(
+      'issueGetCommentsAndTimeline',
+      [event],
+      settings,
+      facts([
+        [repoFact('bob'), 'write'],
+        [repoFact('bob', 'acme/vault'), 'write'],
+      ]),
+    );
+    assert.deepEqual(out.untrusted, [], 'nothing held back');
+    // The event's own text is empty; the repository the call names is recorded by the server besides.
+    assert.deepEqual(out.repositories, ['acme/vault']);
+  });
+
   test("a compare's commits, a fork's branch among them: an unsigned claim is no one, a trusted name included", () => {
     const compare = {
       total_commits: 1,

@@ -426,6 +426,8 @@ export interface LabelledResult {
   lowest: IntegrityLevel | null;
   /** The items whose text was held back (withheld or fenced): they taint the session. */
   untrusted: ItemLabel[];
+  /** The repository of every object with text, nested ones too (null: none named): what the read put in context. */
+  repositories: Array<string | null>;
 }
 
 export const FENCE_OPEN = '<<<UNTRUSTED';
@@ -439,16 +441,18 @@ export function labelFound(
   facts: StandingFacts,
   context: LabelContext,
 ): LabelledResult {
-  if (found.nodes.length === 0) return { data, labels: [], lowest: null, untrusted: [] };
+  if (found.nodes.length === 0) return { data, labels: [], lowest: null, untrusted: [], repositories: [] };
   const levels = new Map<ItemNode, { level: IntegrityLevel; outside: boolean }>();
   const edits: Array<{ keys: Key[]; value: unknown }> = [];
   const labels: ItemLabel[] = [];
   const untrusted: ItemLabel[] = [];
+  const repositories = new Set<string | null>();
   let lowest: IntegrityLevel | null = null;
   for (const node of found.nodes) {
     const judged = levelOf(node, settings, facts, context, levels);
     levels.set(node, judged);
     if (node.slots.length === 0) continue;
+    repositories.add(node.repository?.toLowerCase() ?? null);
     const label: ItemLabel = {
       item: node.index,
       path: pathOf(node.keys),
@@ -470,7 +474,7 @@ export function labelFound(
     if (held) untrusted.push(label);
     if (node.parent === null || held || sanitized > 0) labels.push(label);
   }
-  return { data: applyEdits(data, edits), labels, lowest, untrusted };
+  return { data: applyEdits(data, edits), labels, lowest, untrusted, repositories: [...repositories] };
 }
 
 /** A commit's level that needs no standing: read from a branch, or an author claim nobody signed. */

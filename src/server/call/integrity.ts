@@ -134,7 +134,7 @@ export async function labelExecuted(
     self: selfOf(session),
   });
   const untrusted = labelled?.untrusted ?? [];
-  const recorded = await recordRead(call, operations, labelled?.labels ?? [], untrusted, payload.data);
+  const recorded = await recordRead(call, operations, labelled?.repositories ?? [], untrusted, payload.data);
   if (labelled === null || labelled.labels.length === 0) return { executed, integrity: null, recorded };
   const settings = session.profile.integrity;
   const block: IntegrityBlock = {
@@ -173,7 +173,7 @@ const VISIBILITY_READS = 10;
 async function recordRead(
   call: GiteaCallContext,
   operations: readonly string[],
-  labels: readonly ItemLabel[],
+  itemRepositories: ReadonlyArray<string | null>,
   untrusted: readonly ItemLabel[],
   data: unknown,
 ): Promise<boolean> {
@@ -182,7 +182,7 @@ async function recordRead(
   // Untrusted text taints whatever call brought it; the repositories read count for reads only.
   const read = isRead(call, operations);
   if (!read && untrusted.length === 0) return true;
-  const repositories = read ? [repositoryOf(call), ...labels.map((label) => label.repository)] : [];
+  const repositories = read ? [repositoryOf(call), ...itemRepositories] : [];
   const privateRepositories: string[] = [];
   if (read && profile.secrecy.enabled) {
     const known = visibilityIn(data);
