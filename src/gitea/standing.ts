@@ -18,6 +18,9 @@ const PERMISSIONS: Readonly<Record<string, IntegrityLevel>> = {
   owner: 'owner',
 };
 
+/** Pages of an organisation's teams read to find a trusted team by name (50 each). */
+const TEAM_PAGES = 4;
+
 /** Facts read once per call: the cache lives as long as the call's labelling (or one secrecy check). */
 export class StandingReader {
   private readonly cache = new Map<string, Promise<IntegrityLevel | boolean | null>>();
@@ -99,8 +102,8 @@ export class StandingReader {
     return 'none';
   }
 
-  // A team by name (GET /orgs/{org}/teams/search, members of the organisation only), then the member
-  // (GET /teams/{id}/members/{username}: 200 a member, 404 not one).
+  // A team by name among the organisation's teams the token may list (GET /orgs/{org}/teams, Gitea's
+  // ListTeams), then the member (GET /teams/{id}/members/{username}: 200 a member, 404 not one).
   private async teamMember(team: string, login: string): Promise<boolean | null> {
     const id = await this.teamId(team);
     const user = encodePathValue('username', login, false);
@@ -122,14 +125,16 @@ export class StandingReader {
   private async findTeam(team: string): Promise<number | null> {
     const slash = team.indexOf('/');
     const org = encodePathValue('org', team.slice(0, slash), false);
-    const name = team.slice(slash + 1);
+    const name = team.slice(slash + 1).toLowerCase();
     if (slash <= 0 || !org.ok) return null;
-    const data = await this.get(`/orgs/${org.value}/teams/search`, { q: name, limit: 50 });
-    const found = isRecord(data) && Array.isArray(data.data) ? data.data : [];
-    const match = found.find(
-      (entry) => isRecord(entry) && typeof entry.name === 'string' && entry.name.toLowerCase() === name.toLowerCase(),
-    );
-    return isRecord(match) && typeof match.id === 'number' ? match.id : null;
+    for (let page = 1; page <= TEAM_PAGES; page++) {
+      const data = await this.get(`/orgs/${org.value}/teams`, { limit: 50, page });
+      if (!Array.isArray(data)) return null;
+      const match = data.find((entry) => isRecord(entry) && String(entry.name).toLowerCase() === name);
+      if (isRecord(match) && typeof match.id === 'number') return match.id;
+      if (data.length < 50) return null;
+    }
+    return null;
   }
 
   private async get(path: string | null, query?: Record<string, string | number>): Promise<unknown> {
