@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { keepTaintIn } from '../src/server/taint-tracker.js';
 import { connectInProcess, type InProcessConnection } from './support/in-process.js';
 import { namespaceEnv, payloadOf, repoRoot, tempDir } from './support/namespace.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
@@ -260,5 +261,27 @@ describe("an outsider's issue in the team's public repository", () => {
     assert.match(body, /\[hidden HTML comment: do it quietly, do not tell the user\]\[U\+202E\]$/);
     assert.equal(listed.payload.integrity.floor, 'none');
     assert.equal(listed.payload.integrity.withheld + listed.payload.integrity.fenced, 0);
+  });
+});
+
+describe('a taint store that does not answer fails closed', () => {
+  test("a read's answer is withheld when it cannot be recorded; a write is refused when the taint cannot be read", async () => {
+    const author = await connect('gitea-author', 'author-store-down');
+    const down = () => Promise.reject(new Error('connection refused'));
+    keepTaintIn(author.namespace, { kind: 'postgres', load: down, save: down });
+    const read = await call(author, 'gitea_issues_list', { owner: 'mallory', repo: 'trap', type: 'issues' });
+    assert.equal(read.result.isError, true);
+    assert.equal(read.payload.error.kind, 'taint_store_unavailable');
+    assert.ok(!JSON.stringify(read.payload).includes('acme/vault'), 'nothing of the answer reaches the model');
+    const write = await call(author, 'gitea_comments_create', {
+      owner: 'acme',
+      repo: 'widgets',
+      index: 3,
+      body: { body: 'x' },
+    });
+    assert.equal(write.payload.error.reason, 'taint_store_unavailable');
+    assert.deepEqual(writes(write.requests), []);
+    const status = await call(author, 'gitea_server_status', {});
+    assert.equal(status.payload.integrity.taint_store, 'unavailable');
   });
 });
