@@ -192,6 +192,14 @@ function profileText(plan: Plan, planned: Plan['roles'][number]): string {
   }
   doc.set('token_source_name', planned.tokenVariable);
   if (plan.repositories.length > 0) doc.set('repositories', doc.createNode(plan.repositories, { flow: true }));
+  // The reference names the sandbox's organisation as its trust domain; this team's is that of its repositories.
+  const owners = [
+    ...new Set(plan.repositories.map((pattern) => pattern.split('/')[0] ?? '').filter((o) => /^[\w.-]+$/.test(o))),
+  ];
+  if (doc.hasIn(['integrity', 'trusted_orgs'])) {
+    if (owners.length > 0) doc.setIn(['integrity', 'trusted_orgs'], doc.createNode(owners, { flow: true }));
+    else doc.deleteIn(['integrity', 'trusted_orgs']);
+  }
   const who = planned.login === null ? `the login in $${plan.loginVariable}` : planned.login;
   return `# Written by gitea-warden init for ${who}; lint with: gitea-warden check profiles/\n${doc.toString({ lineWidth: 0, flowCollectionPadding: false })}`;
 }
