@@ -4,6 +4,7 @@
 import type { SqlDriver } from './sql-driver.js';
 import { asNumber } from './sql-driver.js';
 import { TAINT_MIGRATION } from './taint-migration.js';
+import { BUDGET_MIGRATION } from './budget-migration.js';
 
 export interface Migration {
   version: number;
@@ -69,6 +70,7 @@ export const MIGRATIONS: readonly Migration[] = [
     ],
   },
   TAINT_MIGRATION,
+  BUDGET_MIGRATION,
 ];
 
 /** Applies every step the store has not recorded yet; returns the versions applied now. */

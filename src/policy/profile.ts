@@ -1,6 +1,7 @@
 // The profile model and its compiler. A profile compiles ONCE into Sets of canonical operations,
 // keeping where each entry was written (file, line) so every decision can point at it. Deciding
 // afterwards does no parsing.
+import { compileBudgets, type BudgetData, type CompiledBudget } from './budgets.js';
 import { compileIntegrity, type IntegrityData, type IntegritySettings } from './integrity.js';
 import { compileSecrecy, type SecrecyData, type SecrecySettings } from './integrity-taint.js';
 import { normalizeName, type Normalized } from './normalize.js';
@@ -45,6 +46,8 @@ export interface ProfileData {
   paths?: ScopeData['paths'];
   integrity?: IntegrityData;
   secrecy?: SecrecyData;
+  /** Call budgets: at most `max` calls of `operations` per `per`, per person and namespace. */
+  budgets?: BudgetData[];
 }
 
 export type ListName = 'allowed_operations' | 'forbidden_operations';
@@ -80,6 +83,8 @@ export interface CompiledProfile {
   integrity: IntegritySettings;
   /** After a private read, writes reach nothing public the profile does not name (off without a secrecy: block). */
   secrecy: SecrecySettings;
+  /** The call budgets, compiled (src/policy/budgets.ts). */
+  budgets: readonly CompiledBudget[];
   /** Line of the allowed_operations key (or of the profile) for default denials. */
   allowedListLine: number | null;
   /** Line of any field of the profile, as recorded at load time (null for inline profiles). */
@@ -132,6 +137,7 @@ export function compileProfile(
         lineOf(i === null ? ['secrecy', 'allowed_sinks'] : ['secrecy', 'allowed_sinks', i]),
       ),
     ),
+    budgets: compileBudgets(source.data.budgets, vocabulary, service, lineOf),
     allowedListLine: lineOf(['allowed_operations']),
     lineOf,
   };

@@ -235,6 +235,16 @@ export const REASONS = {
   profile_unavailable: { kinds: ['refusal'], meaning: 'The profile to switch to does not load.' },
   invalid_json: { kinds: ['refusal'], meaning: 'A decide --batch request line is not JSON.' },
   too_deep: { kinds: ['refusal'], meaning: 'A decide --batch request line nests deeper than the bound.' },
+  // call budgets (issue 30): refused before Gitea, counted per person and namespace
+  budget_exceeded: {
+    kinds: ['refusal'],
+    meaning:
+      'A call budget of the profile is spent for this person and namespace; the refusal names it and when a call fits again.',
+  },
+  budget_unavailable: {
+    kinds: ['refusal'],
+    meaning: 'The store that counts call budgets did not answer, so a call that counts against one is refused.',
+  },
   // audit outcomes of calls that were not denied
   whoami: { kinds: ['outcome'], meaning: 'gitea_whoami answered.' },
   server_status: { kinds: ['outcome'], meaning: 'gitea_server_status answered.' },
@@ -330,6 +340,17 @@ export const REASONS = {
     kinds: ['decision', 'condition', 'refusal'],
     meaning:
       'The store of what the session read cannot be read or written, so writes are refused and reads withheld until it answers.',
+  },
+
+  // issue 26: a team's own profiles (check asks Gitea about the names a profile trusts)
+  trusted_user_unknown: {
+    kinds: ['finding'],
+    meaning: 'integrity.trusted_users names a login Gitea has no user for: whoever registers it is trusted.',
+  },
+  trusted_user_outside: {
+    kinds: ['finding'],
+    meaning:
+      'integrity.trusted_users names a user who is no member, owner or collaborator of anything the profile names.',
   },
 } as const satisfies Record<string, ReasonEntry>;
 

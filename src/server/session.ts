@@ -17,6 +17,7 @@ import type { IdentityVerifier } from './identity.js';
 import type { BuiltinTool } from './builtin/types.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { TaintTracker } from './taint-tracker.js';
+import type { BudgetStore } from './call/budget.js';
 
 /** A file whose content the running server depends on, with its hash at start. */
 export interface WatchedFile {
@@ -50,6 +51,8 @@ export interface Session {
   readonly signedIn?: { readonly login: string };
   /** What this principal has read through this namespace: untrusted and private content, and from where (survives a profile switch). */
   readonly taint: TaintTracker;
+  /** Where the profile's call budgets are counted (shared across a profile switch and by every caller of the namespace). */
+  readonly budgets: BudgetStore;
 }
 
 /** What one serving process holds: the current session, replaced whole by a profile switch. */

@@ -13,6 +13,7 @@ import type { BuiltinOutcome, BuiltinTool } from '../builtin/types.js';
 import type { CallRecord } from './audit.js';
 import type { CallContext } from './context.js';
 import { identityRefusal } from './identity-gate.js';
+import { takeBudgets } from './budget.js';
 import { denied, type Outcome } from './outcome.js';
 import { sessionRedactor } from '../session-redactor.js';
 import type { Session } from '../session.js';
@@ -37,7 +38,11 @@ export async function runGuardedAction(call: CallContext, tool: BuiltinTool, act
       ),
       target,
     );
+  // Counted before the action (its checks and its write are one step), given back when its checks refused.
+  const budget = await takeBudgets(session, decision, target);
+  if (budget.kind === 'refused') return budget.outcome;
   const report = await action.act({ reader: session.client, writer: new HttpGiteaWriter(session.client) });
+  if (report.action === 'refused') await budget.release();
   const redactor = sessionRedactor(session);
   const outcome = reportOutcome(decision, action, report, target);
   return {
@@ -45,7 +50,11 @@ export async function runGuardedAction(call: CallContext, tool: BuiltinTool, act
       redactor.value(outcome.result.structuredContent) as Record<string, unknown>,
       outcome.result.isError === true,
     ),
-    record: { ...outcome.record, evidence: redactor.value(auditEvidence(report)) as AuditEvidence },
+    record: {
+      ...outcome.record,
+      evidence: redactor.value(auditEvidence(report)) as AuditEvidence,
+      ...(budget.budgets.length > 0 && report.action !== 'refused' ? { budgets: budget.budgets } : {}),
+    },
   };
 }
 

@@ -9,14 +9,17 @@
 //   8 live         operations and branch targets only Gitea can tell     live.ts
 //   9 guards       self-review and merge guards over live facts          live-guards.ts
 //  10 taint        after untrusted content, writes stay where it was     integrity.ts
-//  11 execute      the Gitea request, bounded and redacted               ../../gitea/executor.ts
-//  12 scope        the result cut down to the profile's repositories     result-scope.ts
-//  13 label        who wrote each item; below the floor held back        integrity.ts
-//  14 result       the audit event of the outcome                        audit.ts
+//  11 budget       the profile's call budgets, counted in the store      budget.ts
+//  12 execute      the Gitea request, bounded and redacted               ../../gitea/executor.ts
+//  13 scope        the result cut down to the profile's repositories     result-scope.ts
+//  14 label        who wrote each item; below the floor held back        integrity.ts
+//  15 result       the audit event of the outcome                        audit.ts
 // Built-in tools run stages 1 to 3 and 5, then answer themselves, hand a Gitea call back into stages
-// 2 to 14 (gitea_api_request), or run a guarded write (guarded-action.ts). gitea_call_operation names
+// 2 to 15 (gitea_api_request), or run a guarded write (guarded-action.ts). gitea_call_operation names
 // its call before stage 5, so the handed-back call writes its own write-ahead event. A call takes the
-// namespace's session once, at its start, and keeps it.
+// namespace's session once, at its start, and keeps it. Each stage from 5 on runs in a child span of
+// the call's span when tracing is on (src/telemetry/tracing.ts: nothing at all when it is off); the
+// call's end records its metrics and, for a refusal or an error, a log line with the audit's call_id.
 import type { CatalogEntry } from '../../catalog/types.js';
 import { execute } from '../../gitea/executor.js';
 import type { AuditIntegrity } from '../../audit/event.js';
@@ -25,9 +28,12 @@ import type { Decision } from '../../policy/decision.js';
 import { didYouMean } from '../../policy/nearest.js';
 import { mapCall, type MappedCall } from '../../policy/operation-map.js';
 import type { ReasonCode } from '../../policy/reasons.js';
+import { callDuration, calls, secondsSince } from '../../telemetry/instruments.js';
+import { annotateSpan, startCallSpan, traceStage, type TraceCarrier } from '../../telemetry/tracing.js';
 import { ErrorCode, McpError, type CallToolResult } from '../sdk.js';
 import type { Namespace, Session } from '../session.js';
 import { CallAudit, type CallRecord } from './audit.js';
+import { takeBudgets } from './budget.js';
 import { callContext, callTargetOf, isObject, type CallTarget, type GiteaCallContext } from './context.js';
 import { runGuardedAction } from './guarded-action.js';
 import { identityRefusal } from './identity-gate.js';
@@ -55,6 +61,7 @@ export const CALL_STAGES: ReadonlyArray<{ stage: string; does: string; module: s
   { stage: 'live', does: 'operations and branch targets only Gitea can tell', module: 'live.ts' },
   { stage: 'guards', does: 'self-review and merge guards over live facts', module: 'live-guards.ts' },
   { stage: 'taint', does: 'after untrusted content, writes stay where it was', module: 'integrity.ts' },
+  { stage: 'budget', does: "the profile's call budgets, counted in the store", module: 'budget.ts' },
   { stage: 'execute', does: 'the Gitea request, bounded and redacted', module: '../../gitea/executor.ts' },
   { stage: 'scope', does: "the result cut down to the profile's repositories", module: 'result-scope.ts' },
   { stage: 'label', does: 'who wrote each item; below the floor held back', module: 'integrity.ts' },
@@ -67,30 +74,126 @@ const TAINT_UNRECORDED =
 const INTERNAL_ERROR =
   'The server failed unexpectedly while handling this call; it may not have reached Gitea. See the server log.';
 
+/** What the transport knows of one tools/call beyond its name and arguments. */
+export interface CallMeta {
+  /** The request's `params._meta`: a `traceparent` there continues the client's trace. */
+  carrier?: TraceCarrier | undefined;
+  /** The JSON-RPC id, for the span (jsonrpc.request.id). */
+  requestId?: string | number | undefined;
+  /** `pipe` for stdio, `tcp` for HTTP (network.transport). */
+  transport?: 'pipe' | 'tcp';
+  protocolVersion?: string | undefined;
+}
+
 /** Handles one tools/call; an unknown tool is a protocol error (McpError InvalidParams), audited all the same. */
-export async function handleToolCall(namespace: Namespace, name: string, args: unknown): Promise<CallToolResult> {
+export async function handleToolCall(
+  namespace: Namespace,
+  name: string,
+  args: unknown,
+  meta: CallMeta = {},
+): Promise<CallToolResult> {
   const { session } = namespace;
+  const started = performance.now();
   const audit = new CallAudit(session, name, args);
   const target = callTargetOf(args);
-  let outcome: Outcome | 'unknown_tool';
-  try {
-    outcome = await runTool(session, namespace, name, args ?? {}, target, audit);
-  } catch (error) {
-    // The error's name only: a message may quote arguments or Gitea's answer.
-    session.logger.error(
-      { tool: name, call_id: audit.callId, error: error instanceof Error ? error.name : 'non-error' },
-      'tool call failed unexpectedly',
+  // A name no tool has is the caller's text: it names neither the span nor a metric.
+  const tool = session.registry.get(name) ? name : null;
+  const span = startCallSpan({
+    method: 'tools/call',
+    tool: tool ?? '',
+    carrier: meta.carrier,
+    attributes: {
+      'mcp.method.name': 'tools/call',
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': tool,
+      'jsonrpc.request.id': meta.requestId === undefined ? null : String(meta.requestId),
+      'network.transport': meta.transport,
+      'mcp.protocol.version': meta.protocolVersion,
+      'gitea_warden.namespace': namespaceName(session),
+      'gitea_warden.call_id': audit.callId,
+    },
+  });
+  const outcome = await span.run(async () => {
+    let ran: Outcome | 'unknown_tool';
+    try {
+      ran = await runTool(session, namespace, name, args ?? {}, target, audit);
+    } catch (error) {
+      // The error's name only: a message may quote arguments or Gitea's answer.
+      session.logger.error(
+        { tool: name, call_id: audit.callId, trace_id: span.traceId ?? undefined, error: errorName(error) },
+        'tool call failed unexpectedly',
+      );
+      ran = { result: refusal('internal_error', INTERNAL_ERROR), record: errorRecord('internal_error', target) };
+    }
+    await traceStage('result', () =>
+      audit.result(ran === 'unknown_tool' ? errorRecord('unknown_tool', null) : ran.record),
     );
-    outcome = { result: refusal('internal_error', INTERNAL_ERROR), record: errorRecord('internal_error', target) };
-  }
+    return ran;
+  });
+  const record = outcome === 'unknown_tool' ? errorRecord('unknown_tool', null) : outcome.record;
+  const errorType =
+    outcome === 'unknown_tool' ? String(ErrorCode.InvalidParams) : outcome.result.isError ? 'tool_error' : null;
+  const namespaceLabel = namespaceName(session);
+  calls.record(1, {
+    namespace: namespaceLabel,
+    operation: record.operation ?? '',
+    decision: record.decision ?? '',
+    reason: record.reason ?? '',
+  });
+  callDuration.record(secondsSince(started), {
+    'mcp.method.name': 'tools/call',
+    'gen_ai.tool.name': tool ?? '',
+    'error.type': errorType ?? '',
+  });
+  span.end({
+    errorType,
+    attributes: {
+      'gitea_warden.operation': record.operation,
+      'gitea_warden.decision': record.decision,
+      'gitea_warden.reason': record.reason,
+      'gitea_warden.status': record.status,
+      ...(outcome === 'unknown_tool' ? { 'rpc.response.status_code': String(ErrorCode.InvalidParams) } : {}),
+    },
+  });
+  logCall(session, record, {
+    call_id: audit.callId,
+    trace_id: span.traceId ?? undefined,
+    tool: tool ?? undefined,
+    duration_ms: Math.round((performance.now() - started) * 100) / 100,
+  });
   if (outcome === 'unknown_tool') {
-    await audit.result(errorRecord('unknown_tool', null));
     // Suggests only tools this namespace lists: a hidden tool stays hidden.
-    const listed = session.registry.tools.map((tool) => tool.definition.name);
+    const listed = session.registry.tools.map((t) => t.definition.name);
     throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}${didYouMean(name, listed)}`);
   }
-  await audit.result(outcome.record);
   return outcome.result;
+}
+
+/**
+ * One line per refused or failed call at info (every call at debug), carrying the audit event's
+ * call_id and the trace's id: from a log line to the audit line and the trace. Names and codes only.
+ */
+function logCall(session: Session, record: CallRecord, fields: Record<string, string | number | undefined>): void {
+  const quiet = record.status === 'ok';
+  if (quiet && !session.logger.isLevelEnabled('debug')) return;
+  const line = {
+    ...fields,
+    operation: record.operation,
+    decision: record.decision,
+    reason: record.reason,
+    status: record.status,
+    http_status: record.httpStatus,
+  };
+  if (quiet) session.logger.debug(line, 'tool call');
+  else session.logger.info(line, `tool call ${record.status === 'denied' ? 'refused' : 'failed'}`);
+}
+
+function namespaceName(session: Session): string {
+  return session.profile.name ?? session.profile.file;
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : 'non-error';
 }
 
 async function runTool(
@@ -160,29 +263,37 @@ function giteaCallContext(
   };
 }
 
-/** Stages 5 to 13 for one Gitea operation with schema-valid arguments. */
+/** Stages 5 to 14 for one Gitea operation with schema-valid arguments. */
 async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<Outcome> {
   const { session, entry, target } = call;
   const operation = call.mapped.ok ? (call.mapped.operations[0] ?? null) : null;
-  if (!(await audit.writeAhead(operation, target)))
+  annotateSpan({ 'gitea_warden.operation': operation });
+  if (!(await traceStage('write-ahead', () => audit.writeAhead(operation, target))))
     return auditUnavailable(operation, target, session.audit.failureHint());
   // Live facts only add operations and targets, so a call its arguments already deny reads nothing
   // live (a target only Gitea can tell is unreadable until then), and nothing is read under a missing
   // or wrong identity.
-  const byArguments = decideMappedCall(
-    session.profile,
-    { operationId: entry.operationId, arguments: call.args },
-    call.mapped,
-    session.policy.operationMap,
-    session.decideContext,
+  const byArguments = traceStage('decide', () =>
+    judged(
+      decideMappedCall(
+        session.profile,
+        { operationId: entry.operationId, arguments: call.args },
+        call.mapped,
+        session.policy.operationMap,
+        session.decideContext,
+      ),
+    ),
   );
   if (byArguments.effect === 'deny' && byArguments.reason !== 'target_unreadable') return denied(byArguments, target);
-  const refused = await identityRefusal(session, byArguments, target);
+  const refused = await traceStage('identity', () => identityRefusal(session, byArguments, target));
   if (refused) return refused;
-  const liveOps = await liveOperations(call, call.mapped);
-  const { mapped } = liveOps;
-  const live = mapped.ok ? await liveTargets(call, mapped.operations) : null;
-  const liveBranches = mapped.ok ? await liveBranchProtection(call, mapped.operations, live) : null;
+  const { liveOps, live, liveBranches } = await traceStage('live', async () => {
+    const liveOps = await liveOperations(call, call.mapped);
+    const { mapped } = liveOps;
+    const live = mapped.ok ? await liveTargets(call, mapped.operations) : null;
+    const liveBranches = mapped.ok ? await liveBranchProtection(call, mapped.operations, live) : null;
+    return { liveOps, live, liveBranches };
+  });
   const request = {
     operationId: entry.operationId,
     arguments: call.args,
@@ -191,29 +302,42 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<O
   };
   const decideWith = (operations: MappedCall) =>
     decideMappedCall(session.profile, request, operations, session.policy.operationMap, session.decideContext);
-  let decision = withLiveOperationsFact(decideWith(mapped), liveOps, () => decideWith(call.mapped));
+  let decision = traceStage('decide', () =>
+    judged(withLiveOperationsFact(decideWith(liveOps.mapped), liveOps, () => decideWith(call.mapped))),
+  );
   if (decision.effect === 'deny') return denied(decision, target);
-  decision = await applyLiveGuards(call, decision);
+  decision = await traceStage('guards', async () => judged(await applyLiveGuards(call, decision)));
   if (decision.effect === 'deny') return denied(decision, target);
-  const tainted = await applyTaint(call, decision);
-  decision = tainted.decision;
+  const tainted = await traceStage('taint', () => applyTaint(call, decision));
+  decision = judged(tainted.decision);
   if (decision.effect === 'deny') return withIntegrity(denied(decision, target), taintEvidence(tainted.source));
-  return executeCall(call, decision);
+  const allowed = decision;
+  const budget = await traceStage('budget', () => takeBudgets(session, allowed, target));
+  if (budget.kind === 'refused') return budget.outcome;
+  const outcome = await executeCall(call, decision);
+  return budget.budgets.length > 0 ? { ...outcome, record: { ...outcome.record, budgets: budget.budgets } } : outcome;
+}
+
+/** The decision, noted on the stage's span. */
+function judged(decision: Decision): Decision {
+  annotateSpan({
+    'gitea_warden.decision': decision.effect,
+    'gitea_warden.reason': decision.reason,
+    'gitea_warden.operation': decision.operation,
+  });
+  return decision;
 }
 
 async function executeCall(call: GiteaCallContext, decision: Decision): Promise<Outcome> {
   const { session, entry, target } = call;
   const { operation, reason } = decision;
-  const executed = await execute(
-    entry,
-    call.args,
-    { identity: session.gitea, login: session.identity.login() },
-    session.executorOptions,
+  const executed = await traceStage('execute', () =>
+    execute(entry, call.args, { identity: session.gitea, login: session.identity.login() }, session.executorOptions),
   );
-  const scoped = applyResultScope(session, entry.operationId, executed);
+  const scoped = traceStage('scope', () => applyResultScope(session, entry.operationId, executed));
   if (scoped.withheld)
     return { result: scoped.result, record: deniedRecord(operation, scoped.reason, target, scoped.httpStatus) };
-  const labelled = await labelExecuted(call, decision.operations, scoped.executed);
+  const labelled = await traceStage('label', () => labelExecuted(call, decision.operations, scoped.executed));
   const { isError, payload } = labelled.executed;
   const httpStatus = isError ? payload.error.status : payload.status;
   if (!labelled.recorded) {
