@@ -15,7 +15,7 @@ import {
 import { cleanupMergedPrBranch, reconcileAlreadyLandedPr } from '../src/gitea/reconcile.js';
 import type { FactReader, GiteaWriter, ReadResult, WriteResult } from '../src/gitea/types.js';
 import { callGuardsFor, judgeCall } from '../src/policy/guards/call-guards.js';
-import { cleanupConfirmation, judgeCleanup, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
+import { judgeCleanup, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
 import { judgeReconcileLanded } from '../src/policy/guards/reconcile-landed-guard.js';
 import type { BranchPatterns, FactBounds, MergeSettings } from '../src/policy/guards/settings.js';
 import { applyGuardVerdict } from '../src/policy/guards/verdict.js';
@@ -554,7 +554,6 @@ describe('cleanup_merged_pr_branch', () => {
     repo: 'app',
     prNumber: 7,
     branch: 'feature/x',
-    confirmation: cleanupConfirmation(7, 'feature/x'),
   };
   const run = (gitea: FakeGitea, r: CleanupRequest = request) =>
     cleanupMergedPrBranch({ reader: gitea, writer: gitea }, r, (facts) => judgeCleanup(r, facts, patterns), BOUNDS);
@@ -602,7 +601,6 @@ describe('cleanup_merged_pr_branch', () => {
   });
 
   const refusals: Array<[string, () => FakeGitea, CleanupRequest, string[]]> = [
-    ['a wrong confirmation', () => mergedRepo(), { ...request, confirmation: 'yes' }, ['confirmation_mismatch']],
     [
       'an unmerged pull request',
       () => mergedRepo({ [`${R}/pulls/7`]: ok(giteaPull({ merged: false })) }),

@@ -4,8 +4,8 @@ import type { Effect } from '../policy/decision.js';
 
 export type AuditPhase = 'write_ahead' | 'result';
 
-/** Outcome of the call so far: 'pending' before execution, then ok / denied / error. */
-export type AuditStatus = 'pending' | 'ok' | 'denied' | 'error';
+/** Outcome of the call so far: 'pending' before execution, then ok / denied / error, or asked (it waits for a person). */
+export type AuditStatus = 'pending' | 'ok' | 'denied' | 'error' | 'asked';
 
 export interface AuditTarget {
   owner: string | null;

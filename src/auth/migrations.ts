@@ -1,6 +1,7 @@
 // The token store's schema, as numbered steps applied in order and recorded in
 // oauth_schema_migrations. A released step never changes; a new need is a new step.
 // The SQL is the common subset of SQLite and PostgreSQL (TEXT, BIGINT, INTEGER).
+import { CONFIRMATIONS_MIGRATION } from './confirmation-store.js';
 import type { SqlDriver } from './sql-driver.js';
 import { asNumber } from './sql-driver.js';
 import { TAINT_MIGRATION } from './taint-migration.js';
@@ -69,6 +70,7 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX oauth_tokens_grant ON oauth_tokens (grant_id)',
     ],
   },
+  CONFIRMATIONS_MIGRATION,
   TAINT_MIGRATION,
   BUDGET_MIGRATION,
 ];

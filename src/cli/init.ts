@@ -43,6 +43,8 @@ const CLIENT_FILES: Record<Client, ClientFile> = {
   },
 };
 
+const CLIENT_NAMES: Record<Client, string> = { 'claude-code': 'Claude Code', vscode: 'VS Code', cursor: 'Cursor' };
+
 const HELP = `usage: gitea-warden init [--author LOGIN] [--reviewer LOGIN] [--merger LOGIN] [--reconciler LOGIN]
                          [--trust LOGIN ...] [--login-from-env VAR] [--<role>-token-var VAR]
                          [--repo OWNER/NAME ...] [--client claude-code|vscode|cursor]
@@ -397,9 +399,15 @@ function nextSteps(plan: Plan): string {
       : [
           ...variables.map((variable) => `  export ${variable}=...`),
           `  gitea-warden doctor --profile ${profiles}/gitea-${plan.roles[0]?.role ?? 'author'}.yaml   # URL, token, scopes, login`,
-          plan.client
-            ? `  then restart ${plan.client === 'claude-code' ? 'Claude Code' : plan.client === 'vscode' ? 'VS Code' : 'Cursor'} in ${shown(plan.project)}: it starts one namespace per role from ${CLIENT_FILES[plan.client].file}`
-            : `  then: GITEA_MCP_PROFILE=${profiles}/gitea-${plan.roles[0]?.role ?? 'author'}.yaml gitea-warden serve`,
+          ...(plan.client
+            ? [
+                `  then restart ${CLIENT_NAMES[plan.client]} in ${shown(plan.project)}: it starts one namespace per role from ${CLIENT_FILES[plan.client].file}`,
+                `  merges, branch cleanups and landed closes then ask you to confirm in a ${CLIENT_NAMES[plan.client]} dialog (elicitation);`,
+                `  nothing to configure for that, and no hook should answer for you (docs/confirmations.md)`,
+              ]
+            : [
+                `  then: GITEA_MCP_PROFILE=${profiles}/gitea-${plan.roles[0]?.role ?? 'author'}.yaml gitea-warden serve`,
+              ]),
         ]),
   ];
   return `${lines.join('\n')}\n`;

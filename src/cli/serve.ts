@@ -140,10 +140,12 @@ async function serve(
     // A client that stops the server with a signal still gets the closing checkpoint written.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void connection.close());
     await connection.closed;
+    await namespace.session.confirm.close();
     await audit.close();
     return;
   }
   const { startHttpTransport } = await import('../transports/http.js');
+  const { confirmationPages } = await import('../transports/approval-routes.js');
   const shared = await sharedRateLimiter(process.env.AUDIT_SINK, http.rateLimitPerMinute);
   const readiness = await readinessFor(namespace, oauth, extras.budgets);
   const handle = await startHttpTransport(
@@ -156,6 +158,8 @@ async function serve(
       ...(shared ? { rateLimiter: shared } : {}),
       readiness,
       metricsOpen: extras.metricsOpen,
+      // The confirmation page, when the profile's approver signs in there (docs/confirmations.md).
+      pages: (base: string) => confirmationPages(namespace.session, base),
     },
     // A signed-in person's call runs in a namespace of its own, as that person.
     (caller) => createMcpServer(caller ? namespaceForCaller(namespace, caller) : namespace, { notifications: false }),
@@ -166,6 +170,7 @@ async function serve(
   });
   await handle.close();
   await shared?.close();
+  await namespace.session.confirm.close();
   await audit.close();
 }
 

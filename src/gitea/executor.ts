@@ -25,6 +25,7 @@ import { readPagination, requestedPage } from './pagination.js';
 import { Redactor } from './redact.js';
 import { DownloadWithheld } from './archive.js';
 import { isCredentialIssuing, requestBodySecrets } from './secrets.js';
+import { freshCredentials, hiddenValues, secretsNote } from './reveal.js';
 import { boundData, truncationNote } from './bound.js';
 import { resolveExecutorOptions, type ExecutorOptions } from './options.js';
 import { traceStage } from '../telemetry/tracing.js';
@@ -162,9 +163,12 @@ function finishSuccess(
       options,
     );
   }
-  // Handing over the fresh credential is the point of these operations: only exact redaction applies.
-  const patterns = options.secretDetectionMode !== 'off' && !isCredentialIssuing(entry);
-  const redactor = new Redactor(call.secrets, { patterns, archives: options.archiveBounds });
+  // The fresh credential these operations hand over is redacted too, and shown only once a person says so
+  // (reveal_secrets, src/gitea/reveal.ts); nothing else in such a result is masked.
+  const credential = isCredentialIssuing(entry);
+  const patterns = options.secretDetectionMode !== 'off' && !credential;
+  const revealable = decoded.form === 'json' ? freshCredentials(entry, decoded.data) : [];
+  const redactor = new Redactor(call.secrets, { patterns, revealable, archives: options.archiveBounds });
   let data: unknown;
   try {
     data = redactData(decoded, redactor);
@@ -207,9 +211,14 @@ function finishSuccess(
   const archived = decoded.form === 'binary' && redactor.files.some((f) => f.decoded_as === 'archive');
   const files =
     (decoded.form === 'json' || archived) && redactor.files.length > 0 ? { file_contents: redactor.files } : {};
-  const bounded = boundData(data, options.maxItems, options.maxChars, JSON.stringify({ ...frame, ...files }).length);
+  const hidden = hiddenValues(redactor.hidden);
+  const note = secretsNote(hidden, credential, entry.annotations.readOnly);
+  const secrets = note ? { secrets: note } : {};
+  const overhead = JSON.stringify({ ...frame, ...files, ...secrets }).length;
+  const bounded = boundData(data, options.maxItems, options.maxChars, overhead);
   const truncated = truncationNote(bounded.cuts, pagination, options.maxItems, options.maxChars);
-  return { isError: false, payload: { ...frame, ...files, truncated, data: bounded.data } };
+  const payload = { ...frame, ...files, ...secrets, truncated, data: bounded.data };
+  return { isError: false, payload, ...(hidden.length > 0 ? { hidden } : {}) };
 }
 
 function redactData(decoded: Decoded, redactor: Redactor): unknown {

@@ -9,7 +9,11 @@ import type { Fact, GuardCheck, GuardVerdict } from '../policy/guards/verdict.js
 import { readBranch, readLanding, readOpenPulls, readProtectionRules, readPull, type PullRef } from './facts.js';
 import type { FactReader, GiteaWriter, WriteResult } from './types.js';
 
-export type ReconcileAction = 'deleted' | 'closed' | 'refused' | 'failed';
+/** held: every check passed, and the write waits for a person's confirmation (the gate said no, for now). */
+export type ReconcileAction = 'deleted' | 'closed' | 'refused' | 'failed' | 'held';
+
+/** Asked once every check passed, just before the write, with the evidence: true lets the write happen. */
+export type WriteGate = (evidence: ReconcileReport['evidence']) => Promise<boolean>;
 
 export interface ReconcileReport {
   checks: GuardCheck[];
@@ -22,6 +26,8 @@ export interface ReconcileReport {
 export interface GiteaSides {
   reader: FactReader;
   writer: GiteaWriter;
+  /** The server's confirm stage; absent: nothing stands between the checks and the write. */
+  gate?: WriteGate;
 }
 
 function passed(verdict: GuardVerdict): boolean {
@@ -95,6 +101,7 @@ export async function cleanupMergedPrBranch(
     branch_sha: valueOf(branch)?.sha ?? null,
   };
   if (!passed(verdict)) return { checks: verdict.checks, evidence, action: 'refused' };
+  if (gitea.gate && !(await gitea.gate(evidence))) return { checks: verdict.checks, evidence, action: 'held' };
   const failure = await write(`Deleting branch ${name}`, () => writer.deleteBranch(owner, repo, name));
   return failure
     ? { checks: verdict.checks, evidence, action: 'failed', failure }
@@ -118,6 +125,7 @@ export async function reconcileAlreadyLandedPr(
   const verdict = judge({ pull, ...landing });
   const evidence = landingEvidence(pull, landing.target, landing.landing);
   if (!passed(verdict)) return { checks: verdict.checks, evidence, action: 'refused' };
+  if (gitea.gate && !(await gitea.gate(evidence))) return { checks: verdict.checks, evidence, action: 'held' };
   // The comment goes first: the pull request is never closed without the evidence on record.
   const failure =
     (await write('Recording the evidence comment', () =>

@@ -3,7 +3,7 @@
 // becomes `abcd…[MASKED hmac:<12 hex>]`. One walk over the data, regexes compiled once per call.
 import { isUtf8 } from 'node:buffer';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { MIN_SECRET_FIELD_LENGTH, SECRET_PATTERNS, SECRET_RESULT_KEYS, type SecretPattern } from './secrets.js';
+import { MIN_SECRET_FIELD_LENGTH, SECRET_PATTERNS, SECRET_RESULT_KEYS } from './secrets.js';
 import type { SecretDetectionMode } from './options.js';
 import {
   archiveFormatOf,
@@ -134,6 +134,8 @@ export interface RedactionFindings {
 export interface RedactorOptions {
   /** Pattern masking and secret-named JSON keys; off for credential-issuing successes and mode off. */
   patterns: boolean;
+  /** Values redacted like the exact secrets that a person may still let the agent see (a fresh credential). */
+  revealable?: readonly string[];
   /** Bounds for opening archives inside downloads (default DEFAULT_ARCHIVE_BOUNDS). */
   archives?: ArchiveBounds;
 }
@@ -178,6 +180,10 @@ function compiledSecrets(secrets: readonly string[]): CompiledSecrets {
 
 export class Redactor {
   readonly findings: RedactionFindings = { redacted: 0, kinds: new Set() };
+  /** What a person may reveal (reveal_secrets): each masked or revealable value as shown, with the value. */
+  readonly hidden = new Map<string, string>();
+  /** The labels of the revealable values, with the value each stands for. */
+  private readonly revealLabels: ReadonlyMap<string, string>;
   /** Files found in the result (base64 `content` with `encoding: base64`), in the order walked. */
   readonly files: FileContentNote[] = [];
   private readonly exact: RegExp | null;
@@ -191,12 +197,15 @@ export class Redactor {
     secrets: readonly string[],
     private readonly options: RedactorOptions,
   ) {
+    // A value that is also one of the exact secrets (the token) is never revealable.
+    const revealable = (options.revealable ?? []).filter((value) => value !== '' && !secrets.includes(value));
     ({
       labels: this.labels,
       formLabels: this.formLabels,
       exact: this.exact,
       anyExact: this.anyExact,
-    } = compiledSecrets(secrets));
+    } = compiledSecrets([...secrets, ...revealable]));
+    this.revealLabels = new Map(revealable.map((value) => [`[REDACTED ${fingerprint(value)}]`, value]));
   }
 
   text(text: string): string {
@@ -205,7 +214,10 @@ export class Redactor {
       result = result.replace(this.exact, (...matchArgs: unknown[]) => {
         const groups = matchArgs[matchArgs.length - 1] as Record<string, string | undefined>;
         this.findings.redacted++;
-        return this.formLabels.find((_, index) => groups[SECRET_GROUP(index)] !== undefined) ?? '[REDACTED]';
+        const label = this.formLabels.find((_, index) => groups[SECRET_GROUP(index)] !== undefined) ?? '[REDACTED]';
+        const revealable = this.revealLabels.get(label);
+        if (revealable !== undefined) this.hidden.set(label, revealable);
+        return label;
       });
     }
     return this.options.patterns ? this.mask(result) : result;
@@ -347,7 +359,14 @@ export class Redactor {
     if (redacted.length < MIN_SECRET_FIELD_LENGTH || redacted.includes('[REDACTED ') || redacted.includes('[MASKED '))
       return redacted;
     this.findings.kinds.add('secret_field');
-    return maskValue(redacted);
+    return this.masked(redacted);
+  }
+
+  /** Masks one value, remembering it for a person's reveal. */
+  private masked(secret: string): string {
+    const shown = maskValue(secret);
+    this.hidden.set(shown, secret);
+    return shown;
   }
 
   private mask(text: string): string {
@@ -357,15 +376,10 @@ export class Redactor {
       const pattern = SECRET_PATTERNS.find((_, index) => groups[PATTERN_GROUP(index)] !== undefined);
       if (!pattern) return match;
       this.findings.kinds.add(pattern.kind);
-      return maskMatch(match, pattern, groups);
+      const secret = pattern.valueGroup ? groups[pattern.valueGroup] : match;
+      return secret ? `${match.slice(0, match.length - secret.length)}${this.masked(secret)}` : match;
     });
   }
-}
-
-function maskMatch(match: string, pattern: SecretPattern, groups: Record<string, string | undefined>): string {
-  const secret = pattern.valueGroup ? groups[pattern.valueGroup] : match;
-  if (!secret) return match;
-  return `${match.slice(0, match.length - secret.length)}${maskValue(secret)}`;
 }
 
 function maskValue(secret: string): string {

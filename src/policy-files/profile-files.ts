@@ -8,6 +8,7 @@ import { PACKAGE_PREFIX, packageRoot, profilesDir, shownPath, userProfilesDir } 
 import { loadSchema, readChecked, schemaFindings, type PolicySet } from './policy-set.js';
 import { credentialFindings, profileFindings, type Finding } from '../policy/findings.js';
 import type { ConfigFacts } from '../policy/diff.js';
+import { confirmationFindings } from '../policy/confirmations.js';
 import { buildHolderIndex, type HolderIndex } from '../policy/hints.js';
 import {
   compileProfile,
@@ -44,9 +45,13 @@ export function checkProfileFile(file: string, policy: PolicySet): ProfileFileRe
   if (isConfig) schemaValidator(profileSchema);
   const schema = schemaFindings(doc, isConfig ? loadSchema('config', policy.dir) : profileSchema);
   const profiles = schema.length > 0 ? [] : isConfig ? configProfiles(doc) : [singleProfile(doc)];
-  const lint = profiles.flatMap((found) =>
-    profileFindings(compileProfile(found.source, policy.vocabulary), policy.vocabulary, policy.invariants),
-  );
+  const lint = profiles.flatMap((found) => {
+    const compiled = compileProfile(found.source, policy.vocabulary);
+    return [
+      ...profileFindings(compiled, policy.vocabulary, policy.invariants),
+      ...confirmationFindings(compiled, policy.vocabulary),
+    ];
+  });
   return { file, profiles, findings: [...credentials, ...schema, ...lint] };
 }
 

@@ -1,6 +1,7 @@
 // The profile model and its compiler. A profile compiles ONCE into Sets of canonical operations,
 // keeping where each entry was written (file, line) so every decision can point at it. Deciding
 // afterwards does no parsing.
+import type { ConfirmationFallback, ProfileConfirmations } from './confirmations.js';
 import { compileBudgets, type BudgetData, type CompiledBudget } from './budgets.js';
 import { compileIntegrity, type IntegrityData, type IntegritySettings } from './integrity.js';
 import { compileSecrecy, type SecrecyData, type SecrecySettings } from './integrity-taint.js';
@@ -46,6 +47,10 @@ export interface ProfileData {
   paths?: ScopeData['paths'];
   integrity?: IntegrityData;
   secrecy?: SecrecyData;
+  /** Who confirms what cannot be undone, besides policies/confirmations.yaml (docs/confirmations.md). */
+  confirmations?: ProfileConfirmations;
+  /** `phrase`: the reconciler tools take their typed phrase from a client that cannot ask its person. */
+  confirmation_fallback?: ConfirmationFallback;
   /** Call budgets: at most `max` calls of `operations` per `per`, per person and namespace. */
   budgets?: BudgetData[];
 }

@@ -24,6 +24,8 @@ import { fileSha256 } from './file-hash.js';
 import { builtinTools } from './builtin/index.js';
 import type { BuiltinTool } from './builtin/types.js';
 import { MemoryTaintStore, TaintTracker } from './taint-tracker.js';
+import { ConfirmRuntime } from './confirm/runtime.js';
+import { CONFIRMATION_KEY_SETTING } from './confirm/request-state.js';
 import { MemoryBudgetStore, type BudgetStore } from './call/budget.js';
 import { IdentityVerifier } from './identity.js';
 import type { Namespace, Session, WatchedFile } from './session.js';
@@ -85,6 +87,7 @@ export async function loadNamespace(
       namespace: profile.name ?? basename(profile.file),
       principal: profile.data.authenticated_username ?? 'namespace',
     }),
+    confirm: startupStep(() => confirmRuntimeFor(policy, profile, builtins, settings, env)),
     budgets: options.budgets ?? new MemoryBudgetStore(),
   };
   const audit = session.audit.path;
@@ -117,6 +120,37 @@ export async function loadNamespace(
     `namespace ready in ${mode.mode} mode: ${mode.reason}`,
   );
   return { session };
+}
+
+/**
+ * The namespace's confirmations. A `through` of policies/confirmations.yaml that names no built-in
+ * tool would silently ask about nothing: it stops start-up, like any unusable policy.
+ */
+function confirmRuntimeFor(
+  policy: PolicySet,
+  profile: CompiledProfile,
+  builtins: readonly BuiltinTool[],
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+): ConfirmRuntime {
+  const names = new Set(builtins.map((tool) => tool.name));
+  const stray = policy.confirmations.rules.find((rule) => rule.through !== null && !names.has(rule.through));
+  if (stray)
+    throw new StartupError(
+      `${stray.file}:${stray.line ?? ''}: confirm names the tool ${stray.through ?? ''}, which is not a built-in tool of this server`,
+    );
+  const runtime = ConfirmRuntime.open(policy, profile, { setting: settings.oauthStore, env });
+  const { approver } = runtime.settings;
+  // A signed-in or second person approves on this server's own page, after signing in with Gitea.
+  if (
+    approver !== 'at_client' &&
+    (settings.transport !== 'http' || !settings.oauthClientId || !env.OAUTH_CLIENT_SECRET)
+  )
+    throw new StartupError(
+      `confirmations.approver ${approver} needs MCP_TRANSPORT=http, OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET: the approver signs in with ` +
+        'Gitea on the confirmation page this server serves (register <PUBLIC_BASE_URL>/confirm/callback as a redirect URI of the application)',
+    );
+  return runtime;
 }
 
 /** A budget that names no operation would bound nothing: the namespace does not start with one (fail closed). */
@@ -185,6 +219,7 @@ export async function switchProfile(namespace: Namespace, profile: CompiledProfi
     gitea,
     client,
     identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
+    confirm: current.confirm.forProfile(current.policy, profile),
   };
   next.logger.info({ profile: profile.name }, 'profile switched at runtime');
   await verifyIdentity(next);
@@ -249,6 +284,7 @@ function executorOptionsFor(settings: Settings, env: NodeJS.ProcessEnv): Session
   const serverSecrets = [
     env.MCP_BEARER_TOKEN,
     env.OAUTH_CLIENT_SECRET,
+    env[CONFIRMATION_KEY_SETTING],
     databasePassword(env.AUDIT_SINK),
     ...extra,
   ].filter((s): s is string => Boolean(s));

@@ -17,6 +17,7 @@ import type { IdentityVerifier } from './identity.js';
 import type { BuiltinTool } from './builtin/types.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { TaintTracker } from './taint-tracker.js';
+import type { ConfirmRuntime } from './confirm/runtime.js';
 import type { BudgetStore } from './call/budget.js';
 
 /** A file whose content the running server depends on, with its hash at start. */
@@ -51,6 +52,8 @@ export interface Session {
   readonly signedIn?: { readonly login: string };
   /** What this principal has read through this namespace: untrusted and private content, and from where (survives a profile switch). */
   readonly taint: TaintTracker;
+  /** Who confirms what cannot be undone, the state sealer and the shared store (src/server/confirm/). */
+  readonly confirm: ConfirmRuntime;
   /** Where the profile's call budgets are counted (shared across a profile switch and by every caller of the namespace). */
   readonly budgets: BudgetStore;
 }

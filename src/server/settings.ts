@@ -367,6 +367,7 @@ export function settingsHelp(): string {
     '',
     "Secrets come from the environment only: the profile's token_source_name variable (GITEA_TOKEN if it names none; never both),",
     'MCP_BEARER_TOKEN for HTTP clients, OAUTH_CLIENT_SECRET and EXTRA_SECRETS (comma-separated) for redaction,',
+    'CONFIRMATION_KEY (32+ characters, the same on every replica) to seal the confirmations a person answers (docs/confirmations.md),',
     'AUDIT_SINK=postgres://... to keep the audit chain (and, over HTTP, the rate limits) in PostgreSQL (docs/audit.md).',
     '',
     'AUTH_MODE=oauth (HTTP only): an OAuth 2.1 server for MCP clients and a confidential client of Gitea.',

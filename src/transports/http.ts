@@ -11,7 +11,7 @@ import {
 } from 'node:http';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { OAuthService } from '../auth/oauth-service.js';
 import type { Server } from '../server/sdk.js';
 import { StreamableHTTPServerTransport } from '../server/sdk-http.js';
@@ -46,6 +46,8 @@ export interface HttpTransportOptions extends StartupOptions {
   oauthService?: (base: string, mcpUrl: string) => Promise<OAuthService>;
   /** Buckets shared with other replicas; default: this process's own. */
   rateLimiter?: RateLimit;
+  /** Browser pages beside the MCP path (the confirmation page), built once the public base URL is known. */
+  pages?: (base: string) => Router | null;
   /** GET /ready answers from this; without it /ready is /health. */
   readiness?: Readiness;
   /** GET /metrics without the bearer (METRICS_AUTH=none): for a scraper inside a trusted network. */
@@ -99,7 +101,7 @@ export async function startHttpTransport(
         `gitea-warden ${options.info.profile}`,
       );
     }
-    app = buildApp(options, createServer, logger, routes);
+    app = buildApp(options, createServer, logger, routes, options.pages?.(base) ?? null);
   } catch (error) {
     await closeServer(http);
     throw error;
@@ -117,6 +119,7 @@ function buildApp(
   createServer: ServerFactory,
   logger: Logger,
   routes: OAuthRoutes | null,
+  pages: Router | null,
 ) {
   const allowed = allowedHostList(options.publicBaseUrl, options.allowedHosts);
   const bearer = options.bearerToken === undefined ? null : new BearerCheck(options.bearerToken);
@@ -203,6 +206,7 @@ function buildApp(
       await serveMcp(req, res, options.maxBodyBytes, () => createServer(caller));
   });
   if (routes) app.use(routes.router);
+  if (pages) app.use(pages);
   app.get('/metrics', (req: Request, res: Response) => {
     // Behind the MCP path's static bearer; open only where the MCP path is (no bearer, loopback) or the operator says so.
     const open = options.metricsOpen === true || (bearer === null && routes === null);

@@ -67,17 +67,18 @@ export const ROOMS: readonly Room[] = [
     name: 'auth',
     job:
       'per-user OAuth without the SDK: parked requests, consent page, tokens bound to a namespace, ' +
-      'rotation, revocation, per-call verification and Gitea refresh; the token store',
+      'rotation, revocation, per-call verification and Gitea refresh; the confirmation page and its sign-in; ' +
+      'the shared state store (tokens, spent confirmations, approvals)',
     mayImport: ['gitea', 'policy', 'shared', 'telemetry'],
-    uses: '`gitea` (the upstream OAuth client), `policy` types, `shared`, `telemetry` (token verifications)',
+    uses: '`gitea` (the upstream OAuth client), `policy` types and the approver rule, `shared`, `telemetry` (token verifications)',
   },
   {
     name: 'server',
     job:
       'the MCP surface: registry, call stages, identity, built-in tools, namespace loading; ' +
       'the one module that imports the SDK (`sdk.ts`)',
-    mayImport: ['catalog', 'policy', 'shared', 'policy-files', 'gitea', 'audit', 'telemetry'],
-    uses: 'everything above',
+    mayImport: ['catalog', 'policy', 'shared', 'policy-files', 'gitea', 'audit', 'telemetry', 'auth'],
+    uses: 'everything above (`auth`: the state store, sealing, the confirmation page)',
   },
   {
     name: 'transports',

@@ -9,20 +9,23 @@
 //   8 live         operations and branch targets only Gitea can tell     live.ts
 //   9 guards       self-review and merge guards over live facts          live-guards.ts
 //  10 taint        after untrusted content, writes stay where it was     integrity.ts
-//  11 budget       the profile's call budgets, counted in the store      budget.ts
-//  12 execute      the Gitea request, bounded and redacted               ../../gitea/executor.ts
-//  13 scope        the result cut down to the profile's repositories     result-scope.ts
-//  14 label        who wrote each item; below the floor held back        integrity.ts
-//  15 result       the audit event of the outcome                        audit.ts
+//  11 confirm      a person confirms what policy marks (input_required)  ../confirm/gate.ts
+//  12 budget       the profile's call budgets, counted in the store      budget.ts
+//  13 execute      the Gitea request, bounded and redacted               ../../gitea/executor.ts
+//  14 scope        the result cut down to the profile's repositories     result-scope.ts
+//  15 label        who wrote each item; below the floor held back        integrity.ts
+//  16 result       the audit event of the outcome                        audit.ts
 // Built-in tools run stages 1 to 3 and 5, then answer themselves, hand a Gitea call back into stages
-// 2 to 15 (gitea_api_request), or run a guarded write (guarded-action.ts). gitea_call_operation names
-// its call before stage 5, so the handed-back call writes its own write-ahead event. A call takes the
-// namespace's session once, at its start, and keeps it. Each stage from 5 on runs in a child span of
+// 2 to 16 (gitea_api_request), or run a guarded write (guarded-action.ts, whose confirm stage sits
+// between its judge and its write). gitea_call_operation names its call before stage 5, so the
+// handed-back call writes its own write-ahead event. A call takes the namespace's session once, at its
+// start, and keeps it. A call that waits for a person ends with a question (`ask`) instead of a result;
+// the client retries it with the answer and the sealed state, and it runs every stage again. Each stage from 5 on runs in a child span of
 // the call's span when tracing is on (src/telemetry/tracing.ts: nothing at all when it is off); the
 // call's end records its metrics and, for a refusal or an error, a log line with the audit's call_id.
 import type { CatalogEntry } from '../../catalog/types.js';
 import { execute } from '../../gitea/executor.js';
-import type { AuditIntegrity } from '../../audit/event.js';
+import type { AuditEvidence, AuditIntegrity } from '../../audit/event.js';
 import { decideMappedCall } from '../../policy/decide.js';
 import type { Decision } from '../../policy/decision.js';
 import { didYouMean } from '../../policy/nearest.js';
@@ -44,6 +47,10 @@ import { applyResultScope } from './result-scope.js';
 import { applyTaint, labelExecuted, taintEvidence } from './integrity.js';
 import { refusal, toolResult } from './tool-result.js';
 import { invalidArguments, invalidShape } from './validate.js';
+import { confirmGiteaCall } from '../confirm/gate.js';
+import { offerReveal, resumeReveal, takeRevealOption } from '../confirm/reveal.js';
+import { FIRST_ROUND, type CallRound, type InputAsk } from '../confirm/round.js';
+import { sessionRedactor } from '../session-redactor.js';
 
 /** The stages of a tools/call in the order they run, and the module of each; the header above lists them. */
 export const CALL_STAGES: ReadonlyArray<{ stage: string; does: string; module: string }> = [
@@ -61,6 +68,7 @@ export const CALL_STAGES: ReadonlyArray<{ stage: string; does: string; module: s
   { stage: 'live', does: 'operations and branch targets only Gitea can tell', module: 'live.ts' },
   { stage: 'guards', does: 'self-review and merge guards over live facts', module: 'live-guards.ts' },
   { stage: 'taint', does: 'after untrusted content, writes stay where it was', module: 'integrity.ts' },
+  { stage: 'confirm', does: 'a person confirms what policy marks (input_required)', module: '../confirm/gate.ts' },
   { stage: 'budget', does: "the profile's call budgets, counted in the store", module: 'budget.ts' },
   { stage: 'execute', does: 'the Gitea request, bounded and redacted', module: '../../gitea/executor.ts' },
   { stage: 'scope', does: "the result cut down to the profile's repositories", module: 'result-scope.ts' },
@@ -85,13 +93,33 @@ export interface CallMeta {
   protocolVersion?: string | undefined;
 }
 
-/** Handles one tools/call; an unknown tool is a protocol error (McpError InvalidParams), audited all the same. */
+/** A tools/call's answer: its result, or the question the call waits on (the transport returns `ask` then). */
+export interface ToolCallAnswer {
+  result: CallToolResult;
+  ask?: InputAsk;
+}
+
+/** One tools/call from a client that can ask its person nothing: a call that needs a person is refused. */
 export async function handleToolCall(
   namespace: Namespace,
   name: string,
   args: unknown,
   meta: CallMeta = {},
 ): Promise<CallToolResult> {
+  return (await answerToolCall(namespace, name, args, FIRST_ROUND, meta)).result;
+}
+
+/**
+ * Handles one tools/call (one round of it: `round` carries what the client can ask and its answers);
+ * an unknown tool is a protocol error (McpError InvalidParams), audited all the same.
+ */
+export async function answerToolCall(
+  namespace: Namespace,
+  name: string,
+  args: unknown,
+  round: CallRound,
+  meta: CallMeta = {},
+): Promise<ToolCallAnswer> {
   const { session } = namespace;
   const started = performance.now();
   const audit = new CallAudit(session, name, args);
@@ -116,7 +144,8 @@ export async function handleToolCall(
   const outcome = await span.run(async () => {
     let ran: Outcome | 'unknown_tool';
     try {
-      ran = await runTool(session, namespace, name, args ?? {}, target, audit);
+      const { args: plain, reveal } = takeRevealOption(args ?? {});
+      ran = await runTool(session, namespace, name, plain, target, audit, { round, reveal });
     } catch (error) {
       // The error's name only: a message may quote arguments or Gitea's answer.
       session.logger.error(
@@ -166,7 +195,19 @@ export async function handleToolCall(
     const listed = session.registry.tools.map((t) => t.definition.name);
     throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}${didYouMean(name, listed)}`);
   }
-  return outcome.result;
+  // The question quotes Gitea (a title, a branch name): it passes the same redaction as a result.
+  return outcome.ask ? { result: outcome.result, ask: redactedAsk(session, outcome.ask) } : { result: outcome.result };
+}
+
+function redactedAsk(session: Session, ask: InputAsk): InputAsk {
+  const redactor = sessionRedactor(session);
+  const requests = Object.fromEntries(
+    Object.entries(ask.requests).map(([key, request]) => [
+      key,
+      { ...request, message: redactor.text(request.message) },
+    ]),
+  );
+  return { ...ask, requests };
 }
 
 /**
@@ -203,6 +244,7 @@ async function runTool(
   args: unknown,
   target: CallTarget | null,
   audit: CallAudit,
+  asking: Asking,
 ): Promise<Outcome | 'unknown_tool'> {
   const tool = session.registry.get(name);
   if (!tool) return 'unknown_tool';
@@ -213,22 +255,25 @@ async function runTool(
     target,
   );
   if (invalid || !isObject(args)) return invalid ?? invalidShape(args);
-  if (tool.kind === 'gitea') return runGiteaCall(giteaCallContext(session, tool.entry, args, target), audit);
+  if (tool.kind === 'gitea') return runGiteaCall(giteaCallContext(session, tool.entry, args, target), audit, asking);
   const call = callContext(session, args, target);
   // A tool that only names another call (gitea_call_operation) is resolved before anything is written.
   const resolved = tool.tool.resolvesFirst ? await tool.tool.handler(call, namespace) : null;
   if (!resolved && !(await audit.writeAhead(tool.tool.operations[0] ?? null, target)))
     return auditUnavailable(null, target, session.audit.failureHint());
   const answer = resolved ?? (await tool.tool.handler(call, namespace));
-  if (answer.kind === 'guarded_action') return runGuardedAction(call, tool.tool, answer);
+  if (answer.kind === 'guarded_action') return runGuardedAction(call, tool.tool, answer, asking.round);
   if (answer.kind === 'gitea_call') {
     // Resolved first, the audit events name the handed-back call's arguments, as its own tool's would.
     if (resolved) audit.callsWith(answer.args);
     // The reconstructed arguments name their own target and must pass the generated tool's own schema.
     const inner = callTargetOf(answer.args);
+    const handed = takeRevealOption(answer.args);
+    const handedArgs = handed.args as Record<string, unknown>;
+    const reveal = asking.reveal || handed.reveal;
     return (
-      invalidArguments(answer.entry.inputSchema, answer.args, inner) ??
-      runGiteaCall(giteaCallContext(session, answer.entry, answer.args, inner), audit)
+      invalidArguments(answer.entry.inputSchema, handedArgs, inner) ??
+      runGiteaCall(giteaCallContext(session, answer.entry, handedArgs, inner), audit, { ...asking, reveal })
     );
   }
   const { audit: a } = answer;
@@ -263,8 +308,15 @@ function giteaCallContext(
   };
 }
 
-/** Stages 5 to 14 for one Gitea operation with schema-valid arguments. */
-async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<Outcome> {
+/** What the client can ask and answered, and whether the call asks for its hidden values (reveal_secrets). */
+interface Asking {
+  round: CallRound;
+  reveal: boolean;
+}
+
+/** Stages 5 to 16 for one Gitea operation with schema-valid arguments. */
+async function runGiteaCall(call: GiteaCallContext, audit: CallAudit, asking: Asking): Promise<Outcome> {
+  const { round } = asking;
   const { session, entry, target } = call;
   const operation = call.mapped.ok ? (call.mapped.operations[0] ?? null) : null;
   annotateSpan({ 'gitea_warden.operation': operation });
@@ -287,6 +339,9 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<O
   if (byArguments.effect === 'deny' && byArguments.reason !== 'target_unreadable') return denied(byArguments, target);
   const refused = await traceStage('identity', () => identityRefusal(session, byArguments, target));
   if (refused) return refused;
+  // The retry of a call whose result waits for a reveal is answered from its state: it never runs twice.
+  const revealed = await resumeReveal(call, byArguments.operation ?? call.entry.operationId, round);
+  if (revealed) return revealed;
   const { liveOps, live, liveBranches } = await traceStage('live', async () => {
     const liveOps = await liveOperations(call, call.mapped);
     const { mapped } = liveOps;
@@ -312,9 +367,11 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<O
   decision = judged(tainted.decision);
   if (decision.effect === 'deny') return withIntegrity(denied(decision, target), taintEvidence(tainted.source));
   const allowed = decision;
+  const confirmed = await traceStage('confirm', () => confirmGiteaCall(call, allowed.operations, round));
+  if (!confirmed.go) return confirmed.outcome;
   const budget = await traceStage('budget', () => takeBudgets(session, allowed, target));
   if (budget.kind === 'refused') return budget.outcome;
-  const outcome = await executeCall(call, decision);
+  const outcome = await executeCall(call, decision, confirmed.evidence, asking);
   return budget.budgets.length > 0 ? { ...outcome, record: { ...outcome.record, budgets: budget.budgets } } : outcome;
 }
 
@@ -328,7 +385,12 @@ function judged(decision: Decision): Decision {
   return decision;
 }
 
-async function executeCall(call: GiteaCallContext, decision: Decision): Promise<Outcome> {
+async function executeCall(
+  call: GiteaCallContext,
+  decision: Decision,
+  confirmation: AuditEvidence,
+  asking: Asking,
+): Promise<Outcome> {
   const { session, entry, target } = call;
   const { operation, reason } = decision;
   const executed = await traceStage('execute', () =>
@@ -352,9 +414,12 @@ async function executeCall(call: GiteaCallContext, decision: Decision): Promise<
     target,
     status: isError ? 'error' : 'ok',
     httpStatus,
+    ...(Object.keys(confirmation).length > 0 ? { evidence: confirmation } : {}),
   };
-  const outcome: Outcome = { result: toolResult(payload, isError), record };
-  return withIntegrity(outcome, labelled.integrity);
+  const outcome = withIntegrity({ result: toolResult(payload, isError), record }, labelled.integrity);
+  const hidden = executed.isError ? undefined : executed.hidden;
+  if (isError || !hidden) return outcome;
+  return offerReveal(call, operation ?? entry.operationId, payload, hidden, outcome, asking.reveal, asking.round);
 }
 
 function withIntegrity(outcome: Outcome, integrity: AuditIntegrity | null): Outcome {
