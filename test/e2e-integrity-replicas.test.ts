@@ -47,7 +47,13 @@ describe('the taint survives a second connection, a second replica and a restart
       auditLog: join(dir.path, `${name}.jsonl`),
       store,
       profile,
-      extra: { TOOL_MODE: 'static', TOOLSETS: 'all', ...(base ? { PUBLIC_BASE_URL: base } : {}) },
+      extra: {
+        TOOL_MODE: 'static',
+        TOOLSETS: 'all',
+        // Replicas on one PostgreSQL store share the key that seals confirmation states (docs/confirmations.md).
+        CONFIRMATION_KEY: 'integrity-replicas-share-this-confirmation-key',
+        ...(base ? { PUBLIC_BASE_URL: base } : {}),
+      },
     });
     serves.push(serve);
     return serve;
