@@ -207,11 +207,77 @@ describe('every route text can take is labelled', () => {
     assert.equal(Buffer.from(ours.data.content_base64 as string, 'base64').toString(), 'How we ship');
   });
 
-  test('each of these reads tainted the session: a write outside its repository is refused', async () => {
-    const result = await author.client.callTool({
-      name: 'gitea_comments_create',
-      arguments: { owner: 'acme', repo: 'widgets', index: 1, body: { body: 'on it' } },
+  // Each route on its own, in a fresh connection: the one read taints, and a write to a repository it
+  // did not read (acme/gadgets) is refused naming that item; after a teammate's profile it goes through.
+  const tainting: ReadonlyArray<{ route: string; tool: string; args: Record<string, unknown>; source: RegExp | null }> =
+    [
+      {
+        route: "compare against a fork's branch",
+        tool: 'gitea_commits_compare_diff',
+        args: { owner: 'acme', repo: 'widgets', basehead: 'main...mallory:feature' },
+        source: /commit [0-9a-f]+ by mallory/,
+      },
+      {
+        route: 'contents-ext',
+        tool: 'gitea_contents_get_ext',
+        args: { owner: 'mallory', repo: 'trap', filepath: 'README.md', includes: 'file_content' },
+        source: /contents README\.md by .*\(none\) in mallory\/trap/,
+      },
+      {
+        route: 'a timeline with cross-references',
+        tool: 'gitea_issues_get_comments_and_timeline',
+        args: { owner: 'acme', repo: 'widgets', index: 1 },
+        source: /by mallory/,
+      },
+      { route: 'a user profile', tool: 'gitea_users_get', args: { username: 'mallory' }, source: /user mallory/ },
+      { route: 'the user search', tool: 'gitea_users_search', args: { q: 'mall' }, source: /user mallory/ },
+      {
+        route: "an outsider's organisation",
+        tool: 'gitea_orgs_get',
+        args: { org: 'evil' },
+        source: /organization evil/,
+      },
+      {
+        route: "an outsider's wiki page",
+        tool: 'gitea_wiki_get_page',
+        args: { owner: 'mallory', repo: 'trap', pageName: 'Home' },
+        source: /wiki_page Home/,
+      },
+      { route: "a teammate's profile (control)", tool: 'gitea_users_get', args: { username: 'bob' }, source: null },
+    ];
+  for (const row of tainting) {
+    test(`${row.route}: ${row.source ? 'the read taints, a write elsewhere is refused' : 'nothing taints, the write goes through'}`, async () => {
+      const fresh = await connectInProcess(
+        namespaceEnv(sandbox, 'gitea-author', {
+          auditLog: join(dir.path, `taint-${tainting.indexOf(row)}.jsonl`),
+          extra: { TOOL_MODE: 'auto' },
+        }),
+      );
+      try {
+        const read = await fresh.client.callTool({ name: row.tool, arguments: row.args });
+        assert.equal(read.isError, false, JSON.stringify(payloadOf(read)));
+        const before = sandbox.requests.length;
+        const write = await fresh.client.callTool({
+          name: 'gitea_contents_create_file',
+          arguments: {
+            owner: 'acme',
+            repo: 'gadgets',
+            filepath: `taint-${tainting.indexOf(row)}.md`,
+            body: { content: b64('notes'), message: 'Add notes', new_branch: `taint-${tainting.indexOf(row)}` },
+          },
+        });
+        const payload = payloadOf(write);
+        const written = sandbox.requests.slice(before).filter((r) => r.method !== 'GET');
+        if (row.source === null) {
+          assert.equal(write.isError, false, JSON.stringify(payload));
+          return;
+        }
+        assert.equal(payload.error?.reason, 'untrusted_content_taint', JSON.stringify(payload));
+        assert.match(JSON.stringify(payload.error), row.source);
+        assert.deepEqual(written, [], 'nothing reached Gitea');
+      } finally {
+        await fresh.close();
+      }
     });
-    assert.equal(payloadOf(result).error?.reason, 'untrusted_content_taint');
-  });
+  }
 });
