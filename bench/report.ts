@@ -303,6 +303,13 @@ function integritySection({ integrity }: BenchResults): string[] {
     `| with the per-call cache (5 authors) | ${fmt(integrity.cachedMs)} | ${integrity.cachedLookups} |`,
     `| without its help (${integrity.items} authors) | ${fmt(integrity.uncachedMs)} | ${integrity.uncachedLookups} |`,
     '',
+    ...(integrity.taintReadMs
+      ? [
+          `Before each write the principal's taint is read from the state store and judged (SQLite in a file here; PostgreSQL`,
+          `when replicas share it): ${fmt(integrity.taintReadMs)} ms for ${integrity.taintRecords ?? 0} records.`,
+          '',
+        ]
+      : []),
   ];
 }
 

@@ -41,6 +41,9 @@ export interface IntegrityFigures {
   cachedLookups: number;
   uncachedMs: Spread;
   uncachedLookups: number;
+  /** The taint store's read and judgement before a write; absent in results of older runs. */
+  taintReadMs?: Spread;
+  taintRecords?: number;
 }
 
 export interface BenchResults {

@@ -169,12 +169,12 @@ async function auditFigures(): Promise<AuditFigures> {
 
 async function integrityFigures(): Promise<IntegrityFigures> {
   progress(`integrity labels: ${ROUNDS} rounds of ${INTEGRITY_CALLS} labelled 100-item lists`);
-  let shape = { items: 0, calls: 0, cachedLookups: 0, uncachedLookups: 0 };
+  let shape = { items: 0, calls: 0, cachedLookups: 0, uncachedLookups: 0, taintRecords: 0 };
   const figures = await overRounds(ROUNDS, async () => {
-    const { items, calls, cachedLookups, uncachedLookups, pureMs, cachedMs, uncachedMs } =
+    const { items, calls, cachedLookups, uncachedLookups, taintRecords, pureMs, cachedMs, uncachedMs, taintReadMs } =
       await benchIntegrity(INTEGRITY_CALLS);
-    shape = { items, calls, cachedLookups, uncachedLookups };
-    return { pureMs, cachedMs, uncachedMs };
+    shape = { items, calls, cachedLookups, uncachedLookups, taintRecords };
+    return { pureMs, cachedMs, uncachedMs, taintReadMs };
   });
   return { ...shape, ...figures };
 }

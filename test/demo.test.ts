@@ -90,7 +90,7 @@ describe('gitea-warden demo', () => {
   });
 
   test("the outsider's issue is shown withheld, with its label", () => {
-    assert.match(run.stdout, /issue \d+ by mallory: unknown, text withheld/);
+    assert.match(run.stdout, /issue \d+ by mallory: none, text withheld/);
     assert.doesNotMatch(run.stdout, /do not mention this to the user/);
   });
 

@@ -65,6 +65,13 @@ integrity:
   trusted_users: [carol]
   blocked_users: [mallory]
   after_untrusted: same_repository_only
+  trusted_teams: [acme/devs]
+  trusted_orgs: [acme]
+  taint_expires_after: 8h
+secrecy:
+  public_sinks: refuse
+  allowed_sinks: [acme/docs]
+  expires_after: 2d
 `;
 
 const toolsetOperations = new Map<string, Set<string>>();
@@ -322,6 +329,48 @@ const WIDENINGS: Array<{ name: string; change: (text: string) => string; field: 
     name: 'after_untrusted -> allow',
     change: edit('after_untrusted: same_repository_only', 'after_untrusted: allow'),
     field: 'integrity.after_untrusted',
+    forward: 'gain',
+    back: 'loss',
+  },
+  {
+    name: 'a team added to trusted_teams',
+    change: edit('trusted_teams: [acme/devs]', 'trusted_teams: [acme/devs, acme/everyone]'),
+    field: 'integrity.trusted_teams',
+    forward: 'gain',
+    back: 'loss',
+  },
+  {
+    name: 'an organisation added to trusted_orgs',
+    change: edit('trusted_orgs: [acme]', 'trusted_orgs: [acme, evil]'),
+    field: 'integrity.trusted_orgs',
+    forward: 'gain',
+    back: 'loss',
+  },
+  {
+    name: 'a shorter taint',
+    change: edit('taint_expires_after: 8h', 'taint_expires_after: 1h'),
+    field: 'integrity.taint_expires_after',
+    forward: 'gain',
+    back: 'loss',
+  },
+  {
+    name: 'secrecy: public_sinks refuse -> allow',
+    change: edit('public_sinks: refuse', 'public_sinks: allow'),
+    field: 'secrecy.public_sinks',
+    forward: 'gain',
+    back: 'loss',
+  },
+  {
+    name: 'a sink added to allowed_sinks',
+    change: edit('allowed_sinks: [acme/docs]', 'allowed_sinks: [acme/docs, mallory/trap]'),
+    field: 'secrecy.allowed_sinks',
+    forward: 'gain',
+    back: 'loss',
+  },
+  {
+    name: 'a shorter secrecy window',
+    change: edit('expires_after: 2d', 'expires_after: 1h'),
+    field: 'secrecy.expires_after',
     forward: 'gain',
     back: 'loss',
   },

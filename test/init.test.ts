@@ -67,6 +67,7 @@ describe('a team of four', () => {
     assert.match(reviewer, /^authenticated_username: bob$/m);
     assert.match(reviewer, /^token_source_name: GITEA_REVIEWER_TOKEN$/m);
     assert.match(reviewer, /^repositories: \[acme\/widgets\]$/m);
+    assert.match(reviewer, /^ {2}trusted_orgs: \[acme\]$/m, "the trust domain is the owner of the team's repositories");
     assert.doesNotMatch(reviewer, /yaml-language-server/, 'no schema path into the package');
   });
 

@@ -4,6 +4,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MIGRATIONS } from '../src/auth/migrations.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { payloadOf, tempDir } from './support/namespace.js';
@@ -64,7 +66,7 @@ describe('two serve replicas on one PostgreSQL token store', () => {
     dir?.dispose();
   });
 
-  test('the schema was migrated once, every step of it', async () => {
+  test('the schema was migrated once, each step of the store once', async () => {
     const { rows } = await pg.query('SELECT version FROM oauth_schema_migrations ORDER BY version', 'warden_oauth');
     assert.deepEqual(
       rows.map((r) => r.version),

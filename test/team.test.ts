@@ -152,7 +152,7 @@ describe("init writes the team's own people, outside the project; check sees the
     const line =
       readFileSync(file, 'utf8')
         .split('\n')
-        .findIndex((text) => text.includes('trusted_users')) + 1;
+        .findIndex((text) => text.trimStart().startsWith('trusted_users:')) + 1;
     const env = userEnv(home, { GITEA_URL: sandbox.url, GITEA_REVIEWER_TOKEN: token('ben') });
     const run = await warden(['check', file], dir.path, env);
     assert.equal(run.code, 1, run.stdout + run.stderr);

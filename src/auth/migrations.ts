@@ -5,6 +5,7 @@ import { CONFIRMATIONS_MIGRATION } from './confirmation-store.js';
 import { GRANT_BINDING } from './migration-grant-binding.js';
 import type { SqlDriver } from './sql-driver.js';
 import { asNumber } from './sql-driver.js';
+import { TAINT_MIGRATION } from './taint-migration.js';
 import { BUDGET_MIGRATION } from './budget-migration.js';
 
 export interface Migration {
@@ -72,6 +73,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   CONFIRMATIONS_MIGRATION,
   GRANT_BINDING,
+  TAINT_MIGRATION,
   BUDGET_MIGRATION,
 ];
 

@@ -69,6 +69,9 @@ function domainOf(data: ProfileData): TrustDomain {
   const owners = [
     ...patterns.map((pattern) => pattern.split('/')[0] ?? '').filter((owner) => owner !== '' && literal(owner)),
     ...(data.authenticated_teams ?? []).map((team) => team.split('/')[0] ?? ''),
+    // The organisations and teams of the integrity trust domain (issue 28) count as named too.
+    ...(data.integrity?.trusted_orgs ?? []),
+    ...(data.integrity?.trusted_teams ?? []).map((team) => team.split('/')[0] ?? ''),
   ];
   return {
     owners: [...new Set(owners.map((owner) => owner.toLowerCase()))],

@@ -278,9 +278,10 @@ async function outsiderInstructions(stage: Stage): Promise<void> {
     tool: 'gitea_issues_list',
     args: { owner: OWNER, repo: 'gadgets', type: 'issues' },
     expect: { verdict: 'allow' },
-    confirm: (observed) => (integrityOf(observed).withheld === 1 ? null : "expected the outsider's issue withheld"),
+    confirm: (observed) => (outsiderWithheld(observed) ? null : "expected the outsider's issue withheld"),
   });
   for (const item of (integrityOf(listed).items ?? []) as Array<Record<string, unknown>>) {
+    if (item.path !== `$[${String(item.item)}]`) continue; // the issues themselves, not what they embed
     stage.note(
       `${String(item.type)} ${String(item.id)} by ${String(item.author)}: ${String(item.level)}, text ${String(item.text)}`,
     );
@@ -309,6 +310,12 @@ async function outsiderInstructions(stage: Stage): Promise<void> {
     },
     expect: { verdict: 'deny', reason: 'untrusted_content_taint' },
   });
+}
+
+/** The outsider's issue itself (not only something it embeds) was withheld. */
+function outsiderWithheld(observed: Observed): boolean {
+  const items = (integrityOf(observed).items ?? []) as Array<Record<string, unknown>>;
+  return items.some((item) => item.type === 'issue' && item.author === 'mallory' && item.text === 'withheld');
 }
 
 function integrityOf(observed: Observed): Record<string, unknown> {

@@ -308,6 +308,7 @@ function profileText(plan: Plan, planned: PlannedRole): string {
   }
   if (plan.repositories.length > 0) doc.set('repositories', doc.createNode(plan.repositories, { flow: true }));
   setTrust(doc, trustedBy(plan, planned));
+  setTrustedOrgs(doc, plan.repositories);
   const who =
     planned.login === null
       ? `the login in $${plan.loginVariable}`
@@ -328,6 +329,16 @@ function setTrust(doc: Document, trusted: string[]): void {
   if (!doc.has('integrity')) return;
   if (trusted.length > 0) doc.setIn(['integrity', 'trusted_users'], doc.createNode(trusted, { flow: true }));
   else doc.deleteIn(['integrity', 'trusted_users']);
+}
+
+/** integrity.trusted_orgs: the owners of this team's repositories, not the reference's sandbox organisation (issue 28). */
+function setTrustedOrgs(doc: Document, repositories: readonly string[]): void {
+  const owners = [
+    ...new Set(repositories.map((pattern) => pattern.split('/')[0] ?? '').filter((o) => /^[\w.-]+$/.test(o))),
+  ];
+  if (!doc.hasIn(['integrity', 'trusted_orgs'])) return;
+  if (owners.length > 0) doc.setIn(['integrity', 'trusted_orgs'], doc.createNode(owners, { flow: true }));
+  else doc.deleteIn(['integrity', 'trusted_orgs']);
 }
 
 function clientConfig(plan: Plan, client: Client): string {

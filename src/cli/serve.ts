@@ -2,6 +2,7 @@
 // or streamable HTTP. Configuration problems exit 2 with one line; logs go to stderr only.
 import { parseArgs } from 'node:util';
 import type { OAuthSetup } from '../auth/oauth-setup.js';
+import type { SqlDriver } from '../auth/sql-driver.js';
 import { namespaceForCaller } from '../server/caller-session.js';
 import { loadNamespace, packageVersion } from '../server/namespace.js';
 import { createMcpServer } from '../server/mcp-server.js';
@@ -60,11 +61,17 @@ export async function run(argv: string[]): Promise<number> {
             profileWords(namespace.session.profile, namespace.session.policy.vocabulary),
             process.env,
           );
+    // Over streamable HTTP the taint belongs to the principal, in the store every replica reads: the
+    // OAuth token store, or with a static bearer token the state store OAUTH_STORE names (one process
+    // without it keeps the taint in memory, as over stdio).
+    const taintDriver = oauth ? null : await sharedTaintDriver(settings, http !== null, process.env);
+    if (oauth || taintDriver) await keepTaintInStore(namespace, oauth?.store.driver ?? taintDriver!);
     try {
       await serve(namespace, http, oauth, logger, { budgets, metricsOpen: settings.metricsAuth === 'none' });
     } finally {
       await oauth?.close();
       await budgets?.close();
+      await taintDriver?.close();
       await telemetry.shutdown();
     }
     return 0;
@@ -73,6 +80,23 @@ export async function run(argv: string[]): Promise<number> {
       return fail(error.message);
     throw error;
   }
+}
+
+/** The principal's taints in the shared state store, the one state store of the namespace (ADR 0022). */
+async function keepTaintInStore(namespace: Namespace, driver: SqlDriver): Promise<void> {
+  const [{ SqlTaintStore }, { keepTaintIn }] = await Promise.all([
+    import('../auth/taint-store.js'),
+    import('../server/taint-tracker.js'),
+  ]);
+  keepTaintIn(namespace, await SqlTaintStore.open(driver));
+}
+
+/** With a static bearer token over HTTP, replicas share taints only through a state store OAUTH_STORE names. */
+async function sharedTaintDriver(settings: Settings, http: boolean, env: NodeJS.ProcessEnv): Promise<SqlDriver | null> {
+  if (!http || settings.oauthStore === null) return null;
+  // The state store's opener (any dialect, migrated by every step), named for the lane that wrote it first.
+  const { openBudgetDriver } = await import('../auth/budget-store.js');
+  return openBudgetDriver(settings.oauthStore, env);
 }
 
 /**

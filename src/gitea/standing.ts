@@ -1,6 +1,9 @@
-// Authors' standings for integrity labels, read live from Gitea. A standing Gitea does not give us is
-// left out of the map (the pure judge labels it unknown, which ranks with none): never guessed upward.
-import type { IntegrityLevel, StandingKey } from '../policy/integrity.js';
+// Authors' standings for integrity labels, read live from Gitea: in a repository, in an organisation,
+// as a member of a team. A fact Gitea does not give us is null (the pure judge then counts the author
+// unknown, which ranks with none): never guessed upward. Also the two other live facts labelling and
+// secrecy need: whether a ref is a branch, and whether a repository is private.
+import type { FactRequest, IntegrityLevel } from '../policy/integrity.js';
+import { encodePathValue } from './encode.js';
 import { isRecord } from './errors.js';
 import { repoPath } from './facts.js';
 import type { FactReader } from './types.js';
@@ -15,16 +18,22 @@ const PERMISSIONS: Readonly<Record<string, IntegrityLevel>> = {
   owner: 'owner',
 };
 
-/** Standings read once per call and repository: the cache lives as long as the call's labelling. */
+/** Pages of an organisation's teams read to find a trusted team by name (50 each). */
+const TEAM_PAGES = 4;
+
+/** Facts read once per call: the cache lives as long as the call's labelling (or one secrecy check). */
 export class StandingReader {
-  private readonly cache = new Map<string, Promise<IntegrityLevel | null>>();
+  private readonly cache = new Map<string, Promise<IntegrityLevel | boolean | null>>();
   private readonly repositories = new Map<string, Promise<Record<string, unknown> | null>>();
+  private readonly teamIds = new Map<string, Promise<number | null>>();
+  /** Repositories whose permission lookups Gitea refused (the token is no admin there): not asked again. */
+  private readonly refused = new Set<string>();
   /** GET requests this reader sent (for the benchmark and the tests). */
   requests = 0;
 
   constructor(private readonly reader: FactReader) {}
 
-  /** The repository object (owner, default_branch), or null when it cannot be read. */
+  /** The repository object (owner, private, default_branch), or null when it cannot be read. */
   repository(fullName: string): Promise<Record<string, unknown> | null> {
     const key = fullName.toLowerCase();
     let answer = this.repositories.get(key);
@@ -43,45 +52,107 @@ export class StandingReader {
     return isRecord(await this.get(path));
   }
 
-  /** Each key's level, or null where Gitea did not tell. */
-  standings(keys: readonly StandingKey[]): Promise<Array<StandingKey & { level: IntegrityLevel | null }>> {
-    return Promise.all(keys.map(async (key) => ({ ...key, level: await this.standing(key) })));
-  }
-
-  private standing(key: StandingKey): Promise<IntegrityLevel | null> {
-    const id = `${key.repository.toLowerCase()}\n${key.login.toLowerCase()}`;
+  /** What Gitea says about one fact the judge asked for, or null when it will not tell. */
+  fact(request: FactRequest): Promise<IntegrityLevel | boolean | null> {
+    const where =
+      request.kind === 'repository'
+        ? request.repository
+        : request.kind === 'organisation'
+          ? request.organisation
+          : request.team;
+    const id = `${request.kind}\n${where.toLowerCase()}\n${request.login.toLowerCase()}`;
     let answer = this.cache.get(id);
     if (!answer) {
-      answer = this.readStanding(key);
+      answer =
+        request.kind === 'repository'
+          ? this.repositoryStanding(request.repository, request.login)
+          : request.kind === 'organisation'
+            ? this.organisationStanding(request.organisation, request.login)
+            : this.teamMember(request.team, request.login);
       this.cache.set(id, answer);
     }
     return answer;
   }
 
-  private async readStanding(key: StandingKey): Promise<IntegrityLevel | null> {
-    const base = pathOf(key.repository);
-    const login = encodeURIComponent(key.login);
-    const data = base === null ? null : await this.get(`${base}/collaborators/${login}/permission`);
-    if (isRecord(data)) {
-      const user = data.user;
-      if (isRecord(user) && user.is_admin === true) return 'site_admin';
-      return typeof data.permission === 'string' ? (PERMISSIONS[data.permission] ?? null) : null;
-    }
-    // Only admins and repository admins may ask about others (GetRepoPermissions answers 403): the
-    // owner of a personal repository is still known from the repository itself.
-    const repository = await this.repository(key.repository);
-    const owner = isRecord(repository?.owner) ? repository.owner.login : null;
-    return typeof owner === 'string' && owner.toLowerCase() === key.login.toLowerCase() ? 'owner' : null;
+  private async repositoryStanding(repository: string, login: string): Promise<IntegrityLevel | null> {
+    const key = repository.toLowerCase();
+    const base = pathOf(repository);
+    if (base === null || this.refused.has(key)) return null;
+    const answer = await this.answer(`${base}/collaborators/${encodeURIComponent(login)}/permission`);
+    if (answer.status === 403) this.refused.add(key);
+    const data = answer.data;
+    if (!isRecord(data)) return null;
+    const user = data.user;
+    if (isRecord(user) && user.is_admin === true) return 'site_admin';
+    return typeof data.permission === 'string' ? (PERMISSIONS[data.permission] ?? null) : null;
   }
 
-  private async get(path: string | null): Promise<unknown> {
+  // GetUserOrgsPermissions (routers/api/v1/org/org.go) answers anyone who can see the organisation,
+  // from the highest access mode of the user's teams there (GetOrgUserMaxAuthorizeLevel).
+  private async organisationStanding(organisation: string, login: string): Promise<IntegrityLevel | null> {
+    const user = encodePathValue('username', login, false);
+    const org = encodePathValue('org', organisation, false);
+    if (!user.ok || !org.ok) return null;
+    const data = await this.get(`/users/${user.value}/orgs/${org.value}/permissions`);
+    if (!isRecord(data)) return null;
+    if (data.is_owner === true) return 'owner';
+    if (data.is_admin === true) return 'admin';
+    if (data.can_write === true) return 'write';
+    if (data.can_read === true) return 'read';
+    return 'none';
+  }
+
+  // A team by name among the organisation's teams the token may list (GET /orgs/{org}/teams, Gitea's
+  // ListTeams), then the member (GET /teams/{id}/members/{username}: 200 a member, 404 not one).
+  private async teamMember(team: string, login: string): Promise<boolean | null> {
+    const id = await this.teamId(team);
+    const user = encodePathValue('username', login, false);
+    if (id === null || !user.ok) return null;
+    const answer = await this.answer(`/teams/${id}/members/${user.value}`);
+    return answer.status === 200 ? true : answer.status === 404 ? false : null;
+  }
+
+  private teamId(team: string): Promise<number | null> {
+    const key = team.toLowerCase();
+    let answer = this.teamIds.get(key);
+    if (!answer) {
+      answer = this.findTeam(team);
+      this.teamIds.set(key, answer);
+    }
+    return answer;
+  }
+
+  private async findTeam(team: string): Promise<number | null> {
+    const slash = team.indexOf('/');
+    const org = encodePathValue('org', team.slice(0, slash), false);
+    const name = team.slice(slash + 1).toLowerCase();
+    if (slash <= 0 || !org.ok) return null;
+    for (let page = 1; page <= TEAM_PAGES; page++) {
+      const data = await this.get(`/orgs/${org.value}/teams`, { limit: 50, page });
+      if (!Array.isArray(data)) return null;
+      const match = data.find((entry) => isRecord(entry) && String(entry.name).toLowerCase() === name);
+      if (isRecord(match) && typeof match.id === 'number') return match.id;
+      if (data.length < 50) return null;
+    }
+    return null;
+  }
+
+  private async get(path: string | null, query?: Record<string, string | number>): Promise<unknown> {
     if (path === null) return null;
+    const answer = await this.answer(path, query);
+    return answer.status === 200 ? answer.data : null;
+  }
+
+  private async answer(
+    path: string,
+    query?: Record<string, string | number>,
+  ): Promise<{ status: number; data: unknown }> {
     this.requests++;
     try {
-      const answer = await this.reader.get(path);
-      return answer.status === 200 ? answer.data : null;
+      const answer = await this.reader.get(path, query);
+      return { status: answer.status, data: answer.status === 200 ? answer.data : null };
     } catch {
-      return null;
+      return { status: 0, data: null };
     }
   }
 }

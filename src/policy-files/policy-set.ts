@@ -17,7 +17,7 @@ import type { RiskClass, Vocabulary, VocabularyEntry } from '../policy/vocabular
 import { unknownGuardedOperations } from '../policy/guards/guarded-only.js';
 import type { BranchPatterns, GuardsConfig } from '../policy/guards/settings.js';
 import type { CallGuard, CallGuardTable } from '../policy/guards/call-guards.js';
-import type { IntegrityCatalog } from '../policy/integrity.js';
+import type { IntegrityCatalog } from '../policy/integrity-walk.js';
 import type { ConfirmationPolicy } from '../policy/confirmations.js';
 import { buildConfirmationPolicy, confirmationPolicyFindings } from './confirmation-policy.js';
 import { buildIntegrityCatalog, integrityFindings } from './integrity-catalog.js';

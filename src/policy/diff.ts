@@ -310,6 +310,67 @@ export const PROFILE_FIELDS: Readonly<Record<string, FieldRule>> = {
       ];
     },
   },
+  // issue 28: the trust domain, the taint's window and secrecy
+  'integrity.trusted_teams': {
+    widens: "another trusted team: its members' text passes the floor whatever their standing",
+    compare: (before, after) =>
+      loginChanges(
+        'integrity.trusted_teams',
+        new Set(before.profile.integrity.trustedTeams),
+        new Set(after.profile.integrity.trustedTeams),
+        after,
+        'gain',
+        'trusted',
+      ),
+  },
+  'integrity.trusted_orgs': {
+    widens: 'another organisation in the trust domain: standing in its repositories and teams counts',
+    compare: (before, after) =>
+      loginChanges(
+        'integrity.trusted_orgs',
+        before.profile.integrity.trustedOrgs,
+        after.profile.integrity.trustedOrgs,
+        after,
+        'gain',
+        'in the trust domain',
+      ),
+  },
+  'integrity.taint_expires_after': {
+    widens: 'a shorter taint: after untrusted text, writes leave its repository sooner',
+    compare: (before, after) =>
+      windowChange(
+        'integrity.taint_expires_after',
+        before.profile.integrity.taintExpiresMs,
+        after.profile.integrity.taintExpiresMs,
+        after,
+      ),
+  },
+  'secrecy.public_sinks': {
+    widens: 'refuse -> allow (or the block removed): after a private read, writes may reach public targets',
+    compare: (before, after) => {
+      const [was, is] = [before.profile.secrecy.enabled, after.profile.secrecy.enabled];
+      if (was === is) return [];
+      const text = `${was ? 'refuse' : 'allow'} -> ${is ? 'refuse' : 'allow'}`;
+      return [change(is ? 'loss' : 'gain', 'secrecy.public_sinks', text, after, ['secrecy', 'public_sinks'])];
+    },
+  },
+  'secrecy.allowed_sinks': {
+    widens: 'another allowed sink: after a private read, writes may reach it',
+    compare: (before, after) =>
+      loginChanges(
+        'secrecy.allowed_sinks',
+        new Set((before.profile.data.secrecy?.allowed_sinks ?? []).map((sink) => sink.toLowerCase())),
+        new Set((after.profile.data.secrecy?.allowed_sinks ?? []).map((sink) => sink.toLowerCase())),
+        after,
+        'gain',
+        'an allowed sink',
+      ),
+  },
+  'secrecy.expires_after': {
+    widens: 'a shorter secrecy window: after a private read, public targets are reachable sooner',
+    compare: (before, after) =>
+      windowChange('secrecy.expires_after', before.profile.secrecy.expiresMs, after.profile.secrecy.expiresMs, after),
+  },
 };
 
 /**
@@ -642,6 +703,13 @@ function approversOf(side: DiffSide): ReadonlySet<string> {
 }
 
 /** Login or team lists of a block (trusted_users and approvers: an added name gains; blocked_users: a removed one); lower case, as the server compares. */
+/** A window (ms) of the profile: shorter is a gain, for what it holds back lapses sooner. */
+function windowChange(field: string, was: number, is: number, after: DiffSide): AccessChange[] {
+  if (was === is) return [];
+  const path = field.split('.');
+  return [change(is < was ? 'gain' : 'loss', field, `${was / 1000}s -> ${is / 1000}s`, after, path)];
+}
+
 function loginChanges(
   field: string,
   was: ReadonlySet<string>,

@@ -4,7 +4,9 @@
 import type { ConfirmationFallback, ProfileConfirmations } from './confirmations.js';
 import { compileBudgets, type BudgetData, type CompiledBudget } from './budgets.js';
 import { compileIntegrity, type IntegrityData, type IntegritySettings } from './integrity.js';
+import { compileSecrecy, type SecrecyData, type SecrecySettings } from './integrity-taint.js';
 import { normalizeName, type Normalized } from './normalize.js';
+import { compilePatternList } from './scope-patterns.js';
 import { compileScopes, type CompiledScopes, type ScopeData } from './scopes.js';
 import type { Vocabulary } from './vocabulary.js';
 
@@ -46,6 +48,7 @@ export interface ProfileData {
   branches?: ScopeData['branches'];
   paths?: ScopeData['paths'];
   integrity?: IntegrityData;
+  secrecy?: SecrecyData;
   /** Who confirms what cannot be undone, besides policies/confirmations.yaml (docs/confirmations.md). */
   confirmations?: ProfileConfirmations;
   /** `phrase`: the reconciler tools take their typed phrase from a client that cannot ask its person. */
@@ -85,6 +88,8 @@ export interface CompiledProfile {
   scopes: CompiledScopes;
   /** The integrity floor, trusted and blocked users, and what a session may do after untrusted content. */
   integrity: IntegritySettings;
+  /** After a private read, writes reach nothing public the profile does not name (off without a secrecy: block). */
+  secrecy: SecrecySettings;
   /** The call budgets, compiled (src/policy/budgets.ts). */
   budgets: readonly CompiledBudget[];
   /** Line of the allowed_operations key (or of the profile) for default denials. */
@@ -118,6 +123,7 @@ export function compileProfile(
   const allowedBy = grantIndex(entries, 'allowed_operations');
   const forbiddenBy = grantIndex(entries, 'forbidden_operations');
   const broken = entries.filter((entry) => !entry.result.ok);
+  const scopes = compileScopes(source.data, vocabulary, service, lineOf);
   return {
     file: source.file,
     service,
@@ -131,8 +137,13 @@ export function compileProfile(
     brokenForbidden: broken.filter((entry) => entry.list === 'forbidden_operations'),
     brokenAllowed: broken.filter((entry) => entry.list === 'allowed_operations'),
     entries,
-    scopes: compileScopes(source.data, vocabulary, service, lineOf),
-    integrity: compileIntegrity(source.data.integrity),
+    scopes,
+    integrity: compileIntegrity(source.data.integrity, scopes.repositories.write),
+    secrecy: compileSecrecy(source.data.secrecy, (names) =>
+      compilePatternList('secrecy.allowed_sinks', 'repository', names, (i) =>
+        lineOf(i === null ? ['secrecy', 'allowed_sinks'] : ['secrecy', 'allowed_sinks', i]),
+      ),
+    ),
     budgets: compileBudgets(source.data.budgets, vocabulary, service, lineOf),
     allowedListLine: lineOf(['allowed_operations']),
     lineOf,

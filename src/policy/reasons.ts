@@ -385,6 +385,17 @@ export const REASONS = {
     meaning: 'A scope pattern matches everything, so the scope restricts nothing.',
   },
   shadowed_pattern: { kinds: ['finding'], meaning: 'A scope pattern is covered by another one of the same list.' },
+  // integrity by the profile's trust, secrecy and the taint store (issue 28)
+  secrecy_public_sink: {
+    kinds: ['decision', 'condition'],
+    meaning:
+      "The session read a private repository; until the window closes a write reaches nothing public the profile's secrecy.allowed_sinks does not name.",
+  },
+  taint_store_unavailable: {
+    kinds: ['decision', 'condition', 'refusal'],
+    meaning:
+      'The store of what the session read cannot be read or written, so writes are refused and reads withheld until it answers.',
+  },
 
   // issue 29 (authz lane): the token's scopes against what the profile needs
   token_scopes_broader: {

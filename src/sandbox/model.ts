@@ -15,12 +15,32 @@ export interface Account {
   isOrg: boolean;
   password: string;
   created: string;
+  /** The profile a user (or an organisation's owners) writes: what integrity labels hold back. */
+  description: string;
+  website: string;
+  location: string;
 }
 
 export interface Team {
   name: string;
   permission: TeamPermission;
   members: string[];
+  description?: string;
+  /** Who may list the team (organization.ApplyTeamListFilter); Gitea's default for a new team is private. */
+  visibility?: 'public' | 'limited' | 'private';
+}
+
+/** A team's id as the sandbox numbers them: per organisation, in seed order. */
+export function teamIdOf(org: Account, index: number): number {
+  return org.id * 1000 + index + 1;
+}
+
+/** One wiki page (Gitea keeps the wiki as a git repository; the sandbox keeps each page's history). */
+export interface WikiPage {
+  title: string;
+  content: string;
+  /** Newest first. */
+  commits: Array<{ sha: string; message: string; author: string; date: string }>;
 }
 
 export interface Author {
@@ -126,7 +146,8 @@ export interface TimelineEvent {
     | 'pull_ref'
     | 'comment_ref'
     | 'add_dependency'
-    | 'remove_dependency';
+    | 'remove_dependency'
+    | 'change_title';
   user: string;
   created: string;
   /** Comment.Content: a pull_push's JSON PushActionContent, a review's text. */
@@ -139,6 +160,9 @@ export interface TimelineEvent {
   refCommentId?: number;
   /** DependentIssueID of a dependency comment. */
   dependentIssue?: IssueRef;
+  /** OldTitle / NewTitle of a change_title comment (issues_model.CreateChangeTitleComment). */
+  oldTitle?: string;
+  newTitle?: string;
 }
 
 export interface Label {
@@ -339,6 +363,8 @@ export class SandboxState {
   readonly oauth2Codes = new Map<string, OAuth2Code>();
   readonly oauth2Tokens = new Map<string, OAuth2Token>();
   readonly webSessions = new Map<string, WebSession>();
+  /** Repository id -> its wiki pages. */
+  readonly wikis = new Map<number, WikiPage[]>();
   /** repo_model.RepoRedirect: a renamed repository's old `owner/name` (lower case) -> its id. */
   readonly repoRedirects = new Map<string, number>();
   /** Gitea's [oauth2] settings: ACCESS_TOKEN_EXPIRATION_TIME (s), INVALIDATE_REFRESH_TOKENS. */

@@ -20,6 +20,8 @@ import {
   type Review,
   type TimelineEvent,
   type SandboxState,
+  type Team,
+  teamIdOf,
 } from './model.js';
 
 type Json = Record<string, unknown>;
@@ -43,13 +45,67 @@ export function presentUser(state: SandboxState, account: Account, viewer: Accou
     restricted: false,
     active: true,
     prohibit_login: false,
-    location: '',
-    website: '',
-    description: '',
+    location: account.location,
+    website: account.website,
+    description: account.description,
     visibility: 'public',
     followers_count: 0,
     following_count: 0,
     starred_repos_count: 0,
+  };
+}
+
+/** convert.ToOrganization: the organisation's own profile; its e-mail only to signed-in callers (org.Get). */
+export function presentOrganization(state: SandboxState, org: Account, viewer: Account | null): Json {
+  return {
+    id: org.id,
+    name: org.login,
+    username: org.login,
+    full_name: org.fullName,
+    email: viewer === null ? '' : org.email,
+    avatar_url: `${state.baseUrl}/avatars/${org.id}`,
+    description: org.description,
+    website: org.website,
+    location: org.location,
+    visibility: 'public',
+    repo_admin_change_team_access: false,
+  };
+}
+
+const TEAM_UNITS = [
+  'repo.code',
+  'repo.issues',
+  'repo.pulls',
+  'repo.releases',
+  'repo.wiki',
+  'repo.ext_wiki',
+  'repo.ext_issues',
+  'repo.projects',
+  'repo.packages',
+  'repo.actions',
+];
+
+/** convert.ToTeam: with its organisation when `withOrganization` (ListUserTeams, GetTeam), without for ListTeams. */
+export function presentTeam(
+  state: SandboxState,
+  org: Account,
+  team: Team,
+  index: number,
+  viewer: Account | null,
+  withOrganization: boolean,
+): Json {
+  const access = team.permission === 'owner' ? 'admin' : team.permission;
+  return {
+    id: teamIdOf(org, index),
+    name: team.name,
+    description: team.description ?? '',
+    ...(withOrganization ? { organization: presentOrganization(state, org, viewer) } : {}),
+    includes_all_repositories: true,
+    permission: team.permission,
+    units: TEAM_UNITS,
+    units_map: Object.fromEntries(TEAM_UNITS.map((u) => [u, access])),
+    can_create_org_repo: team.permission === 'owner',
+    visibility: team.visibility ?? 'private',
   };
 }
 
@@ -486,8 +542,20 @@ export function presentHook(hook: Hook): Json {
   };
 }
 
-/** ContentsResponse of one file at a commit. */
+/** The newest commit (along first parents from `commit`) that changed `path`: git log -1 -- path, as GetCommitByPath. */
+function lastCommitTouching(repo: Repo, commit: Commit, path: string): Commit {
+  let at: Commit | undefined = commit;
+  while (at) {
+    const parent = repo.commits.get(at.parents[0] ?? '');
+    if (!parent || parent.tree[path] !== at.tree[path]) return at;
+    at = parent;
+  }
+  return commit;
+}
+
+/** ContentsResponse of one file at a commit; the last commit is the one that last changed the file. */
 export function presentContents(state: SandboxState, repo: Repo, path: string, commit: Commit, ref: string): Json {
+  const last = lastCommitTouching(repo, commit, path);
   const content = commit.tree[path] ?? '';
   const sha = blobSha(content);
   const name = path.split('/').pop() ?? path;
@@ -498,10 +566,10 @@ export function presentContents(state: SandboxState, repo: Repo, path: string, c
     name,
     path,
     sha,
-    last_commit_sha: commit.sha,
-    last_commit_message: commit.message,
-    last_committer_date: commit.date,
-    last_author_date: commit.date,
+    last_commit_sha: last.sha,
+    last_commit_message: last.message,
+    last_committer_date: last.date,
+    last_author_date: last.date,
     type: 'file',
     size: Buffer.byteLength(content, 'utf8'),
     encoding: 'base64',
@@ -602,6 +670,8 @@ export function presentTimelineComment(
     updated_at: event.created,
     old_ref: event.oldRef ?? '',
     new_ref: event.newRef ?? '',
+    old_title: event.oldTitle ?? '',
+    new_title: event.newTitle ?? '',
     ref_action: 'none',
     ref_issue: other(event.refIssue),
     ref_comment: event.refCommentId === undefined ? null : refComment(),

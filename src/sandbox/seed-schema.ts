@@ -87,6 +87,15 @@ const repo = {
         },
       },
     },
+    wiki: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['title', 'content', 'author'],
+        properties: { title: text, content: text, author: login },
+      },
+    },
     issues: {
       type: 'array',
       items: {
@@ -134,6 +143,9 @@ export const seedSchema = {
           password: text,
           token: text,
           token_scopes: { type: 'array', items: text },
+          description: text,
+          website: text,
+          location: text,
         },
       },
     },
@@ -146,13 +158,22 @@ export const seedSchema = {
         properties: {
           name: login,
           full_name: text,
+          description: text,
+          website: text,
+          location: text,
           teams: {
             type: 'array',
             items: {
               type: 'object',
               additionalProperties: false,
               required: ['name', 'permission', 'members'],
-              properties: { name: text, permission: { enum: ['read', 'write', 'admin', 'owner'] }, members: logins },
+              properties: {
+                name: text,
+                permission: { enum: ['read', 'write', 'admin', 'owner'] },
+                members: logins,
+                description: text,
+                visibility: { enum: ['public', 'limited', 'private'] },
+              },
             },
           },
         },

@@ -15,6 +15,7 @@ import {
   type Tree,
 } from './model.js';
 import { mergePull } from './merge.js';
+import { addWikiCommit } from './handlers/wiki.js';
 import { recordVerdict } from './review-rules.js';
 
 export interface SeedUser {
@@ -28,13 +29,26 @@ export interface SeedUser {
   token?: string;
   /** The token's scopes as Gitea names them (read:user, write:repository, ...); default [all]. */
   token_scopes?: string[];
+  /** The user's own profile text. */
+  description?: string;
+  website?: string;
+  location?: string;
 }
 
 export interface SeedOrg {
   name: string;
   full_name?: string;
+  description?: string;
+  website?: string;
+  location?: string;
   /** Teams see every repository of the organization with their permission. */
-  teams: Array<{ name: string; permission: TeamPermission; members: string[] }>;
+  teams: Array<{
+    name: string;
+    permission: TeamPermission;
+    members: string[];
+    description?: string;
+    visibility?: 'public' | 'limited' | 'private';
+  }>;
 }
 
 export interface SeedCommit {
@@ -97,6 +111,8 @@ export interface SeedRepo {
   /** Numbered first (1, 2, ...), then the issues continue the same sequence, as in Gitea. */
   pulls?: SeedPull[];
   issues?: SeedIssue[];
+  /** Wiki pages, each written in one commit by its author. */
+  wiki?: Array<{ title: string; content: string; author: string }>;
 }
 
 export interface SandboxSeed {
@@ -247,6 +263,9 @@ function addAccount(state: SandboxState, login: string, fields: Partial<Account>
     isOrg: false,
     password: '',
     created: state.timestamp(),
+    description: '',
+    website: '',
+    location: '',
     ...fields,
   };
   state.accounts.set(login.toLowerCase(), account);
@@ -413,6 +432,10 @@ function seedRepo(state: SandboxState, seed: SeedRepo): void {
   }
   for (const pull of seed.pulls ?? []) seedPull(state, repo, pull);
   for (const issue of seed.issues ?? []) seedIssue(state, repo, issue);
+  for (const page of seed.wiki ?? []) {
+    const author = requireAccount(state, page.author, `wiki page '${page.title}' of ${seed.name}`);
+    addWikiCommit(state, repo, page.title, page.content, author, `Add '${page.title}'`);
+  }
 }
 
 /** Builds the state of a seed and the credentials of each user (login -> token, password). */
@@ -426,6 +449,9 @@ export function loadSeed(seed: SandboxSeed): { state: SandboxState; credentials:
       email: user.email ?? `${user.login}@sandbox.invalid`,
       isAdmin: user.admin ?? false,
       password,
+      description: user.description ?? '',
+      website: user.website ?? '',
+      location: user.location ?? '',
     });
     const token = user.token ?? randomSecret(20);
     state.tokens.push({
@@ -439,7 +465,13 @@ export function loadSeed(seed: SandboxSeed): { state: SandboxState; credentials:
     credentials[account.login] = { token, password };
   }
   for (const org of seed.orgs ?? []) {
-    addAccount(state, org.name, { fullName: org.full_name ?? '', isOrg: true });
+    addAccount(state, org.name, {
+      fullName: org.full_name ?? '',
+      isOrg: true,
+      description: org.description ?? '',
+      website: org.website ?? '',
+      location: org.location ?? '',
+    });
     for (const team of org.teams) {
       for (const member of team.members) requireAccount(state, member, `team ${org.name}/${team.name}`);
     }

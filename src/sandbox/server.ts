@@ -43,6 +43,11 @@ import { notificationRoutes } from './handlers/notifications.js';
 import { packageRoutes } from './handlers/packages.js';
 import { timeRoutes } from './handlers/times.js';
 import { archiveRoutes } from './handlers/archives.js';
+import { blobRoutes } from './handlers/blobs.js';
+import { contentsExtRoutes } from './handlers/contents-ext.js';
+import { orgRoutes } from './handlers/orgs.js';
+import { profileRoutes } from './handlers/profiles.js';
+import { wikiRoutes } from './handlers/wiki.js';
 import { tagRoutes } from './handlers/tags.js';
 import { timelineRoutes } from './handlers/timeline.js';
 import type { SandboxState } from './model.js';
@@ -73,6 +78,12 @@ export const sandboxRoutes: readonly Route[] = [
   ...markupRoutes,
   ...notificationRoutes,
   ...teamRoutes,
+  // Integrity labels: organisations and teams, people's profiles, the wiki, blobs, contents-ext.
+  ...orgRoutes,
+  ...profileRoutes,
+  ...wikiRoutes,
+  ...blobRoutes,
+  ...contentsExtRoutes,
   ...timelineRoutes,
   ...tagRoutes,
   ...archiveRoutes,

@@ -23,7 +23,7 @@ import { AuditSink } from './audit-sink.js';
 import { fileSha256 } from './file-hash.js';
 import { builtinTools } from './builtin/index.js';
 import type { BuiltinTool } from './builtin/types.js';
-import { TaintTracker } from './call/integrity.js';
+import { MemoryTaintStore, TaintTracker } from './taint-tracker.js';
 import { ConfirmRuntime } from './confirm/runtime.js';
 import { CONFIRMATION_KEY_SETTING } from './confirm/request-state.js';
 import { MemoryBudgetStore, type BudgetStore } from './call/budget.js';
@@ -83,7 +83,11 @@ export async function loadNamespace(
     gitea,
     client,
     identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
-    taint: new TaintTracker(),
+    // Over stdio the process is the session; the shared store takes over where the namespace opens one.
+    taint: new TaintTracker(new MemoryTaintStore(), {
+      namespace: profile.name ?? basename(profile.file),
+      principal: profile.data.authenticated_username ?? 'namespace',
+    }),
     confirm: startupStep(() => confirmRuntimeFor(policy, profile, builtins, settings, env)),
     budgets: options.budgets ?? new MemoryBudgetStore(),
   };

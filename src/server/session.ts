@@ -16,7 +16,7 @@ import type { AuditSink } from './audit-sink.js';
 import type { IdentityVerifier } from './identity.js';
 import type { BuiltinTool } from './builtin/types.js';
 import type { ToolRegistry } from './tool-registry.js';
-import type { TaintTracker } from './call/integrity.js';
+import type { TaintTracker } from './taint-tracker.js';
 import type { ConfirmRuntime } from './confirm/runtime.js';
 import type { BudgetStore } from './call/budget.js';
 
@@ -50,7 +50,7 @@ export interface Session {
   readonly identity: IdentityVerifier;
   /** Set when this session runs one call for a person signed in through OAuth (src/server/caller-session.ts). */
   readonly signedIn?: { readonly login: string };
-  /** What this namespace has read below its integrity floor, and from where (shared across a profile switch). */
+  /** What this principal has read through this namespace: untrusted and private content, and from where (survives a profile switch). */
   readonly taint: TaintTracker;
   /** Who confirms what cannot be undone, the state sealer and the shared store (src/server/confirm/). */
   readonly confirm: ConfirmRuntime;

@@ -111,7 +111,8 @@ function changeFiles(ctx: RequestContext) {
   );
 }
 
-function directoryEntries(ctx: RequestContext, repo: Repo, commit: Commit, dir: string, ref: string) {
+/** The entries of a directory at a commit, as GetContentsOrList lists them (no content). */
+export function directoryEntries(ctx: RequestContext, repo: Repo, commit: Commit, dir: string, ref: string) {
   const prefix = dir === '' ? '' : `${dir}/`;
   const names = new Set<string>();
   for (const path of Object.keys(commit.tree)) {

@@ -75,7 +75,17 @@ function editIssue(ctx: RequestContext) {
     throw unprocessable('[State]: must be open or closed');
   if (state === 'open' && issue.pull?.merged) throw forbidden('cannot reopen a merged pull request');
   const at = ctx.state.timestamp();
-  issue.title = stringField(body, 'title') ?? issue.title;
+  const title = stringField(body, 'title');
+  // issue_service.ChangeTitle: a new title leaves a change_title comment with the old and the new one.
+  if (title !== undefined && title !== issue.title && ctx.caller.doer)
+    ctx.state.addEvent(issue, {
+      type: 'change_title',
+      user: ctx.caller.doer.login,
+      body: '',
+      oldTitle: issue.title,
+      newTitle: title,
+    });
+  issue.title = title ?? issue.title;
   issue.body = stringField(body, 'body') ?? issue.body;
   if (state !== undefined && state !== issue.state) {
     issue.state = state;

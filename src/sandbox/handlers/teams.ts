@@ -3,19 +3,7 @@
 import { requireSignedIn } from '../auth.js';
 import type { Route } from '../context.js';
 import { paginate } from '../pagination.js';
-
-const UNITS = [
-  'repo.code',
-  'repo.issues',
-  'repo.pulls',
-  'repo.releases',
-  'repo.wiki',
-  'repo.ext_wiki',
-  'repo.ext_issues',
-  'repo.projects',
-  'repo.packages',
-  'repo.actions',
-];
+import { presentTeam } from '../present.js';
 
 export const teamRoutes: Route[] = [
   {
@@ -31,32 +19,9 @@ export const teamRoutes: Route[] = [
           .filter(({ team }) => team.members.some((m) => m.toLowerCase() === login)),
       );
       return paginate(ctx, teams, (page) =>
-        page.map(({ orgKey, team, index }) => {
+        page.flatMap(({ orgKey, team, index }) => {
           const org = ctx.state.account(orgKey);
-          const access = team.permission === 'owner' ? 'admin' : team.permission;
-          return {
-            id: (org?.id ?? 0) * 1000 + index + 1,
-            name: team.name,
-            description: '',
-            organization: org && {
-              id: org.id,
-              name: org.login,
-              username: org.login,
-              full_name: org.fullName,
-              email: '',
-              avatar_url: `${ctx.state.baseUrl}/avatars/${org.id}`,
-              description: '',
-              website: '',
-              location: '',
-              visibility: 'public',
-              repo_admin_change_team_access: false,
-            },
-            includes_all_repositories: true,
-            permission: team.permission,
-            units: UNITS,
-            units_map: Object.fromEntries(UNITS.map((u) => [u, access])),
-            can_create_org_repo: team.permission === 'owner',
-          };
+          return org ? [presentTeam(ctx.state, org, team, index, doer, true)] : [];
         }),
       );
     },

@@ -5,14 +5,22 @@ import { fileSha256 } from '../file-hash.js';
 import type { Session } from '../session.js';
 import type { BuiltinTool } from './types.js';
 
-/** The profile's floor and, once the session has read content below it, the item that tainted it. */
-function integrityStatus(session: Session) {
-  const { integrity } = session.profile;
-  const source = session.taint.current.source;
+/** The profile's floor and, while the principal's taint lasts, the item that tainted it and the private repositories read. */
+async function integrityStatus(session: Session) {
+  const { integrity, secrecy } = session.profile;
+  let state: Awaited<ReturnType<typeof session.taint.state>> | null = null;
+  try {
+    state = await session.taint.state();
+  } catch {
+    state = null;
+  }
+  const source = state?.untrusted[0]?.source ?? null;
   return {
     floor: integrity.minLevel,
     below: integrity.below,
     after_untrusted: integrity.afterUntrusted,
+    secrecy: secrecy.enabled ? 'refuse_public_sinks' : 'off',
+    taint_store: state === null ? 'unavailable' : session.taint.store.kind,
     tainted_by: source && {
       type: source.type,
       id: source.id,
@@ -20,6 +28,7 @@ function integrityStatus(session: Session) {
       repository: source.repository,
       level: source.level,
     },
+    private_reads: state?.privateReads.map((entry) => entry.repository) ?? [],
   };
 }
 
@@ -51,7 +60,7 @@ export const serverStatusTool: BuiltinTool = {
       },
       files,
       restart_required: files.some((file) => file.changed),
-      integrity: integrityStatus(session),
+      integrity: await integrityStatus(session),
     };
     return {
       kind: 'answer',

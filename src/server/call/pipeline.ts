@@ -77,6 +77,9 @@ export const CALL_STAGES: ReadonlyArray<{ stage: string; does: string; module: s
   { stage: 'result', does: 'the audit event of the outcome', module: 'audit.ts' },
 ];
 
+const TAINT_UNRECORDED =
+  'Withheld: the store of what this session read did not take this read, so it could not hold later writes back. See the server log.';
+
 const INTERNAL_ERROR =
   'The server failed unexpectedly while handling this call; it may not have reached Gitea. See the server log.';
 
@@ -363,8 +366,9 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit, asking: As
   if (decision.effect === 'deny') return denied(decision, target);
   decision = await traceStage('guards', async () => judged(await applyLiveGuards(call, decision)));
   if (decision.effect === 'deny') return denied(decision, target);
-  decision = traceStage('taint', () => judged(applyTaint(call, decision)));
-  if (decision.effect === 'deny') return withIntegrity(denied(decision, target), taintEvidence(call));
+  const tainted = await traceStage('taint', () => applyTaint(call, decision));
+  decision = judged(tainted.decision);
+  if (decision.effect === 'deny') return withIntegrity(denied(decision, target), taintEvidence(tainted.source));
   const allowed = decision;
   const confirmed = await traceStage('confirm', () => confirmGiteaCall(call, allowed.operations, round));
   if (!confirmed.go) return confirmed.outcome;
@@ -402,6 +406,11 @@ async function executeCall(
   const labelled = await traceStage('label', () => labelExecuted(call, decision.operations, scoped.executed));
   const { isError, payload } = labelled.executed;
   const httpStatus = isError ? payload.error.status : payload.status;
+  if (!labelled.recorded) {
+    // What was read could not be recorded, so it would not hold the next write back: the answer is withheld.
+    const result = refusal('taint_store_unavailable', TAINT_UNRECORDED);
+    return { result, record: deniedRecord(operation, 'taint_store_unavailable', target, httpStatus) };
+  }
   const record: CallRecord = {
     operation,
     decision: 'allow',
