@@ -16,6 +16,8 @@ profiles:
   gitea-merger: { merge: { require_independent_approval: false } }
 guarded_only: { gitea.branch.delete: { tool: gitea_cleanup_merged_pr_branch } }
 call_guards: { self_review: [gitea.pr.approve, gitea.pr.request_changes], merge: [gitea.pr.merge, gitea.pr.force_merge] }
+verdict_head: { repoCreatePullReview: commit_id }
+sudo: { mutations_allowed: [] }
 `;
 
 /** A copy of policies/ whose guards.yaml holds `text` (or is missing); returns the guards file. */

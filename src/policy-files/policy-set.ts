@@ -17,6 +17,7 @@ import type { RiskClass, Vocabulary, VocabularyEntry } from '../policy/vocabular
 import { unknownGuardedOperations } from '../policy/guards/guarded-only.js';
 import type { BranchPatterns, GuardsConfig } from '../policy/guards/settings.js';
 import type { CallGuard, CallGuardTable } from '../policy/guards/call-guards.js';
+import type { SudoRule } from '../policy/guards/sudo.js';
 import type { IntegrityCatalog } from '../policy/integrity.js';
 import { buildIntegrityCatalog, integrityFindings } from './integrity-catalog.js';
 import { buildTargetPolicies, targetFindings, type TargetPolicies } from './target-policies.js';
@@ -26,6 +27,8 @@ export interface PolicySet extends TargetPolicies {
   vocabulary: Vocabulary;
   /** policies/guards.yaml: call guards, merge requirements, cleanup refs, guarded-only operations, fact bounds. */
   guards: GuardsConfig;
+  /** guards.yaml sudo: the mutations a call may make under sudo, with where the rule is written. */
+  sudoRule: SudoRule;
   /** guards.yaml call_guards with the line of each operation, for the guards' denials. */
   callGuards: CallGuardTable;
   /** policies/integrity.yaml: the item types results carry and the operations that return them. */
@@ -278,7 +281,13 @@ function buildPolicySet(dir: string, docs: Map<PolicyName, LoadedDocument>): Pol
     integrity: buildIntegrityCatalog(docs.get('integrity') as LoadedDocument),
     ...buildTargetPolicies(docs.get('targets') as LoadedDocument, docs.get('conditions') as LoadedDocument),
     callGuards: callGuardTable(docs.get('guards') as LoadedDocument),
+    sudoRule: sudoRule(docs.get('guards') as LoadedDocument),
   };
+}
+
+function sudoRule(doc: LoadedDocument): SudoRule {
+  const { sudo } = doc.data as Pick<GuardsConfig, 'sudo'>;
+  return { mutationsAllowed: new Set(sudo.mutations_allowed), file: doc.file, line: doc.lineOf(['sudo']) };
 }
 
 function buildOperationMap(doc: LoadedDocument): OperationMap {

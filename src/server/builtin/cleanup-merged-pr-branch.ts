@@ -3,6 +3,7 @@
 // goes only when every check of judgeCleanup passes on facts read just now. The report lists them all.
 import { cleanupMergedPrBranch } from '../../gitea/reconcile.js';
 import { judgeCleanup, type CleanupRequest } from '../../policy/guards/cleanup-branch-guard.js';
+import { judgeUnmoved } from '../../policy/guards/unmoved-guard.js';
 import { cleanupPatterns } from '../../policy-files/policy-set.js';
 import { PULL_REQUEST_REF_PROPERTIES, pullRequestOf } from './pull-request-ref.js';
 import type { BuiltinTool } from './types.js';
@@ -49,7 +50,12 @@ export const cleanupMergedPrBranchTool: BuiltinTool = {
       operations: OPERATIONS,
       targets: { repositories: [`${request.owner}/${request.repo}`], branches: [request.branch] },
       act: (gitea) =>
-        cleanupMergedPrBranch(gitea, request, (gathered) => judgeCleanup(request, gathered, patterns), facts),
+        cleanupMergedPrBranch(
+          gitea,
+          request,
+          { judge: (gathered) => judgeCleanup(request, gathered, patterns), unmoved: judgeUnmoved },
+          facts,
+        ),
     };
   },
 };

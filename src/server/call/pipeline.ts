@@ -31,8 +31,14 @@ import { CallAudit, type CallRecord } from './audit.js';
 import { callContext, callTargetOf, isObject, type CallTarget, type GiteaCallContext } from './context.js';
 import { runGuardedAction } from './guarded-action.js';
 import { identityRefusal } from './identity-gate.js';
-import { liveBranchProtection, liveOperations, liveTargets, withLiveOperationsFact } from './live.js';
-import { applyLiveGuards } from './live-guards.js';
+import {
+  liveBranchProtection,
+  liveOperations,
+  liveTargets,
+  withLiveOperationsFact,
+  withLiveTargetNotes,
+} from './live.js';
+import { applyLiveGuards, executedArguments } from './live-guards.js';
 import { auditUnavailable, denied, deniedRecord, errorRecord, type Outcome } from './outcome.js';
 import { applyResultScope } from './result-scope.js';
 import { applyTaint, labelExecuted, taintEvidence } from './integrity.js';
@@ -183,26 +189,33 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit): Promise<O
   const request = {
     operationId: entry.operationId,
     arguments: call.args,
-    ...(live ? { targets: live } : {}),
+    ...(live ? { targets: live.targets } : {}),
     ...(liveBranches ? { liveBranches } : {}),
   };
   const decideWith = (operations: MappedCall) =>
     decideMappedCall(session.profile, request, operations, session.policy.operationMap, session.decideContext);
-  let decision = withLiveOperationsFact(decideWith(mapped), liveOps, () => decideWith(call.mapped));
+  let decision = withLiveTargetNotes(
+    withLiveOperationsFact(decideWith(mapped), liveOps, () => decideWith(call.mapped)),
+    live,
+  );
   if (decision.effect === 'deny') return denied(decision, target);
   decision = await applyLiveGuards(call, decision);
   if (decision.effect === 'deny') return denied(decision, target);
   decision = applyTaint(call, decision);
   if (decision.effect === 'deny') return withIntegrity(denied(decision, target), taintEvidence(call));
-  return executeCall(call, decision);
+  return executeCall(call, decision, await executedArguments(call, decision));
 }
 
-async function executeCall(call: GiteaCallContext, decision: Decision): Promise<Outcome> {
+async function executeCall(
+  call: GiteaCallContext,
+  decision: Decision,
+  args: Readonly<Record<string, unknown>>,
+): Promise<Outcome> {
   const { session, entry, target } = call;
   const { operation, reason } = decision;
   const executed = await execute(
     entry,
-    call.args,
+    args,
     { identity: session.gitea, login: session.identity.login() },
     session.executorOptions,
   );
