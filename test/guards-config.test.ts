@@ -65,7 +65,7 @@ describe('guards.yaml loader', () => {
     [
       'a setting turned into a string',
       GOOD.replace('require_head_sha: true', "require_head_sha: 'no'"),
-      /:1: schema: \/merge\/require_head_sha: must be boolean/,
+      /:1: schema: \/merge\/require_head_sha: must be true or false/,
     ],
     ['an unknown field', `${GOOD}self_review: off\n`, /\/self_review: unknown field/],
     ['a missing section', GOOD.replace(/^cleanup:.*\n/m, ''), /missing required field 'cleanup'/],

@@ -200,17 +200,20 @@ export function schemaFindings(doc: LoadedDocument, schema: object): Finding[] {
     severity: 'error' as const,
     code: 'schema',
     message: `${finding.path}: ${finding.message}`,
-    fix: schemaFix(finding.path, finding.message, schema),
+    fix: schemaFix(finding, schema),
+    schema: { keyword: finding.keyword, path: finding.path, fields: finding.fields },
   }));
 }
 
 /** How to mend one schema finding; the schema file is named so an editor (or a person) can see what fits. */
-function schemaFix(path: string, message: string, schema: object): string {
+function schemaFix(finding: { path: string; keyword: string; fields: string[] }, schema: object): string {
   const id = (schema as { $id?: unknown }).$id;
   const file = typeof id === 'string' ? `policies/${id.slice(id.lastIndexOf('/') + 1)}` : 'its JSON Schema';
-  if (message === 'unknown field') return `remove ${path} or correct its spelling; ${file} lists the fields`;
-  const missing = /^missing required field '(.+)'$/.exec(message);
-  if (missing) return `add ${missing[1]}; ${file} describes it`;
+  const { path, keyword, fields } = finding;
+  if (keyword === 'additionalProperties') return `remove ${path} or correct its spelling; ${file} lists the fields`;
+  if (keyword === 'required') return `add ${fields[0] ?? 'the field'}; ${file} describes it`;
+  if ((keyword === 'oneOf' || keyword === 'anyOf') && fields.length > 0)
+    return `set exactly one of ${fields.join(', ')}; ${file} describes them`;
   return `correct the value at ${path}; ${file} describes what fits`;
 }
 
