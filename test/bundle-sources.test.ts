@@ -106,13 +106,15 @@ const INLINE: unknown[] = [
   null,
 ];
 
+// Written before any test: every test below reads them.
+const broken = Object.entries(BROKEN).map(([name, text]) => {
+  const file = join(dir.path, `${name}.yaml`);
+  writeFileSync(file, `${text}\n`);
+  return file;
+});
+
 describe('the installed bundle and the sources answer identically', () => {
   test(`decide --batch: ${REQUESTS} generated requests over every profile, good and broken, file and inline`, async () => {
-    const broken = Object.entries(BROKEN).map(([name, text]) => {
-      const file = join(dir.path, `${name}.yaml`);
-      writeFileSync(file, `${text}\n`);
-      return file;
-    });
     const profiles = [...yamlFiles(profilesDir), ...broken, 'gitea-reviewer', 'no/such/profile.yaml'];
     const policy = loadPolicySet();
     const names = [
@@ -206,11 +208,51 @@ describe('the installed bundle and the sources answer identically', () => {
     assert.equal(JSON.parse(bundle.stdout).effect, 'allow', bundle.stdout);
   });
 
+  test('explain: a table of profiles, good and broken, against operations and tool calls with arguments', async () => {
+    const profiles = ['gitea-author', 'gitea-merger', join(dir.path, 'repositories-text.yaml'), 'no/such/profile.yaml'];
+    const questions: string[][] = [
+      ['--operation', 'gitea.read'],
+      ['--operation', 'gitea.nothing.here'],
+      [
+        '--tool',
+        'gitea_branches_create',
+        '--args',
+        JSON.stringify({ owner: 'acme', repo: 'widgets', body: { new_branch_name: 'main' } }),
+      ],
+      [
+        '--tool',
+        'gitea_branches_rename',
+        '--args',
+        JSON.stringify({ owner: 'acme', repo: 'widgets', branch: 'dev', body: { name: 'main' } }),
+      ],
+      [
+        '--tool',
+        'gitea_repos_edit',
+        '--args',
+        JSON.stringify({ owner: 'acme', repo: 'widgets', body: { name: 'elsewhere' } }),
+      ],
+      ['--tool', 'gitea_no_such_tool'],
+    ];
+    const table = profiles.flatMap((profile) =>
+      questions.map((question) => ['explain', '--profile', profile, ...question]),
+    );
+    const codes = new Set<number | null>();
+    // A few at a time: two cores are shared by every lane.
+    for (let i = 0; i < table.length; i += 4) {
+      const answers = await Promise.all(table.slice(i, i + 4).map((args) => both(args)));
+      answers.forEach(({ bundle, sources }, k) => {
+        const args = (table[i + k] as string[]).join(' ');
+        assert.equal(bundle.stdout, sources.stdout, args);
+        assert.equal(bundle.stderr, sources.stderr, args);
+        assert.equal(bundle.code, sources.code, args);
+        codes.add(bundle.code);
+      });
+    }
+    assert.deepEqual([...codes].sort(), [0, 1, 2], 'the table reaches allow, deny and unusable input');
+  });
+
   const checked = new Map<string, Awaited<ReturnType<typeof both>>>();
-  const allFiles = () => [
-    ...yamlFiles(profilesDir),
-    ...Object.keys(BROKEN).map((name) => join(dir.path, `${name}.yaml`)),
-  ];
+  const allFiles = () => [...yamlFiles(profilesDir), ...broken];
   for (const format of ['text', 'json', 'sarif']) {
     test(`check --format ${format}: every profile and every broken one reported alike, exit codes too`, async () => {
       const answers = await both(['check', '--format', format, ...allFiles()]);
