@@ -164,6 +164,29 @@ function overheadSection(results: BenchResults): string[] {
     ),
     '',
     ...tokenVerificationLines(results),
+    ...tracingLines(results),
+  ];
+}
+
+/** OpenTelemetry tracing (issue 30): the same calls with tracing off and exporting to a loopback receiver. */
+function tracingLines({ tracing: t }: BenchResults): string[] {
+  if (!t) return ['Tracing (OpenTelemetry): not measured in this run.', ''];
+  const row = (p: (typeof t.points)[number]) =>
+    `| ${p.point.kind} | ${p.tracing} | ${fmt(p.point.p50Milliseconds)} | ${fmt(p.point.p99Milliseconds)} | ` +
+    `${p.point.serverCpuMilliseconds ? fmt(p.point.serverCpuMilliseconds) : '-'} |`;
+  return [
+    `Tracing: the same calls over streamable HTTP to two namespaces (${t.profile}), one without OTEL_* variables (off: the SDK`,
+    `is never loaded) and one exporting every span to an OTLP receiver on loopback (on; ${t.spansReceived} spans received).`,
+    '',
+    '| call | tracing | p50 (ms) | p99 (ms) | server CPU per call (ms) |',
+    '|---|---|---:|---:|---:|',
+    ...t.points.map(row),
+    '',
+    ...t.added.map(
+      (a) =>
+        `Added by tracing, ${a.kind}: p50 ${a.p50Milliseconds} ms, p99 ${a.p99Milliseconds} ms, server CPU ${a.serverCpuMilliseconds} ms per call.`,
+    ),
+    '',
   ];
 }
 
@@ -252,6 +275,13 @@ function redactionSection({ redaction, audit }: BenchResults): string[] {
     `| redaction, exact only (MB/s) | ${fmt(redaction.exactOnlyMBps)} |`,
     `| redaction, exact + patterns, decoded JSON (MB/s) | ${fmt(redaction.maskMBps)} |`,
     `| redaction, exact + patterns, raw text (MB/s) | ${fmt(redaction.textMaskMBps)} |`,
+    ...(redaction.archive
+      ? [
+          `| redaction inside a ${(redaction.archive.archiveBytes / (1024 * 1024)).toFixed(1)} MB .tar.gz (${redaction.archive.files} files, ` +
+            `${(redaction.archive.inflatedBytes / (1024 * 1024)).toFixed(1)} MB inflated): opened, redacted, built again (MB/s of the download) | ` +
+            `${fmt(redaction.archive.archiveMBps)} |`,
+        ]
+      : []),
     `| audit appends/s, one at a time: one fsync each, as before group commit | ${fmt(audit.sequentialPerSecond)} |`,
     `| audit appends/s, all at once: group commit, one fsync per batch | ${fmt(audit.concurrentPerSecond)} |`,
     '',

@@ -6,6 +6,7 @@ import type { OverheadFigures } from './server-overhead.js';
 import type { ListingFigures, RecallFigures, StartupFigures } from './startup.js';
 import type { Spread } from './stats.js';
 import type { TokenVerificationFigures } from './token-verification.js';
+import type { TracingFigures } from './tracing.js';
 
 export interface Machine {
   cpu: string;
@@ -21,6 +22,8 @@ export interface RedactionFigures {
   exactOnlyMBps: Spread;
   maskMBps: Spread;
   textMaskMBps: Spread;
+  /** A ~5 MB .tar.gz download opened and redacted inside; absent in results written before it was measured. */
+  archive?: { archiveBytes: number; inflatedBytes: number; files: number; archiveMBps: Spread };
 }
 
 export interface AuditFigures {
@@ -50,6 +53,8 @@ export interface BenchResults {
   overhead: OverheadFigures | null;
   /** Per-user OAuth: what verifying a bearer token adds to a call (absent in results of older runs). */
   tokenVerification?: TokenVerificationFigures | null;
+  /** OpenTelemetry tracing off and on (absent in results of older runs). */
+  tracing?: TracingFigures | null;
   /** Per reference namespace and tool mode; null when it could not be measured. */
   startup: StartupFigures[] | null;
   skipped: string[];

@@ -10,7 +10,7 @@ import { referenceHolders } from '../src/policy-files/profile-files.js';
 import { benchAuditAppend } from './audit-append.js';
 import { benchDecisionEngines, DisagreementError } from './decision-engines.js';
 import { benchIntegrity } from './integrity.js';
-import { benchRedaction } from './redaction.js';
+import { benchArchiveRedaction, benchRedaction } from './redaction.js';
 import { renderReport } from './report.js';
 import type { AuditFigures, BenchResults, IntegrityFigures, Machine, RedactionFigures } from './results.js';
 import { benchScaling } from './scaling.js';
@@ -18,6 +18,7 @@ import { benchServerOverhead } from './server-overhead.js';
 import { benchListings, benchRecall, benchStartup } from './startup.js';
 import { overRounds, progress } from './stats.js';
 import { benchTokenVerification } from './token-verification.js';
+import { benchTracing } from './tracing.js';
 import { buildWorkload } from './workload.js';
 
 const ROUNDS = 5;
@@ -31,6 +32,7 @@ export const reportFile = join(packageRoot, 'docs', 'benchmarks.md');
 
 async function main(): Promise<number> {
   if (process.argv.includes('--only-tools')) return toolsOnly();
+  if (process.argv.includes('--only-tracing')) return tracingOnly();
   const started = Date.now();
   const skipped: string[] = [];
   progress('decisions: building the workload and the three engines');
@@ -51,6 +53,7 @@ async function main(): Promise<number> {
   const tokenVerification = await optional('token verification', skipped, () =>
     benchTokenVerification(ROUNDS, TOKEN_VERIFICATIONS),
   );
+  const tracing = await optional('tracing', skipped, () => benchTracing(ROUNDS, SERVER_CALLS_PER_ROUND));
   const startup = await optional('start-up', skipped, () => benchStartup(ROUNDS));
   progress('tools/list sizes and recall of gitea_find_operations');
   const listings = benchListings();
@@ -66,6 +69,7 @@ async function main(): Promise<number> {
     scaling,
     overhead,
     tokenVerification,
+    tracing,
     startup,
     skipped,
     listings,
@@ -104,6 +108,24 @@ async function toolsOnly(): Promise<number> {
   return 0;
 }
 
+/**
+ * `npm run bench -- --only-tracing`: the tracing off/on figures only, written over those of the last
+ * full run's bench/results.json (or printed alone when there is none), for work on telemetry.
+ */
+async function tracingOnly(): Promise<number> {
+  const tracing = await benchTracing(ROUNDS, SERVER_CALLS_PER_ROUND);
+  if (!existsSync(resultsFile)) {
+    process.stdout.write(`${JSON.stringify(tracing, null, 2)}\n`);
+    return 0;
+  }
+  const previous = JSON.parse(readFileSync(resultsFile, 'utf8')) as BenchResults;
+  const results: BenchResults = { ...previous, date: new Date().toISOString(), machine: machine(), tracing };
+  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(reportFile, renderReport(results));
+  progress('wrote the tracing figures of bench/results.json and docs/benchmarks.md');
+  return 0;
+}
+
 /** A server measurement that cannot run (e.g. serve fails to start) is reported as skipped, not fatal. */
 async function optional<T>(name: string, skipped: string[], run: () => Promise<T>): Promise<T | null> {
   try {
@@ -123,7 +145,14 @@ async function redactionFigures(): Promise<RedactionFigures> {
     shape = { inputBytes, issues };
     return { exactOnlyMBps, maskMBps, textMaskMBps };
   });
-  return { ...shape, ...figures };
+  progress(`redaction inside a 5 MB .tar.gz: ${ROUNDS} rounds`);
+  let archiveShape = { archiveBytes: 0, inflatedBytes: 0, files: 0 };
+  const archive = await overRounds(ROUNDS, () => {
+    const { archiveBytes, inflatedBytes, files, archiveMBps } = benchArchiveRedaction(1);
+    archiveShape = { archiveBytes, inflatedBytes, files };
+    return { archiveMBps };
+  });
+  return { ...shape, ...figures, archive: { ...archiveShape, ...archive } };
 }
 
 async function auditFigures(): Promise<AuditFigures> {

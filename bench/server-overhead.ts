@@ -18,11 +18,11 @@ import {
 import { cpuMilliseconds } from './process-usage.js';
 import { nowMicroseconds, overRounds, progress, quantile, round, type Spread } from './stats.js';
 
-const PROFILE = 'gitea-author';
+export const PROFILE = 'gitea-author';
 /** The command as installed, not the TypeScript sources through tsx. */
-const INSTALLED_SERVE = [INSTALLED_BIN, 'serve'];
+export const INSTALLED_SERVE = [INSTALLED_BIN, 'serve'];
 /** Calls made before each measured point, spread over its clients. */
-const WARM_UP_CALLS = 200;
+export const WARM_UP_CALLS = 200;
 const OWNER = 'acme';
 const REPO = 'widgets';
 const ISSUE = 3;
@@ -123,7 +123,7 @@ export async function benchServerOverhead(rounds: number, callsPerRound: number)
   }
 }
 
-interface PointSetup {
+export interface PointSetup {
   kind: CallKind;
   path: Path;
   concurrency: number;
@@ -134,7 +134,7 @@ interface PointSetup {
   serverPid: number | null;
 }
 
-async function measure(setup: PointSetup): Promise<OverheadPoint> {
+export async function measure(setup: PointSetup): Promise<OverheadPoint> {
   const { kind, path, concurrency, callsPerClient, rounds, callerFor, serverPid } = setup;
   const callers = Array.from({ length: concurrency }, (_, client) => callerFor(client));
   let errors = 0;
@@ -200,7 +200,7 @@ function directCaller(sandbox: Sandbox, kind: CallKind): Caller {
   };
 }
 
-function toolCaller(connected: Connected, kind: CallKind): Caller {
+export function toolCaller(connected: Connected, kind: CallKind): Caller {
   const byId = catalogByOperationId();
   const name = byId.get(kind === 'read' ? 'repoGet' : 'issueCreateComment')?.name as string;
   const args =

@@ -32,6 +32,9 @@ if (files.length === 0) {
 
 const scratch = mkdtempSync(join(tmpdir(), 'warden-test-counts-'));
 const countsFile = join(scratch, 'counts.json');
+// A bare profile name is looked up in the user's config directory first (src/shared/paths.ts): the
+// suite's names must mean the checkout's profiles/, whatever `gitea-warden init` wrote for this user.
+const configHome = join(scratch, 'config');
 const result = spawnSync(
   process.execPath,
   [
@@ -46,7 +49,7 @@ const result = spawnSync(
     `--test-reporter-destination=${countsFile}`,
     ...files,
   ],
-  { cwd: root, stdio: 'inherit' },
+  { cwd: root, stdio: 'inherit', env: { ...process.env, XDG_CONFIG_HOME: configHome } },
 );
 let counts = {};
 try {

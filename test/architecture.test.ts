@@ -13,6 +13,8 @@ interface ImportEdge {
   from: string;
   specifier: string;
   typeOnly: boolean;
+  /** An import('...') expression, loaded when it runs rather than with the module. */
+  dynamic?: boolean;
 }
 
 function sourceFiles(dir: string): string[] {
@@ -32,7 +34,13 @@ function importsOf(file: string): ImportEdge[] {
   const edges: ImportEdge[] = [];
   for (const match of text.matchAll(importPattern)) {
     const specifier = match[3] ?? match[4] ?? match[5];
-    if (specifier) edges.push({ from: relative(packageRoot, file), specifier, typeOnly: Boolean(match[2]) });
+    if (specifier)
+      edges.push({
+        from: relative(packageRoot, file),
+        specifier,
+        typeOnly: Boolean(match[2]),
+        dynamic: match[4] !== undefined,
+      });
   }
   return edges;
 }
@@ -166,6 +174,25 @@ test('only src/server and src/transports import the MCP SDK', () => {
     (e) => e.specifier.startsWith('@modelcontextprotocol/sdk') && !['server', 'transports'].includes(roomOf(e)),
   );
   assert.deepEqual(offending, []);
+});
+
+test('only src/telemetry imports OpenTelemetry, and only otel.ts (loaded when configured) its SDK', () => {
+  const otel = edges.filter((e) => e.specifier.startsWith('@opentelemetry/'));
+  assert.ok(otel.length > 0, 'no OpenTelemetry import seen');
+  assert.deepEqual(
+    otel.filter((e) => roomOf(e) !== 'telemetry'),
+    [],
+  );
+  // The rest of the room reaches otel.ts only through import() or for types, so start-up never loads the SDK.
+  assert.deepEqual(
+    otel.filter((e) => e.from !== 'src/telemetry/otel.ts').map((e) => e.from),
+    [],
+  );
+  const staticOtel = edges.filter((e) => /\/otel\.js$/.test(e.specifier) && !e.typeOnly && !e.dynamic);
+  assert.deepEqual(
+    staticOtel.map((e) => e.from),
+    [],
+  );
 });
 
 test('the executor side never decides policy: src/gitea imports policy types only', () => {

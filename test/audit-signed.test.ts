@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { canonicalJson, GENESIS_PREV, sealEvent, sha256Hex } from '../src/audit/chain.js';
 import { publicKeyFromPem, signerFromPem, type Signer } from '../src/audit/checkpoint.js';
-import { AuditChainError, AuditLog, checkpointPathOf } from '../src/audit/log.js';
+import { AuditLog, checkpointPathOf } from '../src/audit/log.js';
+import { AuditStartRefused } from '../src/audit/start.js';
 import { verifyAuditLog } from '../src/audit/verify.js';
 import { sampleEvent } from './fixtures/audit-sample.js';
 import { CLI_ARGS } from './support/namespace.js';
@@ -228,7 +229,7 @@ describe('signed checkpoints', () => {
     const path = await signedLog(10);
     await writeFile(path, text((await linesOf(path)).slice(0, 11)));
     // The cut ends on a checkpoint line, so only the checkpoint file shows the cut.
-    await assert.rejects(AuditLog.open(path, { signer }), AuditChainError);
+    await assert.rejects(AuditLog.open(path, { signer }), AuditStartRefused);
     await writeFile(path, text((await linesOf(path)).slice(0, 9)));
     await assert.rejects(AuditLog.open(path, { signer }), /checkpoint file covers line 14/);
   });

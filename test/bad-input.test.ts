@@ -101,7 +101,7 @@ const rows: Row[] = [
   },
   {
     name: 'decide with a mistyped operation: denied, with a did-you-mean hint',
-    args: () => ['decide', '--profile', 'gitea-merger', '--operation', 'gitea.pr.mrege'],
+    args: () => ['decide', '--profile', 'gitea-warden:gitea-merger', '--operation', 'gitea.pr.mrege'],
     code: 1,
     says: /"reason": "unknown_operation"[\s\S]*"hint": "did you mean gitea\.pr\.merge\?/,
   },

@@ -198,3 +198,32 @@ test('throughput targets are read as a share of direct fetch, beside the ceiling
     ],
   );
 });
+
+test('tracing off and on appear beside the server overhead, or it says they were not measured', () => {
+  const point = (kind: 'read' | 'write') => ({
+    kind,
+    path: 'streamable HTTP' as const,
+    concurrency: 1,
+    calls: 500,
+    p50Milliseconds: s(2),
+    p99Milliseconds: s(4),
+    callsPerSecond: s(400),
+    serverCpuMilliseconds: s(0.9),
+    benchBusyMilliseconds: s(0.3),
+    errors: 0,
+  });
+  const tracing = {
+    profile: 'gitea-author',
+    spansReceived: 4200,
+    points: [
+      { tracing: 'off' as const, point: point('read') },
+      { tracing: 'on' as const, point: point('read') },
+    ],
+    added: [{ kind: 'read' as const, p50Milliseconds: 0.2, p99Milliseconds: 0.5, serverCpuMilliseconds: 0.15 }],
+  };
+  const text = renderReport({ ...results, tracing });
+  assert.match(text, /\| read \| on \| 2 \(2 to 2\) \| 4 \(4 to 4\) \| 0\.9 \(0\.9 to 0\.9\) \|/);
+  assert.match(text, /Added by tracing, read: p50 0\.2 ms, p99 0\.5 ms, server CPU 0\.15 ms per call\./);
+  assert.match(text, /4200 spans received/);
+  assert.match(renderReport({ ...results, tracing: null }), /Tracing \(OpenTelemetry\): not measured in this run\./);
+});

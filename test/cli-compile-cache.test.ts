@@ -2,7 +2,7 @@
 // user's own that nobody else can write to; anything else starts without a cache.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileCacheDirectory } from '../src/cli/compile-cache.js';
 import { tempDir } from './support/namespace.js';
@@ -31,6 +31,31 @@ test('a cache directory others can write to is not used, nor one when none is as
     assert.equal(compileCacheDirectory({ XDG_CACHE_HOME: dir.path, GITEA_WARDEN_COMPILE_CACHE: 'off' }), null);
     assert.equal(compileCacheDirectory({ XDG_CACHE_HOME: dir.path, NODE_COMPILE_CACHE: '/elsewhere' }), null);
     assert.equal(compileCacheDirectory({}), null);
+  } finally {
+    dir.dispose();
+  }
+});
+
+// Whoever can write to a directory above the cache can rename the cache away and plant their own.
+test('a cache below a directory others can write to, or that another user owns, is not used', () => {
+  const dir = tempDir('warden-cache-');
+  try {
+    const parent = join(dir.path, 'shared');
+    const cache = join(parent, 'cache');
+    mkdirSync(cache, { recursive: true, mode: 0o700 });
+    chmodSync(parent, 0o755);
+    assert.equal(compileCacheDirectory({ XDG_CACHE_HOME: cache }), join(cache, 'gitea-warden', 'compile-cache'));
+    chmodSync(parent, 0o777);
+    assert.equal(compileCacheDirectory({ XDG_CACHE_HOME: cache }), null, 'a world-writable parent');
+    chmodSync(parent, 0o775);
+    assert.equal(compileCacheDirectory({ XDG_CACHE_HOME: cache }), null, 'a group-writable parent');
+    chmodSync(parent, 0o755);
+    if (process.getuid?.() === 0) {
+      chownSync(parent, 65534, 65534);
+      assert.equal(compileCacheDirectory({ XDG_CACHE_HOME: cache }), null, 'a parent owned by another user (not root)');
+      chownSync(parent, 0, 0);
+    }
+    assert.equal(compileCacheDirectory({ XDG_CACHE_HOME: cache }), join(cache, 'gitea-warden', 'compile-cache'));
   } finally {
     dir.dispose();
   }

@@ -10,8 +10,10 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { defaultSeed, startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import type { SandboxResponseEvent } from '../src/sandbox/server.js';
+import { answerToolCall } from '../src/server/call/pipeline.js';
 import { payloadOf, tempDir } from './support/namespace.js';
 import { connectInProcess, type InProcessConnection } from './support/in-process.js';
+import { answering, askingRound, YES } from './support/rounds.js';
 import { b64, sandboxClient } from './support/sandbox-client.js';
 import { recordContract } from './support/spec-contract.js';
 
@@ -103,14 +105,27 @@ async function call(
   return payloadOf(await ns.client.callTool({ name, arguments: args }));
 }
 
+/**
+ * A call a person confirms (policies/confirmations.yaml: merges, the reconciler's writes): its two
+ * rounds as a client that asks its person sends them, the person ticking yes. The SDK server does not
+ * hand the client's elicitation to the pipeline yet (the protocol lane's move), so these go to the
+ * namespace's pipeline directly; a refusal by a guard comes before the question, in the first round.
+ */
+async function confirmed(ns: InProcessConnection, name: string, args: Record<string, unknown>) {
+  const first = await answerToolCall(ns.namespace, name, args, askingRound());
+  if (!first.ask) return payloadOf(first.result);
+  return payloadOf((await answerToolCall(ns.namespace, name, args, answering(first, YES))).result);
+}
+
 /** The payload of a call and the requests other than GET it sent to Gitea. */
 async function attempt(
   ns: InProcessConnection,
   name: string,
   args: Record<string, unknown>,
+  confirm = false,
 ): Promise<{ payload: Record<string, any>; writes: string[] }> {
   const start = sandbox.requests.length;
-  const payload = await call(ns, name, args);
+  const payload = confirm ? await confirmed(ns, name, args) : await call(ns, name, args);
   const writes = sandbox.requests
     .slice(start)
     .filter((r) => r.method !== 'GET')
@@ -168,11 +183,12 @@ const approve = (index: number, body: Record<string, unknown> = {}) =>
   });
 
 const merge = (index: number, head: string) =>
-  attempt(merger, 'gitea_pulls_merge', {
-    ...W,
-    index,
-    body: { do: 'merge', head_commit_id: head, delete_branch_after_merge: false },
-  });
+  attempt(
+    merger,
+    'gitea_pulls_merge',
+    { ...W, index, body: { do: 'merge', head_commit_id: head, delete_branch_after_merge: false } },
+    true,
+  );
 
 describe('1. an approval counts only for the content it saw', () => {
   test('an approval given against another base does not count after a retarget (Gitea keeps the review)', async () => {
@@ -465,7 +481,11 @@ describe('6. the write follows the proof immediately', () => {
     assertDone(await merge(pr.index, pr.head));
     const repo = sandbox.state.repo('acme', 'widgets');
     assert.ok(repo);
-    // Someone pushes to the merged branch right after the guard's last read (the compare).
+    const args = { ...W, pr_number: pr.index, branch: pr.branch };
+    // The first round proves and asks the person; the retry with their yes proves again, and someone
+    // pushes to the merged branch right after that proof's last read (the compare).
+    const asked = await answerToolCall(reconciler.namespace, 'gitea_cleanup_merged_pr_branch', args, askingRound());
+    assert.ok(asked.ask, JSON.stringify(asked.result.structuredContent));
     let pushed = '';
     onAnswer = (event) => {
       if (event.method !== 'GET' || !/\/compare\//.test(event.path) || pushed) return;
@@ -478,15 +498,19 @@ describe('6. the write follows the proof immediately', () => {
       }).sha;
       sandbox.state.moveBranch(repo, pr.branch, pushed, 'alice');
     };
-    const args = {
-      ...W,
-      pr_number: pr.index,
-      branch: pr.branch,
-      confirmation: `CLEANUP MERGED PR ${pr.index} BRANCH ${pr.branch}`,
-    };
     try {
-      const refused = await attempt(reconciler, 'gitea_cleanup_merged_pr_branch', args);
-      assertRefused(refused, 'branch_moved');
+      const start = sandbox.requests.length;
+      const answer = await answerToolCall(
+        reconciler.namespace,
+        'gitea_cleanup_merged_pr_branch',
+        args,
+        answering(asked, YES),
+      );
+      const writes = sandbox.requests
+        .slice(start)
+        .filter((r) => r.method !== 'GET')
+        .map((r) => `${r.method} ${r.path}`);
+      assertRefused({ payload: payloadOf(answer.result), writes }, 'branch_moved');
       assert.equal((await gitea('GET', `/repos/acme/widgets/branches/${pr.branch}`)).body.commit.id, pushed);
     } finally {
       onAnswer = null;
@@ -495,12 +519,12 @@ describe('6. the write follows the proof immediately', () => {
     const other = await openPull();
     assertDone(await approve(other.index));
     assertDone(await merge(other.index, other.head));
-    const done = await attempt(reconciler, 'gitea_cleanup_merged_pr_branch', {
-      ...W,
-      pr_number: other.index,
-      branch: other.branch,
-      confirmation: `CLEANUP MERGED PR ${other.index} BRANCH ${other.branch}`,
-    });
+    const done = await attempt(
+      reconciler,
+      'gitea_cleanup_merged_pr_branch',
+      { ...W, pr_number: other.index, branch: other.branch },
+      true,
+    );
     assert.equal(done.payload.action, 'deleted', JSON.stringify(done.payload));
   });
 });

@@ -41,20 +41,31 @@ function serverEntries(file: string): Array<[string, ServerEntry]> {
 
 const profileExists = (name: string) => existsSync(join(profilesDir, `${name}.yaml`));
 
-/** What `gitea-warden init --client CLIENT` writes for the four roles, as text, in a scratch directory. */
+/**
+ * What `gitea-warden init --client CLIENT` writes for the four roles, as text: the profiles where init
+ * puts them by default (~/.config/gitea-warden/profiles, a scratch home here), the configuration in a
+ * scratch project.
+ */
 async function initClientConfig(client: string, file: string): Promise<string> {
   const dir = tempDir('init-example');
+  const saved = { HOME: process.env.HOME, XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME };
+  process.env.HOME = join(dir.path, 'home');
+  delete process.env.XDG_CONFIG_HOME;
   try {
-    const logins = ['--author', 'alice', '--reviewer', 'bob', '--merger', 'carol', '--reconciler', 'dave'];
+    const logins = ['--author', 'ana', '--reviewer', 'ben', '--merger', 'cleo', '--reconciler', 'dan'];
     const write = process.stdout.write;
     process.stdout.write = (() => true) as typeof process.stdout.write;
     try {
-      assert.equal(await runInit([...logins, '--client', client, '--dir', dir.path]), 0);
+      assert.equal(await runInit([...logins, '--client', client, '--dir', join(dir.path, 'project')]), 0);
     } finally {
       process.stdout.write = write;
     }
-    return readFileSync(join(dir.path, file), 'utf8');
+    return readFileSync(join(dir.path, 'project', file), 'utf8');
   } finally {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
     dir.dispose();
   }
 }
@@ -93,10 +104,11 @@ describe('example client configs', () => {
           assert.equal(entry.command, 'gitea-warden');
           assert.deepEqual(entry.args, ['serve']);
           const profile = entry.env?.GITEA_MCP_PROFILE;
+          // Outside the project (where its agent works): the user's config directory, as the client spells home.
           assert.match(
             String(profile),
-            new RegExp(`^(\\$\\{workspaceFolder\\}/)?profiles/${name}\\.yaml$`),
-            'the namespace is named after its profile file',
+            new RegExp(`^\\$\\{(HOME|userHome)\\}/\\.config/gitea-warden/profiles/${name}\\.yaml$`),
+            'the namespace is named after its profile file, in the directory init writes to',
           );
           assert.ok(profileExists(name), `${name} is a reference profile`);
           const tokenVariables = Object.keys(entry.env ?? {}).filter((key) => key.endsWith('_TOKEN'));

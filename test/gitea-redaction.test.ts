@@ -1,5 +1,5 @@
 // Secrets never reach the model: exact redaction with fingerprints, pattern masking and blocking,
-// and credential-issuing operations that deliver their fresh credential whole.
+// and credential-issuing operations whose fresh credential a person may reveal (reveal_secrets).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -283,7 +283,7 @@ describe('pattern masking', () => {
 });
 
 describe('credential-issuing operations', () => {
-  test('userCreateToken delivers the fresh token whole, even in block mode', async () => {
+  test('userCreateToken redacts the fresh token, even in block mode, and keeps it for a person to reveal', async () => {
     const fresh = 'f'.repeat(8) + COMMIT_SHA.slice(8);
     answer(201, { id: 5, name: 'ci', sha1: fresh, token_last_eight: fresh.slice(-8), scopes: ['read:repository'] });
     const createToken = entry({
@@ -300,10 +300,17 @@ describe('credential-issuing operations', () => {
       { secretDetectionMode: 'block' },
     );
     assert.equal(result.isError, false);
-    assert.equal(((result.payload as SuccessPayload).data as { sha1: string }).sha1, fresh);
+    const payload = result.payload as SuccessPayload;
+    assert.equal((payload.data as { sha1: string }).sha1, `[REDACTED ${fingerprint(fresh)}]`);
+    assert.deepEqual(result.isError ? [] : result.hidden, [
+      { shown: `[REDACTED ${fingerprint(fresh)}]`, value: fresh, fingerprint: fingerprint(fresh) },
+    ]);
+    assert.equal(payload.secrets?.hidden, 1);
+    assert.match(payload.secrets?.how_to_see ?? '', /reveal_secrets: true; a person is asked/);
+    assert.ok(!JSON.stringify(payload).includes(fresh), 'the fresh token is nowhere in the result');
   });
 
-  test("a runner registration token is delivered, but the caller's own token is still redacted", async () => {
+  test("a runner registration token is redacted for a person to reveal; the caller's own token never is", async () => {
     answer(201, { token: 'AAbbCCddEEffGG1122334455', note: TOKEN });
     const createRunnerToken = entry({
       method: 'POST',
@@ -311,8 +318,18 @@ describe('credential-issuing operations', () => {
       path: '/repos/{owner}/{repo}/actions/runners/registration-token',
       pathParams: ['owner', 'repo'],
     });
-    const payload = (await execute(createRunnerToken, { owner: 'o', repo: 'r' }, context())).payload as SuccessPayload;
-    assert.deepEqual(payload.data, { token: 'AAbbCCddEEffGG1122334455', note: `[REDACTED ${fingerprint(TOKEN)}]` });
+    const result = await execute(createRunnerToken, { owner: 'o', repo: 'r' }, context());
+    const payload = result.payload as SuccessPayload;
+    const fresh = 'AAbbCCddEEffGG1122334455';
+    assert.deepEqual(payload.data, {
+      token: `[REDACTED ${fingerprint(fresh)}]`,
+      note: `[REDACTED ${fingerprint(TOKEN)}]`,
+    });
+    assert.deepEqual(
+      (result.isError ? [] : (result.hidden ?? [])).map((h) => h.value),
+      [fresh],
+      'only the fresh credential is revealable',
+    );
   });
 
   test('every listed operation exists in the pinned Gitea spec', () => {

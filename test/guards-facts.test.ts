@@ -18,7 +18,7 @@ import {
 import { cleanupMergedPrBranch, reconcileAlreadyLandedPr } from '../src/gitea/reconcile.js';
 import type { FactReader, GiteaWriter, ReadResult, WriteResult } from '../src/gitea/types.js';
 import { callGuardsFor, judgeCall } from '../src/policy/guards/call-guards.js';
-import { cleanupConfirmation, judgeCleanup, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
+import { judgeCleanup, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
 import { judgeReconcileLanded } from '../src/policy/guards/reconcile-landed-guard.js';
 import { judgeUnmoved } from '../src/policy/guards/unmoved-guard.js';
 import type { BranchPatterns, FactBounds, MergeSettings } from '../src/policy/guards/settings.js';
@@ -737,7 +737,6 @@ describe('cleanup_merged_pr_branch', () => {
     repo: 'app',
     prNumber: 7,
     branch: 'feature/x',
-    confirmation: cleanupConfirmation(7, 'feature/x'),
   };
   const run = (gitea: FakeGitea, r: CleanupRequest = request) =>
     cleanupMergedPrBranch(
@@ -790,7 +789,6 @@ describe('cleanup_merged_pr_branch', () => {
   });
 
   const refusals: Array<[string, () => FakeGitea, CleanupRequest, string[]]> = [
-    ['a wrong confirmation', () => mergedRepo(), { ...request, confirmation: 'yes' }, ['confirmation_mismatch']],
     [
       'an unmerged pull request',
       () => mergedRepo({ [`${R}/pulls/7`]: ok(giteaPull({ merged: false })) }),
@@ -869,7 +867,6 @@ describe('the write follows the proof: a move between the proof and the write re
       repo: 'app',
       prNumber: 7,
       branch: 'feature/x',
-      confirmation: cleanupConfirmation(7, 'feature/x'),
     };
     const patterns: BranchPatterns = { protected_branches: ['main'], preserved_refs: [] };
     const report = await cleanupMergedPrBranch(

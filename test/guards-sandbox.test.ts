@@ -7,7 +7,7 @@ import { HttpGiteaWriter } from '../src/gitea/writer.js';
 import { gatherCallFacts, readOpenPulls } from '../src/gitea/facts.js';
 import { cleanupMergedPrBranch, reconcileAlreadyLandedPr } from '../src/gitea/reconcile.js';
 import { callGuardsFor, judgeCall } from '../src/policy/guards/call-guards.js';
-import { cleanupConfirmation, judgeCleanup, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
+import { judgeCleanup, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
 import { judgeReconcileLanded } from '../src/policy/guards/reconcile-landed-guard.js';
 import { judgeUnmoved } from '../src/policy/guards/unmoved-guard.js';
 import { cleanupPatterns, loadPolicySet } from '../src/policy-files/policy-set.js';
@@ -80,7 +80,6 @@ describe('guards against the sandbox', () => {
       repo: 'widgets',
       prNumber: open,
       branch: 'feature/login',
-      confirmation: cleanupConfirmation(open, 'feature/login'),
     });
     assert.equal(refused.action, 'refused');
     assert.deepEqual(
@@ -94,7 +93,6 @@ describe('guards against the sandbox', () => {
       repo: 'widgets',
       prNumber: merged,
       branch: 'feature/old-docs',
-      confirmation: cleanupConfirmation(merged, 'feature/old-docs'),
     };
     const report = await run(request);
     assert.deepEqual(

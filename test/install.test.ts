@@ -6,39 +6,34 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { packageRoot } from '../src/shared/paths.js';
-import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { defaultSeed, startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { installedPackage, type Installed } from './support/installed.js';
 import { payloadOf, tempDir } from './support/namespace.js';
 
 const dir = tempDir('warden-install-');
-const prefix = join(dir.path, 'prefix');
-const bin = join(prefix, 'bin');
-const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
-const tarballName = `gitea-warden-${version}.tgz`;
+/** The user's home: init writes the team's profiles to ~/.config/gitea-warden/profiles. */
+const home = join(dir.path, 'home');
+let installed: Installed;
 let tarball: string;
+let version: string;
+let bin: string;
 let sandbox: Sandbox;
-
-/** npm with the global prefix redirected to the temporary one: `npm install --global` lands there. */
-const npmEnv = (): NodeJS.ProcessEnv => ({
-  ...process.env,
-  npm_config_prefix: prefix,
-  npm_config_prefer_offline: 'true',
-  npm_config_audit: 'false',
-  npm_config_fund: 'false',
-  npm_config_update_notifier: 'false',
-});
 
 /** The environment a user's shell has after installing: the prefix's bin first on PATH, nothing of ours. */
 const userEnv = (extra: Record<string, string> = {}): Record<string, string> => ({
   PATH: `${bin}:${process.env.PATH ?? ''}`,
-  HOME: process.env.HOME ?? dir.path,
-  npm_config_prefix: prefix,
+  HOME: home,
+  npm_config_prefix: installed.prefix,
   npm_config_prefer_offline: 'true',
   npm_config_audit: 'false',
   npm_config_fund: 'false',
@@ -55,24 +50,36 @@ function sh(script: string, cwd: string, env: Record<string, string>): SpawnSync
   });
 }
 
-function ok(run: SpawnSyncReturns<string>, what: string): string {
+/** The same, without blocking this process (the sandbox serving its requests runs in it). */
+function shAsync(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ status: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('bash', ['-c', `set -euo pipefail\n${script}`], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('close', (code) => resolve({ status: code ?? 1, stdout, stderr }));
+  });
+}
+
+function ok(run: { status: number | null; stdout: string; stderr: string }, what: string): string {
   assert.equal(run.status, 0, `${what}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`);
   return run.stdout;
 }
 
 before(async () => {
-  // The README's own two lines: pack in the checkout, install the tarball (into the temporary prefix).
-  const packDir = join(dir.path, 'pack');
-  mkdirSync(packDir);
-  ok(
-    spawnSync('npm', ['pack', '--pack-destination', packDir], { cwd: packageRoot, env: npmEnv(), encoding: 'utf8' }),
-    'npm pack',
-  );
-  tarball = join(packDir, tarballName);
-  ok(
-    spawnSync('npm', ['install', '--global', `./${tarballName}`], { cwd: packDir, env: npmEnv(), encoding: 'utf8' }),
-    'npm install --global',
-  );
+  // The README's two lines, once per build for every test file (test/support/installed.ts).
+  installed = await installedPackage();
+  ({ tarball, version, bin } = installed);
+  mkdirSync(home);
   sandbox = await startSandbox();
 });
 
@@ -111,8 +118,12 @@ describe('the installed command', () => {
       ),
       'init',
     );
-    assert.match(out, /wrote profiles\/gitea-author\.yaml/);
-    assert.match(ok(sh('gitea-warden check profiles/', project, userEnv()), 'check'), /check: no findings/);
+    // Outside the project, where the agent works: the user's config directory.
+    assert.match(out, /wrote ~\/\.config\/gitea-warden\/profiles\/gitea-author\.yaml/);
+    assert.match(
+      ok(sh('gitea-warden check', project, userEnv()), 'check'),
+      /check: no findings \(checked 4 files: ~?.*\.config\/gitea-warden\/profiles\/gitea-author\.yaml/,
+    );
   });
 
   test('gitea-warden serve answers tools/list over stdio against the sandbox, as the client config starts it', async () => {
@@ -120,7 +131,10 @@ describe('the installed command', () => {
     const entry = config.mcpServers['gitea-author'] as { command: string; args: string[]; env: Record<string, string> };
     const env = userEnv({
       GITEA_URL: sandbox.url,
-      GITEA_MCP_PROFILE: entry.env.GITEA_MCP_PROFILE as string,
+      // As Claude Code expands ${VAR} in .mcp.json, from the environment it was started in.
+      GITEA_MCP_PROFILE: (entry.env.GITEA_MCP_PROFILE as string).replace(/\$\{(\w+)\}/g, (_, name: string) =>
+        name === 'HOME' ? home : '',
+      ),
       GITEA_AUTHOR_TOKEN: sandbox.users.alice?.token ?? '',
       AUDIT_LOG: join(dir.path, 'author-audit.jsonl'),
       LOG_LEVEL: 'warn',
@@ -149,10 +163,10 @@ describe('the installed command', () => {
         JSON.stringify(found),
       );
       assert.equal(payloadOf(await client.callTool({ name: 'gitea_whoami', arguments: {} })).login, 'alice');
-      // Started from the user's project, the denial names the user's profile relative to it.
+      // The denial names the user's own profile, where init wrote it, outside the project.
       const merge = { method: 'POST', path: '/repos/acme/widgets/pulls/1/merge', body: { do: 'merge' } };
       const denial = payloadOf(await client.callTool({ name: 'gitea_api_request', arguments: merge })).error;
-      assert.match(denial.determining.entry, /^profiles\/gitea-author\.yaml:\d+$/);
+      assert.equal(denial.determining.file, join(home, '.config', 'gitea-warden', 'profiles', 'gitea-author.yaml'));
       // A rule of the installed package's own policies is named as the package's file, never as a ../ path.
       const push = {
         method: 'PUT',
@@ -231,9 +245,9 @@ const notRun: Array<[RegExp, string]> = [
   [/^npm ci\b/, 'installs this checkout; the packed tarball below is installed instead'],
   [
     /^npm install --global \.\s/,
-    'the same install from the checkout; the tarball install in before() runs the next block as written',
+    'the same install from the checkout; the tarball install (test/support/installed.ts) runs the next block as written',
   ],
-  [/^npm pack\b|^npm install --global \.\/gitea-warden-/, 'run as written in before()'],
+  [/^npm pack\b|^npm install --global \.\/gitea-warden-/, 'run as written by test/support/installed.ts'],
   [/^MCP_TRANSPORT=http /, 'a long-running HTTP server; test/e2e-server-http.test.ts and the OAuth tests serve it'],
   [
     /^export OAUTH_CLIENT_SECRET=/,
@@ -241,34 +255,62 @@ const notRun: Array<[RegExp, string]> = [
   ],
 ];
 
+/** The sandbox's people by the names the READMEs use, each a member of acme. */
+const README_PEOPLE = ['ana', 'ben', 'cleo', 'dan', 'eve', 'rui', 'mei', 'ops-bot'];
+
 describe('the shell lines of the README and examples/README.md run as written', () => {
+  let people: Sandbox;
+  before(async () => {
+    const seed = defaultSeed();
+    seed.users.push(...README_PEOPLE.map((login) => ({ login })));
+    seed.orgs?.[0]?.teams.find((team) => team.name === 'Developers')?.members.push(...README_PEOPLE);
+    people = await startSandbox({ seed });
+  });
+  after(() => people?.close());
+
   for (const file of ['README.md', 'examples/README.md']) {
-    test(file, () => {
+    test(file, async () => {
       const work = join(dir.path, `readme-${file.replace(/\W/g, '_')}`);
-      mkdirSync(work);
-      // A repository that keeps its profiles on main, as the examples assume; /tmp/old.yaml becomes a scratch path.
-      ok(
-        sh(
-          'git init -q -b main && gitea-warden init --author alice --reviewer bob --merger carol --reconciler dave >/dev/null && git add -A && git -c user.name=t -c user.email=t@t commit -qm profiles',
-          work,
-          userEnv(),
-        ),
-        'scratch repository',
-      );
+      const readmeHome = join(work, 'home');
+      mkdirSync(readmeHome, { recursive: true });
+      const env = userEnv({ HOME: readmeHome, AUDIT_LOG: join(work, 'audit.jsonl') });
+      // examples/README.md works in a repository that keeps its profiles on main, as its CI section says.
+      if (file === 'examples/README.md')
+        ok(
+          sh(
+            'git init -q -b main && gitea-warden init --author ana --reviewer ben --merger cleo --reconciler dan --profiles profiles >/dev/null && git add -A && git -c user.name=t -c user.email=t@t commit -qm profiles',
+            work,
+            env,
+          ),
+          'a repository of profiles',
+        );
       const lines = shellLines(file);
       const run = lines.filter((line) => !notRun.some(([pattern]) => pattern.test(line)));
       assert.ok(run.length >= 3, `${file}: ${run.length} lines to run`);
       const script = run
         .map((line) =>
           line
-            .replace('https://gitea.example.com', sandbox.url)
-            .replace('GITEA_AUTHOR_TOKEN=...', `GITEA_AUTHOR_TOKEN=${sandbox.users.alice?.token ?? ''}`),
+            .replace('https://gitea.example.com', people.url)
+            .replace('GITEA_AUTHOR_TOKEN=...', `GITEA_AUTHOR_TOKEN=${people.users.ana?.token ?? ''}`),
         )
+        // Scratch paths for the places a README writes outside the user's home.
         .map((line) => line.replace(/\/tmp\/old\.yaml/g, join(work, 'old.yaml')))
-        // init would refuse to overwrite the scratch repository's profiles; a fresh directory for it.
-        .map((line) => (line.startsWith('gitea-warden init ') ? `mkdir -p fresh && cd fresh && ${line}` : line))
+        .map((line) => line.replace(/\/etc\/gitea-warden\//g, `${join(work, 'etc')}/`))
         .join('\n');
-      ok(sh(script, work, userEnv({ AUDIT_LOG: join(work, 'audit.jsonl') })), `${file}:\n${script}`);
+      const result = await shAsync(script, work, env);
+      ok(result, `${file}:\n${script}`);
+      if (file === 'README.md') {
+        // What the README promises of its lines: the team's people in ~/.config, doctor ready.
+        const reviewer = parse(
+          readFileSync(join(readmeHome, '.config', 'gitea-warden', 'profiles', 'gitea-reviewer.yaml'), 'utf8'),
+        );
+        assert.deepEqual(reviewer.integrity.trusted_users, ['ana', 'cleo', 'dan', 'eve']);
+        assert.match(result.stdout, /check: no findings \(checked 4 files/);
+        assert.match(result.stdout, /doctor: ready/);
+        const oauth = parse(readFileSync(join(work, 'etc', 'profiles', 'gitea-author.yaml'), 'utf8'));
+        assert.deepEqual(oauth.authenticated_users, ['ana', 'ben']);
+        assert.deepEqual(oauth.authenticated_teams, ['acme/Developers']);
+      }
     });
   }
 });
@@ -280,13 +322,31 @@ describe('the CI examples pass as written in a repository that keeps only profil
     uses?: string;
     env?: Record<string, string>;
   }
+  /** The tarball as a release asset would serve it: over HTTP, from loopback. */
+  let server: Server;
+  let tarballUrl: string;
+  let sha256: string;
+  before(async () => {
+    const bytes = readFileSync(tarball);
+    sha256 = createHash('sha256').update(bytes).digest('hex');
+    server = createServer((req, res) => {
+      if (req.url === '/gitea-warden.tgz') res.writeHead(200, { 'content-type': 'application/gzip' }).end(bytes);
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    tarballUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/gitea-warden.tgz`;
+  });
+  after(() => server?.close());
+
+  before(() => mkdirSync(runner));
+
   /** A pull request on a scratch repository: base commit with profiles, head commit with `change` applied. */
   function pullRequest(name: string, change: (profiles: string) => void): { repo: string; base: string } {
     const repo = join(dir.path, `ci-${name}`);
     mkdirSync(repo);
     ok(
       sh(
-        'git init -q -b main && gitea-warden init --author alice --reviewer bob --merger carol --reconciler dave >/dev/null',
+        'git init -q -b main && gitea-warden init --author ana --reviewer ben --merger cleo --reconciler dan --profiles profiles >/dev/null',
         repo,
         userEnv(),
       ),
@@ -311,37 +371,40 @@ describe('the CI examples pass as written in a repository that keeps only profil
     return { repo, base };
   }
 
-  const widen = (profiles: string) => {
-    const file = join(profiles, 'gitea-reviewer.yaml');
-    writeFileSync(
-      file,
-      readFileSync(file, 'utf8').replace('  - gitea.pr.comment\n', '  - gitea.pr.comment\n  - gitea.pr.edit\n'),
-    );
+  const edit = (file: string, from: string, to: string) => (profiles: string) => {
+    const path = join(profiles, file);
+    const text = readFileSync(path, 'utf8');
+    assert.ok(text.includes(from), `${file} holds ${from}`);
+    writeFileSync(path, text.replace(from, to));
   };
-  const narrow = (profiles: string) => {
-    const file = join(profiles, 'gitea-reviewer.yaml');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('  - gitea.issue.comment\n', ''));
-  };
+  const narrow = edit('gitea-reviewer.yaml', '  - gitea.issue.comment\n', '');
 
-  let installed = false;
+  /** The runner: one prefix whose bin is on PATH; the install step runs there once (later runs would install it again). */
+  const runner = join(dir.path, 'runner');
+  let installedOnRunner = false;
+
   /**
-   * Runs the workflow's shell steps in order, with GitHub's expressions filled in; the exit status of
-   * the first failing step. The install step runs once: later runs would install the same tarball again.
+   * Runs the workflow's shell steps in order, with GitHub's expressions filled in and the pinned
+   * tarball's URL and checksum pointed at the one this build packed; the exit status of the first
+   * failing step.
    */
-  function runWorkflow(
+  async function runWorkflow(
     workflow: string,
     repo: string,
     base: string,
     labels: string[],
-  ): { status: number; output: string } {
+    pinned: { sha256?: string; prefix?: string } = {},
+  ): Promise<{ status: number; output: string }> {
     const doc = parse(readFileSync(join(packageRoot, 'examples', 'ci', workflow), 'utf8')) as {
-      env?: Record<string, string>;
+      env: Record<string, string>;
       jobs: Record<string, { steps: Step[] }>;
     };
     const steps = Object.values(doc.jobs).flatMap((job) => job.steps);
+    const prefix = pinned.prefix ?? join(runner, 'prefix');
     let output = '';
     for (const step of steps.filter((candidate) => candidate.run !== undefined)) {
-      if (step.name === 'Install gitea-warden' && installed) continue;
+      const install = step.name === 'Install gitea-warden';
+      if (install && installedOnRunner && pinned.prefix === undefined) continue;
       const expression = (text: string) =>
         text
           .replace(/\$\{\{\s*(github|gitea)\.event\.pull_request\.base\.sha\s*\}\}/g, base)
@@ -352,22 +415,43 @@ describe('the CI examples pass as written in a repository that keeps only profil
       const stepEnv = Object.fromEntries(
         Object.entries(step.env ?? {}).map(([key, value]) => [key, expression(String(value))]),
       );
-      // The pinned package: here the tarball this test packed, exactly as a tarball URL would be used.
-      const env = userEnv({ ...doc.env, WARDEN_PACKAGE: tarball, ...stepEnv });
-      const run = sh(expression(step.run as string), repo, env);
+      const env = {
+        PATH: `${join(prefix, 'bin')}:${process.env.PATH ?? ''}`,
+        // The runner's npm: its configuration and cache (the registry the dependencies come from).
+        HOME: process.env.HOME ?? runner,
+        npm_config_prefix: prefix,
+        npm_config_prefer_offline: 'true',
+        npm_config_audit: 'false',
+        npm_config_fund: 'false',
+        npm_config_update_notifier: 'false',
+        ...doc.env,
+        // The release asset this build would publish, and its checksum.
+        WARDEN_TARBALL: tarballUrl,
+        WARDEN_SHA256: pinned.sha256 ?? sha256,
+        ...stepEnv,
+      };
+      const run = await shAsync(expression(step.run as string), repo, env);
       output += run.stdout + run.stderr;
-      if (run.status !== 0) return { status: run.status ?? 1, output };
-      if (step.name === 'Install gitea-warden') installed = true;
+      if (run.status !== 0) return { status: run.status, output };
+      if (install && pinned.prefix === undefined) installedOnRunner = true;
     }
     return { status: 0, output };
   }
 
-  test('both workflows declare what they need: pinned install, profiles/ only, labels, permissions, current actions', () => {
+  test('both workflows install the pinned tarball (checksum checked), never git+ or the registry name', () => {
     for (const workflow of ['github-actions.yml', 'gitea-actions.yml']) {
       const text = readFileSync(join(packageRoot, 'examples', 'ci', workflow), 'utf8');
-      assert.match(text, /WARDEN_PACKAGE: git\+https:\/\/\S+#[0-9a-f]{40}/, `${workflow}: pinned to a commit`);
-      assert.match(text, /run: npm install --global "\$WARDEN_PACKAGE"/, `${workflow}: installs the pinned package`);
-      assert.doesNotMatch(text, /npm install --global gitea-warden/, `${workflow}: never the registry name`);
+      const doc = parse(text) as { env: Record<string, string> };
+      assert.match(doc.env.WARDEN_TARBALL ?? '', /^https:\/\/\S+\.tgz$/, `${workflow}: a tarball URL`);
+      assert.match(doc.env.WARDEN_SHA256 ?? '', /^[0-9a-f]{64}$/, `${workflow}: its sha256`);
+      assert.match(text, /sha256sum --check --strict/, `${workflow}: checks the checksum before installing`);
+      const runs = Object.values((parse(text) as { jobs: Record<string, { steps: Step[] }> }).jobs)
+        .flatMap((job) => job.steps)
+        .map((step) => step.run ?? '')
+        .join('\n');
+      assert.match(runs, /npm install --global "\$tarball"/, `${workflow}: installs the checked tarball`);
+      assert.doesNotMatch(runs, /git\+/, `${workflow}: never from git (npm/cli#8440)`);
+      assert.doesNotMatch(runs, /npm install --global gitea-warden/, `${workflow}: never the registry name`);
       assert.doesNotMatch(text, /policies\//, `${workflow}: a repository that keeps only profiles/`);
     }
     const github = parse(readFileSync(join(packageRoot, 'examples', 'ci', 'github-actions.yml'), 'utf8'));
@@ -377,10 +461,19 @@ describe('the CI examples pass as written in a repository that keeps only profil
     assert.ok(uses.includes('github/codeql-action/upload-sarif@v4'), uses.join(', '));
   });
 
-  test('a narrowing change passes both, and the SARIF file is there for the upload', () => {
+  test('a tarball whose checksum differs is not installed', async () => {
+    const { repo, base } = pullRequest('tampered', narrow);
+    const fresh = join(dir.path, 'tampered-runner');
+    const result = await runWorkflow('gitea-actions.yml', repo, base, [], { sha256: '0'.repeat(64), prefix: fresh });
+    assert.notEqual(result.status, 0);
+    assert.match(result.output, /FAILED/);
+    assert.equal(spawnSync('ls', [join(fresh, 'bin', 'gitea-warden')]).status === 0, false, 'nothing was installed');
+  });
+
+  test('a narrowing change passes both, and the SARIF file is there for the upload', async () => {
     const { repo, base } = pullRequest('narrow', narrow);
     for (const workflow of ['github-actions.yml', 'gitea-actions.yml']) {
-      const result = runWorkflow(workflow, repo, base, []);
+      const result = await runWorkflow(workflow, repo, base, []);
       assert.equal(result.status, 0, `${workflow}: ${result.output}`);
     }
     const sarif = JSON.parse(readFileSync(join(repo, 'warden.sarif'), 'utf8'));
@@ -388,13 +481,33 @@ describe('the CI examples pass as written in a repository that keeps only profil
     assert.deepEqual(sarif.runs[0].results, []);
   });
 
-  test('a widening change fails both; the GitHub gate passes it once the approval label is added', () => {
-    const { repo, base } = pullRequest('widen', widen);
-    for (const workflow of ['github-actions.yml', 'gitea-actions.yml']) {
-      const result = runWorkflow(workflow, repo, base, []);
-      assert.equal(result.status, 1, `${workflow}: ${result.output}`);
-      assert.match(result.output, /gitea\.pr\.edit/);
-    }
-    assert.equal(runWorkflow('github-actions.yml', repo, base, ['access-change-approved']).status, 0);
-  });
+  // Each a widening the gate let through before: the file and line of the change are in the output.
+  const widenings: Array<[string, (profiles: string) => void, RegExp]> = [
+    [
+      'an operation',
+      edit('gitea-reviewer.yaml', '  - gitea.pr.comment\n', '  - gitea.pr.comment\n  - gitea.pr.edit\n'),
+      /profiles\/gitea-reviewer\.yaml:\d+: gain operations: \+ gitea\.pr\.edit/,
+    ],
+    [
+      'a trusted user',
+      edit('gitea-reviewer.yaml', 'trusted_users: [ana, cleo, dan]', 'trusted_users: [ana, cleo, dan, admin]'),
+      /profiles\/gitea-reviewer\.yaml:\d+: gain integrity\.trusted_users: \+ admin/,
+    ],
+    [
+      'the site admin as the user',
+      edit('gitea-author.yaml', 'authenticated_username: ana', 'authenticated_username: admin'),
+      /profiles\/gitea-author\.yaml:\d+: gain authenticated_username: acts as admin instead of ana/,
+    ],
+  ];
+  for (const [name, change, expected] of widenings) {
+    test(`a widening (${name}) fails both, naming file and line; the GitHub gate passes it once approved`, async () => {
+      const { repo, base } = pullRequest(`widen-${name.replace(/\W/g, '-')}`, change);
+      for (const workflow of ['github-actions.yml', 'gitea-actions.yml']) {
+        const result = await runWorkflow(workflow, repo, base, []);
+        assert.equal(result.status, 1, `${workflow}: ${result.output}`);
+        assert.match(result.output, expected);
+      }
+      assert.equal((await runWorkflow('github-actions.yml', repo, base, ['access-change-approved'])).status, 0);
+    });
+  }
 });

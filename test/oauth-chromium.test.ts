@@ -1,11 +1,10 @@
 // The consent page and Gitea's (the sandbox's) sign-in and grant pages in a real headless Chromium
 // (Debian's chromium, driven by playwright-core): a person reads the consent page, approves, signs
 // in at Gitea, grants, and the MCP client's loopback redirect receives the code; the SDK client then
-// calls as that person. The consent page refuses to be framed. Without /usr/bin/chromium the test
-// is skipped and says so (.ci/run installs it).
+// calls as that person. The consent page refuses to be framed. Without a browser (test/support/browser.ts)
+// each test is skipped and says so (.ci/run installs it).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -14,10 +13,10 @@ import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { CHROMIUM, noBrowser } from './support/browser.js';
 import { payloadOf, tempDir } from './support/namespace.js';
 import { registerWardenApp, spawnOAuthServe, TestClientProvider, type OAuthServe } from './support/oauth-flow.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = [
   '--headless',
   '--no-sandbox',
@@ -28,9 +27,6 @@ const FLAGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-const noBrowser = existsSync(CHROMIUM)
-  ? false
-  : `no browser at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium) to run this test`;
 
 /** The MCP client's loopback redirect target: records the query of each visit to /callback. */
 function startRedirectCatcher(): Promise<{ url: string; received: URLSearchParams[]; server: Server }> {
@@ -48,7 +44,7 @@ function startRedirectCatcher(): Promise<{ url: string; received: URLSearchParam
   );
 }
 
-describe('consent and Gitea sign-in in headless Chromium', { skip: noBrowser }, () => {
+describe('consent and Gitea sign-in in headless Chromium', () => {
   let sandbox: Sandbox;
   let dir: ReturnType<typeof tempDir>;
   let serve: OAuthServe;
@@ -56,6 +52,7 @@ describe('consent and Gitea sign-in in headless Chromium', { skip: noBrowser }, 
   let browser: BrowserContext;
 
   before(async () => {
+    if (noBrowser) return;
     sandbox = await startSandbox();
     dir = tempDir('warden-chromium-');
     const app = await registerWardenApp(sandbox);
@@ -79,7 +76,7 @@ describe('consent and Gitea sign-in in headless Chromium', { skip: noBrowser }, 
     dir?.dispose();
   });
 
-  test('a person approves, signs in at Gitea, grants; the agent then acts as them', async () => {
+  test('a person approves, signs in at Gitea, grants; the agent then acts as them', { skip: noBrowser }, async () => {
     const provider = new TestClientProvider(catcher.url, 'Chromium test agent');
     assert.equal(await auth(provider, { serverUrl: serve.url }), 'REDIRECT');
     const page = await browser.newPage();
@@ -107,7 +104,7 @@ describe('consent and Gitea sign-in in headless Chromium', { skip: noBrowser }, 
     await page.close();
   });
 
-  test('the consent page cannot be framed by another page', async () => {
+  test('the consent page cannot be framed by another page', { skip: noBrowser }, async () => {
     const provider = new TestClientProvider(catcher.url, 'Framing test');
     await auth(provider, { serverUrl: serve.url });
     const page = await browser.newPage();

@@ -10,6 +10,7 @@ import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { payloadOf, tempDir } from './support/namespace.js';
 import { registerWardenApp, signInWithSdk, spawnOAuthServe, type OAuthServe } from './support/oauth-flow.js';
 import { startPostgres, type TestPostgres } from './support/postgres.js';
+import { MIGRATIONS } from '../src/auth/migrations.js';
 
 async function whoamiWith(mcpUrl: string, accessToken: string): Promise<Record<string, any>> {
   const client = new Client({ name: 'warden-replica-test', version: '0.0.0' });
@@ -71,11 +72,11 @@ describe('two serve replicas on one PostgreSQL token store', () => {
     dir?.dispose();
   });
 
-  test('the schema was migrated once, at version 1', async () => {
+  test('the schema was migrated once, every step of it', async () => {
     const { rows } = await pg.query('SELECT version FROM oauth_schema_migrations ORDER BY version', 'warden_oauth');
     assert.deepEqual(
       rows.map((r) => r.version),
-      [1],
+      MIGRATIONS.map((m) => m.version),
     );
   });
 

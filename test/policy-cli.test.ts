@@ -343,7 +343,7 @@ describe('gitea-warden diff', () => {
     ]);
     assert.equal(result.code, 2);
     assert.equal(result.stdout, '');
-    assert.match(result.stderr, /unknown format 'xml' \(text or json\)/);
+    assert.match(result.stderr, /unknown format 'xml' \(text, json or sarif\)/);
   });
 
   test('exit 1 on gained access (after normalization and wildcards), unless --allow-gain', async () => {
@@ -351,11 +351,12 @@ describe('gitea-warden diff', () => {
     const after = write('new.json', ['gitea.read', 'gitea.branch.push', 'gitea.wiki.*']);
     const result = await capture(diff, ['--format', 'json', before, after]);
     assert.equal(result.code, 1);
-    assert.deepEqual(JSON.parse(result.stdout), {
-      gained: ['gitea.wiki.delete', 'gitea.wiki.edit'],
-      lost: [],
-      scopes: { gained: [], lost: [] },
-    });
+    const changes = JSON.parse(result.stdout) as { gained: Array<{ change: string }>; lost: unknown[] };
+    assert.deepEqual(
+      changes.gained.map((c) => c.change),
+      ['+ gitea.wiki.delete', '+ gitea.wiki.edit'],
+    );
+    assert.deepEqual(changes.lost, []);
     assert.equal((await capture(diff, ['--allow-gain', before, after])).code, 0);
   });
 
@@ -364,11 +365,12 @@ describe('gitea-warden diff', () => {
     const after = write('b.json', ['gitea.read', 'gitea.branch.push'], ['push']);
     const result = await capture(diff, ['--format', 'json', before, after]);
     assert.equal(result.code, 0);
-    assert.deepEqual(JSON.parse(result.stdout), {
-      gained: [],
-      lost: ['gitea.branch.push'],
-      scopes: { gained: [], lost: [] },
-    });
+    const changes = JSON.parse(result.stdout) as { gained: unknown[]; lost: Array<{ change: string }> };
+    assert.deepEqual(changes.gained, []);
+    assert.deepEqual(
+      changes.lost.map((c) => c.change),
+      ['- gitea.branch.push'],
+    );
   });
 });
 

@@ -142,7 +142,12 @@ describe('enforcement matrix', () => {
       line: 7,
       rule: 'default deny: gitea.pr.close is not in allowed_operations',
     });
-    assert.equal(denied.hint, 'add gitea.pr.close to allowed_operations of profiles/x.yaml');
+    // The edit is for people (explain, decide); the agent's hint never tells it to edit a profile.
+    assert.equal(
+      denied.fix,
+      'add gitea.pr.close to allowed_operations of profiles/x.yaml if this role should have it (gitea-warden diff shows the gain)',
+    );
+    assert.doesNotMatch(denied.hint ?? '', /allowed_operations|profiles\/x\.yaml|\badd\b/);
   });
 
   test('a profile compiled for one service never decides for another', () => {

@@ -87,7 +87,7 @@ describe('scopes in the CLI', () => {
     );
     const result = await capture(diff, [widgets, wider]);
     assert.equal(result.code, 1);
-    assert.match(result.stdout, /\+ repositories\.write \+ acme\/gadgets/);
+    assert.match(result.stdout, /wider\.yaml:\d+: gain repositories\.write: \+ acme\/gadgets/);
     assert.equal((await capture(diff, [widgets, wider, '--allow-gain'])).code, 0);
     assert.equal((await capture(diff, [wider, widgets])).code, 0);
   });

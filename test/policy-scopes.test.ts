@@ -551,14 +551,19 @@ describe('scope lint and diff', () => {
       repositories: ['acme/widgets', 'acme/gadgets'],
       branches: { 'gitea.branch.push': ['feature/*', 'main'] },
     });
-    const diff = diffProfiles(before, after, policy.vocabulary);
-    assert.deepEqual(diff.scopes.gained, [
+    const context = { vocabulary: policy.vocabulary, toolsetOperations: new Map() };
+    const side = (profile: typeof before) => ({ profile, config: null });
+    const gained = (a: typeof before, b: typeof before) =>
+      diffProfiles(side(a), side(b), context)
+        .gained.map((change) => `${change.field} ${change.change}`)
+        .sort();
+    assert.deepEqual(gained(before, after), [
       'branches.gitea.branch.push + main',
-      'paths.write.deny - CODEOWNERS',
+      'paths.write.deny - CODEOWNERS (no longer denied)',
       'repositories.read + acme/gadgets',
       'repositories.write + acme/gadgets',
     ]);
-    assert.deepEqual(diffProfiles(after, before, policy.vocabulary).scopes.gained, []);
+    assert.deepEqual(gained(after, before), []);
   });
 });
 

@@ -1,6 +1,9 @@
 // The sandbox Gitea end to end over HTTP, every response checked against the pinned spec.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { gunzipSync } from 'node:zlib';
+import { unzipSync } from 'fflate';
+import { readPaxRecords, readTar } from '../src/shared/tar.js';
 import { sandboxRoutes, startSandbox, type Sandbox } from '../src/sandbox/server.js';
 import { recordContract } from './support/spec-contract.js';
 import { arrangeReachWorld } from './support/reach-world.js';
@@ -582,6 +585,55 @@ describe('permission lookups (integrity labels)', () => {
     assert.equal((await call('GET', '/orgs/acme/members/bob', { as: 'alice' })).status, 204);
     assert.equal((await call('GET', '/orgs/acme/members/erin', { as: 'admin' })).status, 204);
     assert.equal((await call('GET', '/orgs/acme/members/nobody', { as: 'alice' })).status, 404);
+    assert.equal((await call('GET', '/orgs/acme/members/erin', { as: 'erin' })).status, 204);
+  });
+
+  test('a collaborator check: 204 an explicit collaborator, 404 a team member or stranger, 422 no such user', async () => {
+    // repo.IsCollaborator counts explicit collaborators only, not the owner's teams.
+    sandbox.state.repo('acme', 'gadgets')?.collaborators.set('erin', 'read');
+    assert.equal((await call('GET', '/repos/acme/gadgets/collaborators/erin', { as: 'alice' })).status, 204);
+    assert.equal((await call('GET', '/repos/acme/gadgets/collaborators/bob', { as: 'alice' })).status, 404);
+    const ghost = await call('GET', '/repos/acme/gadgets/collaborators/ghost', { as: 'alice' });
+    assert.equal(ghost.status, 422);
+    assert.match(ghost.body.message, /user does not exist/);
+    sandbox.state.repo('acme', 'gadgets')?.collaborators.delete('erin');
+  });
+});
+
+describe('repository archives (repoGetArchive)', () => {
+  const download = async (name: string) => {
+    const response = await fetch(`${sandbox.url}/api/v1${W}/archive/${name}`, {
+      headers: { Authorization: `token ${sandbox.users.alice?.token}` },
+    });
+    return { response, bytes: Buffer.from(await response.arrayBuffer()) };
+  };
+
+  test('a .tar.gz, .zip and .bundle of a ref, as application/octet-stream named <repo>-<ref>.<ext>', async () => {
+    const main = (await call('GET', `${W}/branches/main`)).body.commit.id as string;
+    const tar = await download('main.tar.gz');
+    assert.equal(tar.response.status, 200);
+    assert.equal(tar.response.headers.get('content-type'), 'application/octet-stream');
+    assert.match(tar.response.headers.get('content-disposition') ?? '', /filename="widgets-main\.tar\.gz"/);
+    const entries = readTar(gunzipSync(tar.bytes), 100);
+    assert.equal(entries[0]?.type, 'g');
+    assert.deepEqual(readPaxRecords(entries[0]?.data ?? Buffer.alloc(0)), [['comment', main]]);
+    const readme = entries.find((e) => e.name === 'widgets/README.md');
+    assert.equal(readme?.data.toString('utf8'), '# widgets\n');
+
+    const zip = await download('main.zip');
+    const files = unzipSync(zip.bytes);
+    assert.equal(Buffer.from(files['widgets/README.md'] ?? []).toString('utf8'), '# widgets\n');
+
+    const bundle = await download('main.bundle');
+    assert.equal(
+      bundle.bytes.subarray(0, 70).toString('latin1'),
+      `# v2 git bundle\n${main} refs/heads/main\n\nPACK`.slice(0, 70),
+    );
+  });
+
+  test('an unknown format is 400, an unknown ref 404', async () => {
+    assert.equal((await call('GET', `${W}/archive/main.rar`)).status, 400);
+    assert.equal((await call('GET', `${W}/archive/no-such-ref.zip`)).status, 404);
   });
 });
 

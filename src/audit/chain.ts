@@ -5,7 +5,7 @@
 // Limit: cutting whole events off the end leaves a shorter chain that still verifies; only a
 // copy of the last hash kept elsewhere (an anchor) can show that.
 import { createHash } from 'node:crypto';
-import type { AuditEvent, AuditEvidence, AuditIntegrity, ChainedAuditEvent } from './event.js';
+import type { AuditBudget, AuditEvent, AuditEvidence, AuditIntegrity, ChainedAuditEvent } from './event.js';
 
 /** `prev` of the first event: there is no previous line. */
 export const GENESIS_PREV = '0'.repeat(64);
@@ -59,6 +59,7 @@ export function sealEvent(
     argument_names: [...event.argument_names],
     ...(event.evidence ? { evidence: scalarsOf(event.evidence) } : {}),
     ...(event.integrity ? { integrity: integrityOf(event.integrity) } : {}),
+    ...(event.budgets ? { budgets: event.budgets.map(budgetOf) } : {}),
     prev,
   };
   const sealed: ChainedAuditEvent = { ...unsealed, hash: contentHash(unsealed) };
@@ -77,6 +78,17 @@ function integrityOf(integrity: AuditIntegrity): AuditIntegrity {
     ...(by
       ? { tainted_by: { type: by.type, id: by.id, author: by.author, repository: by.repository, level: by.level } }
       : {}),
+  };
+}
+
+/** One call budget field by field. */
+function budgetOf(budget: AuditBudget): AuditBudget {
+  return {
+    operations: budget.operations.filter((name) => typeof name === 'string'),
+    max: budget.max,
+    per: budget.per,
+    used: budget.used,
+    frees_at: budget.frees_at,
   };
 }
 

@@ -30,6 +30,8 @@ export interface CheckpointLine {
 export interface Signer {
   key: KeyObject;
   keyId: string;
+  /** The key's public half: a writer checks what it finds at start as `audit verify` would. */
+  publicKey: KeyObject;
 }
 
 /** What is signed: the checkpoint's place in the chain and its time, in a fixed, versioned shape. */
@@ -74,7 +76,7 @@ export function signerFromPem(pem: string, source: string): Signer {
   }
   if (key.asymmetricKeyType !== 'ed25519')
     throw new SigningKeyError(`${source} is a ${key.asymmetricKeyType ?? 'unknown'} key; an Ed25519 key is needed`);
-  return { key, keyId: keyIdOf(key) };
+  return { key, keyId: keyIdOf(key), publicKey: createPublicKey(key) };
 }
 
 /** Reads an Ed25519 public key (PEM, SPKI). A private key is refused: verify must not need it. */

@@ -4,8 +4,8 @@ import type { Effect } from '../policy/decision.js';
 
 export type AuditPhase = 'write_ahead' | 'result';
 
-/** Outcome of the call so far: 'pending' before execution, then ok / denied / error. */
-export type AuditStatus = 'pending' | 'ok' | 'denied' | 'error';
+/** Outcome of the call so far: 'pending' before execution, then ok / denied / error, or asked (it waits for a person). */
+export type AuditStatus = 'pending' | 'ok' | 'denied' | 'error' | 'asked';
 
 export interface AuditTarget {
   owner: string | null;
@@ -40,6 +40,18 @@ export interface AuditEvent {
   evidence?: AuditEvidence;
   /** Integrity labels of the result: what was withheld or fenced, and the item that tainted the session. */
   integrity?: AuditIntegrity;
+  /** Result events of calls a call budget counts (issue 30): each budget, how much of it is used, when a refused call fits. */
+  budgets?: AuditBudget[];
+}
+
+export interface AuditBudget {
+  operations: string[];
+  max: number;
+  per: string;
+  /** Calls counted in the window, this one included when it was counted; null when the store did not answer. */
+  used: number | null;
+  /** A refused call: when the next one fits (ISO 8601). */
+  frees_at: string | null;
 }
 
 export interface AuditIntegrity {
@@ -59,7 +71,9 @@ export type AuditEvidence = Record<string, string | number | boolean | null>;
 
 /** An event as stored: content plus its place in the chain. */
 export interface ChainedAuditEvent
-  extends Required<Omit<AuditEvent, 'evidence' | 'integrity'>>, Pick<AuditEvent, 'evidence' | 'integrity'> {
+  extends
+    Required<Omit<AuditEvent, 'evidence' | 'integrity' | 'budgets'>>,
+    Pick<AuditEvent, 'evidence' | 'integrity' | 'budgets'> {
   /** 1-based; equals the line number in the file. */
   seq: number;
   /** SHA-256 (hex) of the previous line's exact text, or GENESIS_PREV for the first event. */

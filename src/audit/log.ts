@@ -11,7 +11,7 @@
 // take microseconds, less than a hop to libuv's thread pool each; only the fsync, which waits for
 // the disk, runs there.
 import { statSync, writeSync } from 'node:fs';
-import { mkdir, open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { checkLink, checkSealedLine, GENESIS_PREV, sealBatch, sha256Hex } from './chain.js';
 import { GroupCommit } from './group-commit.js';
@@ -19,6 +19,8 @@ import { asCheckpoint, sealCheckpoint, type Signer } from './checkpoint.js';
 import type { AuditEvent, ChainedAuditEvent } from './event.js';
 import { TRUNCATED_FINAL_LINE } from './verify.js';
 import { lockLog, LogLockedError, type LogLock } from './lock.js';
+import type { HighWaterMark } from './high-water.js';
+import { AuditStartRefused, checkSignedStart, type StartFindings } from './start.js';
 
 /** Writing to (or opening) the log failed. Names the path and errno code, never event data. */
 export class AuditWriteError extends Error {
@@ -54,6 +56,10 @@ export interface AuditLogOptions {
   /** Signs a checkpoint at start, every `checkpointEvery` events, and at close. */
   signer?: Signer;
   checkpointEvery?: number;
+  /** Told how long each fsync took, in seconds (the server's metrics). */
+  onFsync?: (seconds: number) => void;
+  /** With a signer: the record beside the key of this log's chain and last checkpoint (high-water.ts). */
+  highWater?: HighWaterMark;
 }
 
 export const DEFAULT_CHECKPOINT_EVERY = 100;
@@ -85,6 +91,10 @@ export class AuditLog {
   private failure: AuditWriteError | null = null;
   private sinceCheckpoint = 0;
   private closing = false;
+  /** SHA-256 of the first line (the chain's id in the high-water mark); null until one is written. */
+  private chain: string | null = null;
+  /** What the start checks found (signed logs only). */
+  private findings: StartFindings | null = null;
 
   private constructor(
     readonly path: string,
@@ -93,9 +103,16 @@ export class AuditLog {
     private head: ChainHead,
     private file: FileIdentity,
     private readonly clock: () => Date,
+    private readonly onFsync: ((seconds: number) => void) | undefined,
     private readonly signer: Signer | undefined,
     private readonly checkpointEvery: number,
+    private readonly highWater: HighWaterMark | undefined,
   ) {}
+
+  /** Lines no checkpoint of the key covered when the log was opened (named by its start checkpoint). */
+  get unsignedAtStart(): { from: number; to: number } | null {
+    return this.findings?.unsigned ?? null;
+  }
 
   /** Opens (or creates) the log as its only writer and continues its chain; rejects if the tail does not verify. */
   static async open(path: string, options: AuditLogOptions = {}): Promise<AuditLog> {
@@ -124,13 +141,25 @@ export class AuditLog {
           head,
           { dev, ino, size },
           options.clock ?? (() => new Date()),
+          options.onFsync,
           options.signer,
           every,
+          options.signer ? options.highWater : undefined,
         );
-        if (options.signer) await log.startCheckpoint();
+        if (options.signer) {
+          const { signer, highWater } = options;
+          log.findings = await checkSignedStart(path, handle, size, head.seq, signer, highWater).catch((error) => {
+            if (error instanceof AuditStartRefused) throw error;
+            throw new AuditWriteError(path, errnoCode(error), 'reading its checkpoint file and high-water mark');
+          });
+          log.chain = log.findings.chain;
+          await log.startCheckpoint();
+        }
         return log;
       } catch (error) {
         await handle.close();
+        // A start refused before anything was written leaves no empty log behind that looks like a new one.
+        if (!existed && error instanceof AuditStartRefused) await unlink(path).catch(() => undefined);
         throw error;
       }
     } catch (error) {
@@ -160,20 +189,28 @@ export class AuditLog {
   }
 
   /**
-   * A checkpoint at start when the chain does not already end in one: for a new log (so even a short
-   * log carries a signature) and after lines no checkpoint covers (counted in unsigned_before).
+   * A checkpoint at start when the chain does not already end in one that verified: for a new log (so
+   * even a short log carries a signature) and after lines no checkpoint covers (counted in
+   * unsigned_before, which `audit verify` names). A log that ends in its checkpoint only has its
+   * high-water mark brought up to it.
    */
   private async startCheckpoint(): Promise<void> {
-    const known = await readCheckpointCopy(this.path);
-    if (known !== null && known.seq > this.head.seq) {
-      throw new AuditChainError(
-        this.path,
-        null,
-        `the log ends at line ${this.head.seq} but its checkpoint file covers line ${known.seq} (the log was cut back)`,
-      );
+    const unsigned = this.findings?.unsigned ?? null;
+    if (this.head.seq > 0 && this.head.lastIsCheckpoint && unsigned === null) {
+      await this.markHighWater(this.head.seq, this.head.prev);
+      return;
     }
-    if (this.head.lastIsCheckpoint) return;
-    await this.write([], true, this.head.seq - (known?.seq ?? 0));
+    await this.write([], true, unsigned === null ? 0 : unsigned.to - unsigned.from + 1);
+  }
+
+  /** Records the chain's last checkpoint beside the key; a failure closes the log like a failed write. */
+  private async markHighWater(seq: number, head: string): Promise<void> {
+    if (!this.highWater || this.chain === null) return;
+    try {
+      await this.highWater.write({ chain: this.chain, seq, head });
+    } catch (error) {
+      throw this.fail(errnoCode(error), `writing the high-water mark ${this.highWater.file}`);
+    }
   }
 
   /** Seals, writes and fsyncs `events` (plus a checkpoint when one is due or forced) as one write. */
@@ -199,14 +236,20 @@ export class AuditLog {
     const data = Buffer.from(lines.map((line) => `${line}\n`).join(''), 'utf8');
     try {
       writeAll(this.handle.fd, data);
+      const syncStarted = performance.now();
       await this.handle.sync();
+      this.onFsync?.((performance.now() - syncStarted) / 1000);
     } catch (error) {
       throw this.fail(errnoCode(error), 'write');
     }
     this.file.size += data.length;
+    this.chain ??= sha256Hex(lines[0] ?? '');
     this.head = { seq, prev, lastIsCheckpoint: checkpoint !== null };
     this.sinceCheckpoint = checkpoint === null ? this.sinceCheckpoint + events.length : 0;
-    if (checkpoint !== null) await this.copyCheckpoint(checkpoint);
+    if (checkpoint !== null) {
+      await this.copyCheckpoint(checkpoint);
+      await this.markHighWater(seq, prev);
+    }
     return sealed;
   }
 
@@ -255,13 +298,6 @@ export class AuditLog {
     this.failure = new AuditWriteError(this.path, code, what);
     return this.failure;
   }
-}
-
-/** The writer's own copy of its last checkpoint: its seq, or null when there is none (or it is unreadable). */
-async function readCheckpointCopy(logPath: string): Promise<{ seq: number } | null> {
-  const text = await readFile(checkpointPathOf(logPath), 'utf8').catch(() => null);
-  const checkpoint = text === null ? null : asCheckpoint(text.trim());
-  return checkpoint === null ? null : { seq: checkpoint.seq };
 }
 
 async function fileExists(path: string): Promise<boolean> {

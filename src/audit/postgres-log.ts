@@ -8,10 +8,18 @@
 // write-ahead guarantee holds across replicas. Group commit as in log.ts: events queued while a
 // transaction runs go into the next one. The server's role needs INSERT and SELECT only: it can
 // neither change nor delete a row, so not even the server can rewrite history.
+//
+// Start checkpoint: with a signing key, opening writes a checkpoint into the chain at once, in the same
+// locked transaction that reads what the chain holds. Rows after the last checkpoint this key signed
+// are counted in its unsigned_before (and `audit verify` names them): rows planted before a
+// namespace's first start, or left by a replica that crashed. Rows after the last checkpoint while
+// another replica of the namespace runs are that replica's own, which its next checkpoint signs: each
+// open replica holds a shared session lock on the chain, and a start that finds another holder does not
+// count them. `audit init-db` gives each namespace a role that may add rows to its own chain only.
 import pg from 'pg';
 import { checkSealedLine, GENESIS_PREV, sealBatch, sha256Hex } from './chain.js';
 import { GroupCommit } from './group-commit.js';
-import { asCheckpoint, sealCheckpoint, type Signer } from './checkpoint.js';
+import { asCheckpoint, checkCheckpoint, sealCheckpoint, type Signer } from './checkpoint.js';
 import type { AuditEvent, ChainedAuditEvent } from './event.js';
 import { describeDatabase } from './database-url.js';
 import { AuditChainError, AuditWriteError, DEFAULT_CHECKPOINT_EVERY } from './log.js';
@@ -33,6 +41,8 @@ export class PostgresAuditLog {
   private sinceCheckpoint = 0;
   /** The database (without password) and the chain, for messages. */
   private readonly name: string;
+  /** Rows no checkpoint of the key covered when this replica started, alone (named by its start checkpoint). */
+  unsignedAtStart: { from: number; to: number } | null = null;
 
   private constructor(
     private readonly client: pg.Client,
@@ -51,15 +61,26 @@ export class PostgresAuditLog {
     try {
       await client.connect();
       await client.query(`SELECT 1 FROM ${AUDIT_TABLE} LIMIT 0`);
+      // Held for the session: a replica starting later sees that this one runs.
+      await client.query('SELECT pg_advisory_lock_shared(hashtextextended($1, 0))', [liveKey(options.chain)]);
     } catch (error) {
       await client.end().catch(() => undefined);
       throw new AuditWriteError(
         where,
         pgCode(error),
-        `opening the audit table ${AUDIT_TABLE} (see docs/audit.md for its setup)`,
+        `opening the audit table ${AUDIT_TABLE} (set it up with 'gitea-warden audit init-db', docs/audit.md)`,
       );
     }
-    return new PostgresAuditLog(client, options, options.clock ?? (() => new Date()), where);
+    const log = new PostgresAuditLog(client, options, options.clock ?? (() => new Date()), where);
+    if (options.signer) {
+      try {
+        await log.write([], true, true);
+      } catch (error) {
+        await client.end().catch(() => undefined);
+        throw error;
+      }
+    }
+    return log;
   }
 
   append(event: AuditEvent): Promise<ChainedAuditEvent> {
@@ -79,8 +100,12 @@ export class PostgresAuditLog {
     await this.client.end().catch(() => undefined);
   }
 
-  /** One transaction: lock the chain, read its last line, insert the sealed batch after it. */
-  private async write(events: AuditEvent[], forceCheckpoint: boolean): Promise<ChainedAuditEvent[]> {
+  /**
+   * One transaction: lock the chain, read its last line, insert the sealed batch after it. At start
+   * (`starting`) the checkpoint also counts the rows no checkpoint of the key covers, when no other
+   * replica runs.
+   */
+  private async write(events: AuditEvent[], forceCheckpoint: boolean, starting = false): Promise<ChainedAuditEvent[]> {
     if (this.failure !== null) throw this.failure;
     const { chain, signer } = this.options;
     const every = this.options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY;
@@ -112,9 +137,11 @@ export class PostgresAuditLog {
       ({ seq, prev } = batch.head);
       const due = signer !== undefined && (forceCheckpoint || this.sinceCheckpoint + events.length >= every);
       if (due && signer) {
+        const unsigned = starting ? await this.uncovered(seq, signer) : null;
+        if (starting) this.unsignedAtStart = unsigned;
         seq += 1;
-        const checkpoint = sealCheckpoint(signer, seq, prev, time).line;
-        lines.push(checkpoint);
+        const count = unsigned === null ? 0 : unsigned.to - unsigned.from + 1;
+        lines.push(sealCheckpoint(signer, seq, prev, time, count).line);
       }
       const first = seq - lines.length + 1;
       await this.client.query(
@@ -133,6 +160,46 @@ export class PostgresAuditLog {
       }
       throw this.failure;
     }
+  }
+
+  /**
+   * Rows after the last checkpoint this key signed, up to `lastSeq`; null when there are none, or
+   * when another replica runs (they are its own, and its next checkpoint signs them). Called inside
+   * the append transaction, under the chain's lock.
+   */
+  private async uncovered(lastSeq: number, signer: Signer): Promise<{ from: number; to: number } | null> {
+    const { chain } = this.options;
+    const key = liveKey(chain);
+    const alone = await this.client.query<{ alone: boolean }>(
+      'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS alone',
+      [key],
+    );
+    if (alone.rows[0]?.alone !== true) return null;
+    await this.client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]);
+    let signedThrough = 0;
+    for (let before = lastSeq + 1; signedThrough === 0;) {
+      const page = await this.client.query<{ seq: string; line: string }>(
+        `SELECT seq, line FROM ${AUDIT_TABLE} WHERE chain = $1 AND seq < $2 AND line LIKE '%"phase":"checkpoint"%' ` +
+          'ORDER BY seq DESC LIMIT 100',
+        [chain, before],
+      );
+      if (page.rows.length === 0) break;
+      for (const row of page.rows) {
+        const checkpoint = asCheckpoint(row.line);
+        const sealed = checkSealedLine(row.line);
+        if (
+          checkpoint &&
+          sealed.ok &&
+          sealed.seq === Number(row.seq) &&
+          !checkCheckpoint(checkpoint, signer.publicKey)
+        ) {
+          signedThrough = sealed.seq;
+          break;
+        }
+      }
+      before = Number(page.rows.at(-1)?.seq ?? 0);
+    }
+    return signedThrough < lastSeq ? { from: signedThrough + 1, to: lastSeq } : null;
   }
 }
 
@@ -168,6 +235,11 @@ export async function readChainText(
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/** The key of the session lock every open replica of a chain holds shared. */
+function liveKey(chain: string): string {
+  return `gitea-warden-audit-live:${chain}`;
 }
 
 function pgCode(error: unknown): string {

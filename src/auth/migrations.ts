@@ -1,8 +1,10 @@
 // The token store's schema, as numbered steps applied in order and recorded in
 // oauth_schema_migrations. A released step never changes; a new need is a new step.
 // The SQL is the common subset of SQLite and PostgreSQL (TEXT, BIGINT, INTEGER).
+import { CONFIRMATIONS_MIGRATION } from './confirmation-store.js';
 import type { SqlDriver } from './sql-driver.js';
 import { asNumber } from './sql-driver.js';
+import { BUDGET_MIGRATION } from './budget-migration.js';
 
 export interface Migration {
   version: number;
@@ -67,6 +69,8 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE INDEX oauth_tokens_grant ON oauth_tokens (grant_id)',
     ],
   },
+  CONFIRMATIONS_MIGRATION,
+  BUDGET_MIGRATION,
 ];
 
 /** Applies every step the store has not recorded yet; returns the versions applied now. */

@@ -8,6 +8,7 @@ import type { ConsentView, Notice } from './consent-page.js';
 import { AuthFailure } from './errors.js';
 import { newToken, tokenHash, type Sealer } from './sealing.js';
 import type { GrantRow, ParkRow, TokenStore } from './token-store.js';
+import { tokenVerifications } from '../telemetry/instruments.js';
 
 /** Who may use the namespace and what it lets an agent do (from its profile). */
 export interface NamespaceAccess {
@@ -420,6 +421,17 @@ export class OAuthService {
 
   /** The caller behind an access token, with a Gitea token that is fresh; AuthFailure('invalid_token') otherwise. */
   async verify(accessToken: string): Promise<VerifiedCaller> {
+    try {
+      const caller = await this.verifyAccess(accessToken);
+      tokenVerifications.record(1, { outcome: 'valid' });
+      return caller;
+    } catch (error) {
+      tokenVerifications.record(1, { outcome: error instanceof AuthFailure ? 'invalid' : 'error' });
+      throw error;
+    }
+  }
+
+  private async verifyAccess(accessToken: string): Promise<VerifiedCaller> {
     const found = await this.options.store.accessTokenWithGrant(tokenHash(accessToken));
     const now = this.now();
     if (!found || found.token.revoked || found.grant.revoked)

@@ -3,6 +3,7 @@
 // URL is known. The store: SQLite in the state directory by default, PostgreSQL for replicas.
 import { join, resolve } from 'node:path';
 import { GiteaOAuthClient } from '../gitea/oauth-upstream.js';
+import { nativeModuleProblem } from '../shared/native-module.js';
 import type { CompiledProfile, ProfileData } from '../policy/profile.js';
 import { OAuthService, type NamespaceAccess } from './oauth-service.js';
 import { openPostgres } from './postgres-driver.js';
@@ -89,6 +90,8 @@ async function openStore(setting: string | null, env: NodeJS.ProcessEnv): Promis
       return await TokenStore.open(await openPostgres(setting));
     return await TokenStore.open(openSqlite(setting ?? defaultStorePath(env)));
   } catch (error) {
+    const native = nativeModuleProblem(error, 'better-sqlite3');
+    if (native !== null) throw new OAuthSetupError(`cannot open the OAuth token store: ${native}`);
     // The driver's message may quote the URL (and its password); name the setting instead.
     const kind = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.name) : 'error';
     throw new OAuthSetupError(`cannot open the OAuth token store (OAUTH_STORE): ${kind}`);

@@ -10,16 +10,27 @@ export class SealingError extends Error {
   override name = 'SealingError';
 }
 
+/** What a Sealer seals for, and the setting its key comes from (named in its errors). */
+export interface SealerPurpose {
+  /** HKDF salt: keys for different purposes differ even from the same material. */
+  purpose: string;
+  setting: string;
+}
+
+const TOKEN_STORE: SealerPurpose = { purpose: 'gitea-warden token store', setting: 'TOKEN_ENCRYPTION_KEY' };
+
 export class Sealer {
   private readonly key: Buffer;
+  private readonly setting: string;
 
-  /** `material` is TOKEN_ENCRYPTION_KEY: any string of at least 32 characters (e.g. openssl rand -hex 32). */
-  constructor(material: string) {
+  /** `material` is TOKEN_ENCRYPTION_KEY (or another purpose's key): any string of at least 32 characters (e.g. openssl rand -hex 32). */
+  constructor(material: string, { purpose, setting }: SealerPurpose = TOKEN_STORE) {
+    this.setting = setting;
     if (material.trim().length < MIN_ENCRYPTION_KEY_LENGTH) {
-      throw new SealingError(`TOKEN_ENCRYPTION_KEY must be at least ${MIN_ENCRYPTION_KEY_LENGTH} characters`);
+      throw new SealingError(`${setting} must be at least ${MIN_ENCRYPTION_KEY_LENGTH} characters`);
     }
     // HKDF rather than the raw string: the key is uniform whatever the operator typed.
-    this.key = Buffer.from(hkdfSync('sha256', material, 'gitea-warden token store', 'aes-256-gcm v1', 32));
+    this.key = Buffer.from(hkdfSync('sha256', material, purpose, 'aes-256-gcm v1', 32));
   }
 
   /** `context` (e.g. the row id and column) is authenticated too: a sealed value moved to another row does not open. */
@@ -48,7 +59,7 @@ export class Sealer {
     } catch {
       // Wrong key or tampered row; the message says which setting to check, never the value.
       throw new SealingError(
-        'a sealed token does not open: TOKEN_ENCRYPTION_KEY differs from the one it was sealed with, or the store was altered',
+        `a sealed value does not open: ${this.setting} differs from the one it was sealed with, or the value was altered`,
       );
     }
   }

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { Stream } from 'node:stream';
 import { readDocument } from '../shared/document.js';
-import { packageRoot, profilesDir } from '../shared/paths.js';
+import { PACKAGE_PREFIX, packageRoot, profilesDir } from '../shared/paths.js';
 import { isRecord } from '../gitea/errors.js';
 import { Client, StdioClientTransport } from '../server/sdk-client.js';
 import { selfCommand } from './self-command.js';
@@ -80,7 +80,8 @@ function tailOf(stream: Stream | null, keep = 2000): () => string {
 function childEnvironment(spec: NamespaceSpec): Record<string, string> {
   return {
     GITEA_URL: spec.giteaUrl,
-    GITEA_MCP_PROFILE: spec.profile,
+    // The package's own reference profile, by name: never a profile of the user's that happens to share it.
+    GITEA_MCP_PROFILE: `${PACKAGE_PREFIX}${spec.profile}`,
     [spec.tokenVariable]: spec.token,
     AUDIT_LOG: spec.auditLog,
     LOG_LEVEL: 'warn',

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { catalogByName } from '../catalog/load.js';
 import { loadProfile } from '../policy-files/profile-files.js';
 import type { Decision } from '../policy/decision.js';
+import { budgetsFor, describeBudget } from '../policy/budgets.js';
 import { decide, decideCall } from '../policy/decide.js';
 import { decideContextFrom, errorMessage, fail, forOutput, policyOptions, policySetFrom } from './policy-context.js';
 import { shownPath } from '../shared/paths.js';
@@ -61,14 +62,25 @@ export async function run(argv: string[]): Promise<number> {
       subject = `tool ${entry.name} (${entry.method} ${entry.path}, operationId ${entry.operationId})`;
       decision = decideCall(profile, { operationId: entry.operationId, arguments: args }, policy.operationMap, context);
     }
-    process.stdout.write(render(forOutput(decision), subject, shownPath(profile.file), profile.name));
+    const shownFile = shownPath(profile.file);
+    const budgets = budgetsFor(profile.budgets, decision.operations).map(
+      (budget) => `${describeBudget(budget)} (${shownFile}${budget.line === null ? '' : `:${budget.line}`})`,
+    );
+    process.stdout.write(render(forOutput(decision), subject, shownFile, profile.name, budgets));
   } catch (error) {
     return fail('explain', errorMessage(error));
   }
   return decision.effect === 'allow' ? 0 : 1;
 }
 
-export function render(decision: Decision, subject: string, profileFile: string, profileName: string | null): string {
+/** `budgets`: the call budgets the operations count against, as lines for people. */
+export function render(
+  decision: Decision,
+  subject: string,
+  profileFile: string,
+  profileName: string | null,
+  budgets: readonly string[] = [],
+): string {
   const where = `${decision.determining.file}${decision.determining.line ? `:${decision.determining.line}` : ''}`;
   const lines = [
     `${decision.effect === 'allow' ? 'ALLOW' : 'DENY'}  ${subject}`,
@@ -81,6 +93,8 @@ export function render(decision: Decision, subject: string, profileFile: string,
         `  failed:      ${failed.code}: ${failed.message}${failed.entry ? ` [${failed.entry.file}${failed.entry.line ? `:${failed.entry.line}` : ''} ${failed.entry.rule}]` : ''}`,
     ),
     ...(decision.hint ? [`  hint:        ${decision.hint}`] : []),
+    ...(decision.fix ? [`  fix:         ${decision.fix}`] : []),
+    ...budgets.map((budget) => `  budget:      ${budget}, per person (refused before Gitea past it)`),
   ];
   return `${lines.join('\n')}\n`;
 }

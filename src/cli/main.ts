@@ -19,6 +19,10 @@ const commands: Record<string, Command> = {
     summary: 'run one MCP namespace (stdio or streamable HTTP) with one profile',
     load: () => import('./serve.js'),
   },
+  doctor: {
+    summary: "check a namespace's setup (URL, token, scopes, identity) before wiring a client",
+    load: () => import('./doctor.js'),
+  },
   check: { summary: 'lint profile files and policies (text, json or sarif)', load: () => import('./check.js') },
   decide: {
     summary: 'decide requests against a profile (one, or --batch JSON Lines)',

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import type { OAuthSetup } from '../auth/oauth-setup.js';
 import { namespaceForCaller } from '../server/caller-session.js';
-import { loadNamespace } from '../server/namespace.js';
+import { loadNamespace, packageVersion } from '../server/namespace.js';
 import { createMcpServer } from '../server/mcp-server.js';
 import { readSettings, SETTINGS, SettingsError, settingsHelp, type Settings } from '../server/settings.js';
 import { serveStdio } from '../transports/stdio.js';
@@ -13,6 +13,9 @@ import { checkStartup, type StartupOptions } from '../transports/startup.js';
 import type { Namespace } from '../server/session.js';
 import { isDatabaseUrl } from '../audit/database-url.js';
 import type { PostgresRateLimiter } from '../transports/rate-limit-postgres.js';
+import type { SqlBudgetStore } from '../auth/budget-store.js';
+import { startTelemetry } from '../telemetry/start.js';
+import { GiteaHttpClient } from '../gitea/http.js';
 
 export async function run(argv: string[]): Promise<number> {
   let flags: Record<string, string | undefined>;
@@ -39,7 +42,11 @@ export async function run(argv: string[]): Promise<number> {
     if (settings.authMode !== 'bearer' && http === null)
       throw new StartupError(`AUTH_MODE=${settings.authMode} needs MCP_TRANSPORT=http`);
     const logger = createLogger(settings.logLevel as Parameters<typeof createLogger>[0]);
-    const namespace = await loadNamespace(settings, process.env, logger);
+    const telemetry = await startTelemetry(process.env, { serviceVersion: packageVersion() });
+    if (telemetry.traces.length + telemetry.metrics.length > 0)
+      logger.info({ traces: telemetry.traces, metrics: telemetry.metrics }, 'OpenTelemetry export on');
+    const budgets = await budgetStoreFor(settings, process.env);
+    const namespace = await loadNamespace(settings, process.env, logger, budgets ? { budgets } : {});
     const oauth =
       settings.authMode === 'bearer'
         ? null
@@ -47,9 +54,11 @@ export async function run(argv: string[]): Promise<number> {
             await import('../auth/oauth-setup.js')
           ).openOAuth(oauthSettings(settings), namespace.session.profile, process.env);
     try {
-      await serve(namespace, http, oauth, logger);
+      await serve(namespace, http, oauth, logger, { budgets, metricsOpen: settings.metricsAuth === 'none' });
     } finally {
       await oauth?.close();
+      await budgets?.close();
+      await telemetry.shutdown();
     }
     return 0;
   } catch (error) {
@@ -57,6 +66,17 @@ export async function run(argv: string[]): Promise<number> {
       return fail(error.message);
     throw error;
   }
+}
+
+/**
+ * Budgets are counted in the state store when there is one (OAUTH_STORE, or AUTH_MODE=oauth, whose
+ * default store file is in the state directory), shared by every replica on it; without one, in this
+ * process (MemoryBudgetStore, the namespace's default). The store opens on the first budgeted call.
+ */
+async function budgetStoreFor(settings: Settings, env: NodeJS.ProcessEnv): Promise<SqlBudgetStore | null> {
+  if (settings.oauthStore === null && settings.authMode === 'bearer') return null;
+  const { SqlBudgetStore, openBudgetDriver } = await import('../auth/budget-store.js');
+  return new SqlBudgetStore(() => openBudgetDriver(settings.oauthStore, env));
 }
 
 /** The HTTP transport's settings. MCP_BEARER_TOKEN set but empty stays set, so checkStartup refuses it rather than serve unauthenticated. */
@@ -90,11 +110,17 @@ function oauthSettings(settings: Settings) {
   };
 }
 
+interface ServeExtras {
+  budgets: SqlBudgetStore | null;
+  metricsOpen: boolean;
+}
+
 async function serve(
   namespace: Namespace,
   http: StartupOptions | null,
   oauth: OAuthSetup | null,
   logger: Logger,
+  extras: ServeExtras,
 ): Promise<void> {
   // The audit sink and version stay the same across profile switches.
   const { audit, version, profile } = namespace.session;
@@ -103,11 +129,14 @@ async function serve(
     // A client that stops the server with a signal still gets the closing checkpoint written.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void connection.close());
     await connection.closed;
+    await namespace.session.confirm.close();
     await audit.close();
     return;
   }
   const { startHttpTransport } = await import('../transports/http.js');
+  const { confirmationPages } = await import('../transports/approval-routes.js');
   const shared = await sharedRateLimiter(process.env.AUDIT_SINK, http.rateLimitPerMinute);
+  const readiness = await readinessFor(namespace, oauth, extras.budgets);
   const handle = await startHttpTransport(
     {
       ...http,
@@ -116,6 +145,10 @@ async function serve(
         ? { oauthService: (base: string, mcpUrl: string) => Promise.resolve(oauth.service(base, mcpUrl)) }
         : {}),
       ...(shared ? { rateLimiter: shared } : {}),
+      readiness,
+      metricsOpen: extras.metricsOpen,
+      // The confirmation page, when the profile's approver signs in there (docs/confirmations.md).
+      pages: (base: string) => confirmationPages(namespace.session, base),
     },
     // A signed-in person's call runs in a namespace of its own, as that person.
     (caller) => createMcpServer(caller ? namespaceForCaller(namespace, caller) : namespace, { notifications: false }),
@@ -126,7 +159,28 @@ async function serve(
   });
   await handle.close();
   await shared?.close();
+  await namespace.session.confirm.close();
   await audit.close();
+}
+
+/** /ready's checks: Gitea (the identity, or that it answers under per-user OAuth), the audit log, every state store. */
+async function readinessFor(namespace: Namespace, oauth: OAuthSetup | null, budgets: SqlBudgetStore | null) {
+  const { Readiness } = await import('../transports/readiness.js');
+  const stores: Record<string, () => Promise<void>> = {};
+  if (oauth) stores.token_store = async () => void (await oauth.store.driver.query('SELECT 1'));
+  if (budgets) stores.budget_store = () => budgets.ping();
+  const { session } = namespace;
+  const gitea =
+    session.client === null && oauth
+      ? async () => {
+          const answer = await new GiteaHttpClient({ baseUrl: session.gitea.baseUrl, token: '' }).send({
+            method: 'GET',
+            path: '/version',
+          });
+          if (!answer.ok || answer.status >= 500) throw new Error('Gitea does not answer');
+        }
+      : undefined;
+  return new Readiness(() => namespace.session, stores, gitea);
 }
 
 /** With the PostgreSQL store configured (AUDIT_SINK), replicas share one bucket per client; start-up stops when it is unusable. */

@@ -7,8 +7,11 @@ export interface BinaryData {
   content_base64: string | null;
   content_type: string;
   size: number;
-  /** 'text': valid UTF-8, redacted and masked like any text, then re-encoded; 'binary': kept as bytes. */
-  decoded_as?: 'text' | 'binary';
+  /**
+   * 'text': valid UTF-8, redacted and masked like any text, then re-encoded; 'binary': kept as bytes;
+   * 'archive': opened, each file inside redacted, built again (the envelope's file_contents says what).
+   */
+  decoded_as?: 'text' | 'binary' | 'archive';
   /** True when redaction replaced something, so the bytes differ from what Gitea sent. */
   changed?: boolean;
 }

@@ -4,6 +4,7 @@ import type { HttpMethod } from '../catalog/types.js';
 import type { ErrorBody } from './errors.js';
 import type { Pagination } from './pagination.js';
 import type { FileContentNote } from './redact.js';
+import type { HiddenValue, SecretsNote } from './reveal.js';
 import type { FloorLevel, IntegrityLevel, ItemLabel } from '../policy/integrity.js';
 
 export const UNTRUSTED_NOTICE =
@@ -35,6 +36,8 @@ export interface SuccessPayload {
   file_contents?: FileContentNote[];
   /** Who wrote the items of `data` and what was held back (docs/integrity.md); absent when none carry authored text. */
   integrity?: IntegrityBlock;
+  /** Values redacted or masked in `data` that a person may let the agent see (reveal_secrets); absent when none. */
+  secrets?: SecretsNote;
   data: unknown;
 }
 
@@ -54,7 +57,9 @@ export interface ErrorPayload {
   request: RequestLine | null;
 }
 
-export type ExecutionResult = { isError: false; payload: SuccessPayload } | { isError: true; payload: ErrorPayload };
+export type ExecutionResult =
+  /** `hidden`: the values behind `secrets` (never serialized; the server shows them only after a person's yes). */
+  { isError: false; payload: SuccessPayload; hidden?: HiddenValue[] } | { isError: true; payload: ErrorPayload };
 
 export function errorResult(error: ErrorBody, request: RequestLine | null): ExecutionResult {
   return { isError: true, payload: { error, request } };

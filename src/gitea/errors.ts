@@ -13,6 +13,7 @@ export type ErrorKind =
   | 'timeout'
   | 'payload_too_large'
   | 'secret_blocked'
+  | 'download_uninspectable'
   | 'network_error'
   | 'redirect_refused';
 

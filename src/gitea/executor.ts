@@ -23,9 +23,12 @@ import {
 import { GiteaHttpClient, type HttpOutcome, type HttpRequest, type HttpResponse } from './http.js';
 import { readPagination, requestedPage } from './pagination.js';
 import { Redactor } from './redact.js';
+import { DownloadWithheld } from './archive.js';
 import { isCredentialIssuing, requestBodySecrets } from './secrets.js';
+import { freshCredentials, hiddenValues, secretsNote } from './reveal.js';
 import { boundData, truncationNote } from './bound.js';
 import { resolveExecutorOptions, type ExecutorOptions } from './options.js';
+import { traceStage } from '../telemetry/tracing.js';
 
 export interface GiteaSender {
   send(request: HttpRequest): Promise<HttpOutcome>;
@@ -57,11 +60,14 @@ export async function execute(
     context.client ??
     new GiteaHttpClient(context.identity, { timeoutMs: options.timeoutMs, maxResponseBytes: options.maxResponseBytes });
   const outcome = await client.send(prepared.value);
-  if (!outcome.ok)
-    return finishError(errorBody(null, outcome.kind, outcome.message, outcome.hint), line, secrets, options);
-  if (outcome.status >= 300) return finishError(upstreamError(outcome), line, secrets, options);
-  const identity: EnvelopeIdentity = { login: context.login, mode: 'token', sudo };
-  return finishSuccess(entry, args, outcome, { identity, line, secrets, options });
+  // Redaction, decoding and bounds: the span the trace shows beside the Gitea request.
+  return traceStage('redact', () => {
+    if (!outcome.ok)
+      return finishError(errorBody(null, outcome.kind, outcome.message, outcome.hint), line, secrets, options);
+    if (outcome.status >= 300) return finishError(upstreamError(outcome), line, secrets, options);
+    const identity: EnvelopeIdentity = { login: context.login, mode: 'token', sudo };
+    return finishSuccess(entry, args, outcome, { identity, line, secrets, options });
+  });
 }
 
 function prepareRequest(
@@ -93,7 +99,10 @@ function prepareRequest(
       ),
     };
   }
-  return { ok: true, value: { method: entry.method, path: path.value, query: query.value, headers, body: body.value } };
+  return {
+    ok: true,
+    value: { method: entry.method, path: path.value, query: query.value, headers, body: body.value, route: entry.path },
+  };
 }
 
 function safeDecode(text: string): string {
@@ -167,10 +176,28 @@ function finishSuccess(
       options,
     );
   }
-  // Handing over the fresh credential is the point of these operations: only exact redaction applies.
-  const patterns = options.secretDetectionMode !== 'off' && !isCredentialIssuing(entry);
-  const redactor = new Redactor(call.secrets, { patterns });
-  const data = redactData(decoded, redactor);
+  // The fresh credential these operations hand over is redacted too, and shown only once a person says so
+  // (reveal_secrets, src/gitea/reveal.ts); nothing else in such a result is masked.
+  const credential = isCredentialIssuing(entry);
+  const patterns = options.secretDetectionMode !== 'off' && !credential;
+  const revealable = decoded.form === 'json' ? freshCredentials(entry, decoded.data) : [];
+  const redactor = new Redactor(call.secrets, { patterns, revealable, archives: options.archiveBounds });
+  let data: unknown;
+  try {
+    data = redactData(decoded, redactor);
+  } catch (error) {
+    if (!(error instanceof DownloadWithheld)) throw error;
+    const message = `The download was withheld: ${error.reason}. The request itself was carried out (HTTP ${response.status}).`;
+    const hint =
+      'Read the files one by one (contents, raw file) or a narrower path, or ask for a .zip or .tar.gz instead of a bundle; ' +
+      'archives are opened only within bounds (size, entries, ratio, nesting).';
+    return finishError(
+      errorBody(response.status, 'download_uninspectable', message, hint),
+      call.line,
+      call.secrets,
+      options,
+    );
+  }
   if (patterns && options.secretDetectionMode === 'block' && redactor.findings.kinds.size > 0) {
     const kinds = [...redactor.findings.kinds].sort().join(', ');
     const message = `The result was withheld: it contains secret-like content (${kinds}). The request itself was carried out (HTTP ${response.status}).`;
@@ -193,11 +220,18 @@ function finishSuccess(
     response.status,
     pagination,
   );
-  // Files inside a JSON result (contents): the envelope says how each was read and whether it changed.
-  const files = decoded.form === 'json' && redactor.files.length > 0 ? { file_contents: redactor.files } : {};
-  const bounded = boundData(data, options.maxItems, options.maxChars, JSON.stringify({ ...frame, ...files }).length);
+  // Files inside a JSON result (contents), or an archive downloaded: the envelope says how each was read and whether it changed.
+  const archived = decoded.form === 'binary' && redactor.files.some((f) => f.decoded_as === 'archive');
+  const files =
+    (decoded.form === 'json' || archived) && redactor.files.length > 0 ? { file_contents: redactor.files } : {};
+  const hidden = hiddenValues(redactor.hidden);
+  const note = secretsNote(hidden, credential, entry.annotations.readOnly);
+  const secrets = note ? { secrets: note } : {};
+  const overhead = JSON.stringify({ ...frame, ...files, ...secrets }).length;
+  const bounded = boundData(data, options.maxItems, options.maxChars, overhead);
   const truncated = truncationNote(bounded.cuts, pagination, options.maxItems, options.maxChars);
-  return { isError: false, payload: { ...frame, ...files, truncated, data: bounded.data } };
+  const payload = { ...frame, ...files, ...secrets, truncated, data: bounded.data };
+  return { isError: false, payload, ...(hidden.length > 0 ? { hidden } : {}) };
 }
 
 function redactData(decoded: Decoded, redactor: Redactor): unknown {

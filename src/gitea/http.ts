@@ -7,6 +7,8 @@ import type { HttpMethod } from '../catalog/types.js';
 import type { FactReader, GiteaIdentity, ReadResult } from './types.js';
 import type { RequestBody } from './encode.js';
 import { decodeBody } from './decode.js';
+import { giteaDuration, giteaErrors, secondsSince } from '../telemetry/instruments.js';
+import { startClientRequest } from '../telemetry/tracing.js';
 
 export interface HttpRequest {
   method: HttpMethod;
@@ -15,6 +17,8 @@ export interface HttpRequest {
   query?: URLSearchParams;
   headers?: Record<string, string>;
   body?: RequestBody | null;
+  /** The catalog route (/repos/{owner}/{repo}/pulls/{index}/merge), naming the request's span; never filled in. */
+  route?: string;
 }
 
 /** Response headers by lower-case name; repeated headers joined with `, ` as fetch's Headers does. */
@@ -105,7 +109,29 @@ export class GiteaHttpClient implements FactReader {
       return { ok: false, kind: 'network_error', message: `Gitea's base URL is not a valid URL` };
     }
     const body = request.body ? await encodeBody(request.body) : null;
-    const headers = this.headersFor(request, body);
+    const started = performance.now();
+    // The span of this request; its traceparent goes to Gitea (nothing when tracing is off).
+    const span = startClientRequest({ method: request.method, route: request.route, url });
+    const headers = { ...this.headersFor(request, body), ...span.headers };
+    const outcome = await this.exchange(url, request.method, headers, body);
+    const status = outcome.ok ? outcome.status : null;
+    const errorType = outcome.ok ? (outcome.status >= 500 ? String(outcome.status) : null) : outcome.kind;
+    span.end(status, outcome.ok ? null : outcome.kind);
+    giteaDuration.record(secondsSince(started), {
+      'http.request.method': request.method,
+      'http.response.status_code': status === null ? '' : String(status),
+      'error.type': errorType ?? '',
+    });
+    if (errorType !== null) giteaErrors.record(1, { 'error.type': errorType });
+    return outcome;
+  }
+
+  private async exchange(
+    url: URL,
+    method: HttpMethod,
+    headers: Record<string, string>,
+    body: EncodedBody | null,
+  ): Promise<HttpOutcome> {
     const transport = url.protocol === 'https:' ? await secureTransport() : plain;
     return new Promise<HttpOutcome>((resolve) => {
       let settled = false;
@@ -122,7 +148,7 @@ export class GiteaHttpClient implements FactReader {
       let outgoing: ClientRequest | undefined;
       try {
         // Throws at once on a header value node refuses (a control character in a token, say).
-        outgoing = transport.request(url, { method: request.method, headers, agent: transport.agent });
+        outgoing = transport.request(url, { method, headers, agent: transport.agent });
       } catch (error) {
         finish(this.failure(error));
         return;

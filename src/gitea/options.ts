@@ -1,5 +1,6 @@
 // The executor's knobs, with their defaults. The server fills them from its environment
 // (MAX_BINARY_BYTES, MAX_TOOL_RESPONSE_ITEMS, ...); nothing here reads the environment.
+import { DEFAULT_ARCHIVE_BOUNDS, type ArchiveBounds } from './archive.js';
 
 export type SecretDetectionMode = 'off' | 'mask' | 'block';
 
@@ -18,6 +19,8 @@ export interface ExecutorOptions {
   serverSecrets: string[];
   /** Whole-request timeout, body included (ms). */
   timeoutMs: number;
+  /** Bounds for opening archives inside downloads; past them a download is withheld (src/gitea/archive.ts). */
+  archiveBounds: ArchiveBounds;
 }
 
 export const DEFAULT_EXECUTOR_OPTIONS: Readonly<ExecutorOptions> = Object.freeze({
@@ -28,6 +31,7 @@ export const DEFAULT_EXECUTOR_OPTIONS: Readonly<ExecutorOptions> = Object.freeze
   secretDetectionMode: 'mask',
   serverSecrets: [],
   timeoutMs: 30_000,
+  archiveBounds: DEFAULT_ARCHIVE_BOUNDS,
 });
 
 export function resolveExecutorOptions(overrides: Partial<ExecutorOptions> = {}): ExecutorOptions {

@@ -13,7 +13,11 @@ import type { Fact, GuardCheck, GuardVerdict } from '../policy/guards/verdict.js
 import { readBranch, readLanding, readOpenPulls, readProtectionRules, readPull, type PullRef } from './facts.js';
 import type { FactReader, GiteaWriter, WriteResult } from './types.js';
 
-export type ReconcileAction = 'deleted' | 'closed' | 'refused' | 'failed';
+/** held: every check passed, and the write waits for a person's confirmation (the gate said no, for now). */
+export type ReconcileAction = 'deleted' | 'closed' | 'refused' | 'failed' | 'held';
+
+/** Asked once every check passed, just before the write, with the evidence: true lets the write happen. */
+export type WriteGate = (evidence: ReconcileReport['evidence']) => Promise<boolean>;
 
 export interface ReconcileReport {
   checks: GuardCheck[];
@@ -26,6 +30,8 @@ export interface ReconcileReport {
 export interface GiteaSides {
   reader: FactReader;
   writer: GiteaWriter;
+  /** The server's confirm stage; absent: nothing stands between the checks and the write. */
+  gate?: WriteGate;
 }
 
 function passed(verdict: GuardVerdict): boolean {
@@ -105,6 +111,8 @@ export async function cleanupMergedPrBranch(
     branch_sha: valueOf(branch)?.sha ?? null,
   };
   if (!passed(verdict)) return { checks: verdict.checks, evidence, action: 'refused' };
+  if (gitea.gate && !(await gitea.gate(evidence))) return { checks: verdict.checks, evidence, action: 'held' };
+  // Read again after the person's confirmation, right before the write: the proof must still hold.
   const [branchNow, pullNow] = await Promise.all([
     readBranch(reader, owner, repo, name),
     readPull(reader, { owner, repo, index: request.prNumber }),
@@ -138,6 +146,8 @@ export async function reconcileAlreadyLandedPr(
   const verdict = judges.judge({ pull, ...landing });
   const evidence = landingEvidence(pull, landing.target, landing.landing);
   if (!passed(verdict)) return { checks: verdict.checks, evidence, action: 'refused' };
+  if (gitea.gate && !(await gitea.gate(evidence))) return { checks: verdict.checks, evidence, action: 'held' };
+  // Read again after the person's confirmation, right before the write: the proof must still hold.
   const pullNow = await readPull(reader, ref);
   const checks = [
     ...verdict.checks,

@@ -3,8 +3,16 @@
 // becomes `abcd…[MASKED hmac:<12 hex>]`. One walk over the data, regexes compiled once per call.
 import { isUtf8 } from 'node:buffer';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { MIN_SECRET_FIELD_LENGTH, SECRET_PATTERNS, SECRET_RESULT_KEYS, type SecretPattern } from './secrets.js';
+import { MIN_SECRET_FIELD_LENGTH, SECRET_PATTERNS, SECRET_RESULT_KEYS } from './secrets.js';
 import type { SecretDetectionMode } from './options.js';
+import {
+  archiveFormatOf,
+  DEFAULT_ARCHIVE_BOUNDS,
+  inspectArchive,
+  type ArchiveBounds,
+  type ArchiveNote,
+} from './archive.js';
+import { base64FieldsOf } from './base64-fields.js';
 
 /** Deeper than any decoded result can be (JSON past 100 levels stays text); a guard, not a limit users meet. */
 const MAX_WALK_DEPTH = 128;
@@ -89,13 +97,15 @@ function encodedForms(secret: string): string[] {
   return [...forms];
 }
 
-/** What happened to one file's content in a result: decoded as text and redacted, or kept as bytes. */
+/** What happened to one file's content in a result: decoded as text and redacted, kept as bytes, or opened as an archive. */
 export interface FileContentNote {
   /** The file's path when the result names it. */
   path: string | null;
-  decoded_as: 'text' | 'binary';
+  decoded_as: 'text' | 'binary' | 'archive';
   /** True when a secret was replaced or masked, so the content differs from the file. */
   changed: boolean;
+  /** An archive: what was inspected inside (src/gitea/archive.ts); it comes back built again from that. */
+  archive?: ArchiveNote;
 }
 
 /** A file's bytes are text when they are valid UTF-8 without NUL bytes. */
@@ -124,6 +134,10 @@ export interface RedactionFindings {
 export interface RedactorOptions {
   /** Pattern masking and secret-named JSON keys; off for credential-issuing successes and mode off. */
   patterns: boolean;
+  /** Values redacted like the exact secrets that a person may still let the agent see (a fresh credential). */
+  revealable?: readonly string[];
+  /** Bounds for opening archives inside downloads (default DEFAULT_ARCHIVE_BOUNDS). */
+  archives?: ArchiveBounds;
 }
 
 interface CompiledSecrets {
@@ -166,6 +180,10 @@ function compiledSecrets(secrets: readonly string[]): CompiledSecrets {
 
 export class Redactor {
   readonly findings: RedactionFindings = { redacted: 0, kinds: new Set() };
+  /** What a person may reveal (reveal_secrets): each masked or revealable value as shown, with the value. */
+  readonly hidden = new Map<string, string>();
+  /** The labels of the revealable values, with the value each stands for. */
+  private readonly revealLabels: ReadonlyMap<string, string>;
   /** Files found in the result (base64 `content` with `encoding: base64`), in the order walked. */
   readonly files: FileContentNote[] = [];
   private readonly exact: RegExp | null;
@@ -179,12 +197,15 @@ export class Redactor {
     secrets: readonly string[],
     private readonly options: RedactorOptions,
   ) {
+    // A value that is also one of the exact secrets (the token) is never revealable.
+    const revealable = (options.revealable ?? []).filter((value) => value !== '' && !secrets.includes(value));
     ({
       labels: this.labels,
       formLabels: this.formLabels,
       exact: this.exact,
       anyExact: this.anyExact,
-    } = compiledSecrets(secrets));
+    } = compiledSecrets([...secrets, ...revealable]));
+    this.revealLabels = new Map(revealable.map((value) => [`[REDACTED ${fingerprint(value)}]`, value]));
   }
 
   text(text: string): string {
@@ -193,7 +214,10 @@ export class Redactor {
       result = result.replace(this.exact, (...matchArgs: unknown[]) => {
         const groups = matchArgs[matchArgs.length - 1] as Record<string, string | undefined>;
         this.findings.redacted++;
-        return this.formLabels.find((_, index) => groups[SECRET_GROUP(index)] !== undefined) ?? '[REDACTED]';
+        const label = this.formLabels.find((_, index) => groups[SECRET_GROUP(index)] !== undefined) ?? '[REDACTED]';
+        const revealable = this.revealLabels.get(label);
+        if (revealable !== undefined) this.hidden.set(label, revealable);
+        return label;
       });
     }
     return this.options.patterns ? this.mask(result) : result;
@@ -231,7 +255,7 @@ export class Redactor {
     if (depth > MAX_WALK_DEPTH) return false;
     if (Array.isArray(value)) return value.every((item) => this.gatherStrings(item, depth + 1, strings));
     const record = value as Record<string, unknown>;
-    if (record.encoding === 'base64' && typeof record.content === 'string') return false;
+    if (base64FieldsOf(record).length > 0) return false;
     for (const key of Object.keys(record)) {
       const item = record[key];
       if (typeof item === 'string' && this.options.patterns && SECRET_RESULT_KEYS.has(key.toLowerCase())) return false;
@@ -247,7 +271,7 @@ export class Redactor {
     if (depth > MAX_WALK_DEPTH) return '[nested too deep to inspect]';
     if (Array.isArray(value)) return value.map((item) => this.walk(item, depth + 1));
     const file = value as Record<string, unknown>;
-    if (file.encoding === 'base64' && typeof file.content === 'string') return this.fileObject(file, depth);
+    if (base64FieldsOf(file).length > 0) return this.fileObject(file, depth);
     // fromEntries defines properties, so a `__proto__` key from JSON stays a plain key.
     return Object.fromEntries(
       Object.entries(value).map(([key, item]) => [this.text(key), this.field(key, item, depth + 1)]),
@@ -255,38 +279,59 @@ export class Redactor {
   }
 
   /**
-   * A file's bytes: text (UTF-8) is decoded and redacted like any text, then re-encoded; anything
-   * else is kept as bytes (see bytes()), so a binary file without a secret comes back unchanged.
+   * A file's bytes: text (UTF-8) is decoded and redacted like any text, then re-encoded; an archive is
+   * opened and each file inside redacted (archive.ts); anything else is kept as bytes (see bytes()), so
+   * a binary file without a secret comes back unchanged. Throws DownloadWithheld for an archive that
+   * cannot be inspected within the bounds.
    */
   fileBytes(bytes: Buffer, path: string | null): Buffer {
-    const decodedAs = isTextContent(bytes) ? 'text' : 'binary';
-    let result: Buffer;
-    if (decodedAs === 'text') {
-      const text = bytes.toString('utf8');
-      const redacted = this.text(text);
-      result = redacted === text ? bytes : Buffer.from(redacted, 'utf8');
-    } else {
-      result = this.bytes(bytes);
+    const format = archiveFormatOf(bytes);
+    if (format !== null) {
+      const inspected = inspectArchive(
+        bytes,
+        format,
+        path ?? 'the download',
+        this.options.archives ?? DEFAULT_ARCHIVE_BOUNDS,
+        {
+          file: (inner) => this.contentBytes(inner).bytes,
+          text: (text) => this.text(text),
+        },
+      );
+      this.files.push({ path, decoded_as: 'archive', changed: inspected.note.changed > 0, archive: inspected.note });
+      return inspected.bytes;
     }
+    const { bytes: result, decodedAs } = this.contentBytes(bytes);
     this.files.push({ path, decoded_as: decodedAs, changed: result !== bytes });
     return result;
   }
 
-  /** A contents result (`encoding: base64`): its content through fileBytes, the other fields as usual. */
+  /** One file's contents redacted: as text when they are UTF-8, else as bytes; `bytes` itself when nothing changed. */
+  private contentBytes(bytes: Buffer): { bytes: Buffer; decodedAs: 'text' | 'binary' } {
+    if (!isTextContent(bytes)) return { bytes: this.bytes(bytes), decodedAs: 'binary' };
+    const text = bytes.toString('utf8');
+    const redacted = this.text(text);
+    return { bytes: redacted === text ? bytes : Buffer.from(redacted, 'utf8'), decodedAs: 'text' };
+  }
+
+  /**
+   * An object with base64 file bytes (base64-fields.ts: contents, blobs, wiki pages): each such field
+   * through fileBytes, the other fields as usual.
+   */
   private fileObject(file: Record<string, unknown>, depth: number): Record<string, unknown> {
-    const content = String(file.content);
+    const encoded = new Map(
+      base64FieldsOf(file).map(({ key, name }) => [key, this.base64Field(String(file[key]), name)]),
+    );
+    return Object.fromEntries(
+      Object.entries(file).map(([key, item]) => [this.text(key), encoded.get(key) ?? this.field(key, item, depth + 1)]),
+    );
+  }
+
+  private base64Field(content: string, name: string | null): string {
     const bytes = Buffer.from(content, 'base64');
     // Not base64 after all (it does not survive a round trip): redact it as the text it is.
-    const isBase64 = bytes.toString('base64') === content.replace(/\s+/g, '');
-    const redacted = isBase64 ? this.fileBytes(bytes, typeof file.path === 'string' ? file.path : null) : null;
-    const newContent =
-      redacted === null ? this.text(content) : redacted === bytes ? content : redacted.toString('base64');
-    return Object.fromEntries(
-      Object.entries(file).map(([key, item]) => [
-        this.text(key),
-        key === 'content' ? newContent : this.field(key, item, depth + 1),
-      ]),
-    );
+    if (bytes.toString('base64') !== content.replace(/\s+/g, '')) return this.text(content);
+    const redacted = this.fileBytes(bytes, name);
+    return redacted === bytes ? content : redacted.toString('base64');
   }
 
   /** Binary bodies: the bytes seen as latin1, so ASCII secrets and patterns are found and replaced in place. */
@@ -314,7 +359,14 @@ export class Redactor {
     if (redacted.length < MIN_SECRET_FIELD_LENGTH || redacted.includes('[REDACTED ') || redacted.includes('[MASKED '))
       return redacted;
     this.findings.kinds.add('secret_field');
-    return maskValue(redacted);
+    return this.masked(redacted);
+  }
+
+  /** Masks one value, remembering it for a person's reveal. */
+  private masked(secret: string): string {
+    const shown = maskValue(secret);
+    this.hidden.set(shown, secret);
+    return shown;
   }
 
   private mask(text: string): string {
@@ -324,15 +376,10 @@ export class Redactor {
       const pattern = SECRET_PATTERNS.find((_, index) => groups[PATTERN_GROUP(index)] !== undefined);
       if (!pattern) return match;
       this.findings.kinds.add(pattern.kind);
-      return maskMatch(match, pattern, groups);
+      const secret = pattern.valueGroup ? groups[pattern.valueGroup] : match;
+      return secret ? `${match.slice(0, match.length - secret.length)}${this.masked(secret)}` : match;
     });
   }
-}
-
-function maskMatch(match: string, pattern: SecretPattern, groups: Record<string, string | undefined>): string {
-  const secret = pattern.valueGroup ? groups[pattern.valueGroup] : match;
-  if (!secret) return match;
-  return `${match.slice(0, match.length - secret.length)}${maskValue(secret)}`;
 }
 
 function maskValue(secret: string): string {

@@ -19,6 +19,8 @@ import type { BranchPatterns, GuardsConfig } from '../policy/guards/settings.js'
 import type { CallGuard, CallGuardTable } from '../policy/guards/call-guards.js';
 import type { SudoRule } from '../policy/guards/sudo.js';
 import type { IntegrityCatalog } from '../policy/integrity.js';
+import type { ConfirmationPolicy } from '../policy/confirmations.js';
+import { buildConfirmationPolicy, confirmationPolicyFindings } from './confirmation-policy.js';
 import { buildIntegrityCatalog, integrityFindings } from './integrity-catalog.js';
 import { buildTargetPolicies, targetFindings, type TargetPolicies } from './target-policies.js';
 
@@ -33,6 +35,8 @@ export interface PolicySet extends TargetPolicies {
   callGuards: CallGuardTable;
   /** policies/integrity.yaml: the item types results carry and the operations that return them. */
   integrity: IntegrityCatalog;
+  /** policies/confirmations.yaml: the operations a person confirms, for every profile. */
+  confirmations: ConfirmationPolicy;
   operationMap: OperationMap;
   invariants: RoleInvariants;
   /** Legacy category spellings -> canonical, for `migrate` only. */
@@ -48,6 +52,7 @@ const POLICY_FILES = [
   'conditions',
   'guards',
   'integrity',
+  'confirmations',
 ] as const;
 type PolicyName = (typeof POLICY_FILES)[number];
 
@@ -165,6 +170,7 @@ function readPolicies(dir: string): { set: PolicySet | null; findings: Finding[]
   findings.push(...crossReferenceFindings(set, docs as Map<PolicyName, LoadedDocument>));
   findings.push(...guardsFindings(docs.get('guards') as LoadedDocument, set.vocabulary));
   findings.push(...integrityFindings(docs.get('integrity') as LoadedDocument));
+  findings.push(...confirmationPolicyFindings(docs.get('confirmations') as LoadedDocument, set.vocabulary));
   findings.push(
     ...targetFindings(
       set,
@@ -282,6 +288,7 @@ function buildPolicySet(dir: string, docs: Map<PolicyName, LoadedDocument>): Pol
     legacyCategories: new Map(Object.entries(aliases.migration ?? {})),
     guards: docs.get('guards')?.data as GuardsConfig,
     integrity: buildIntegrityCatalog(docs.get('integrity') as LoadedDocument),
+    confirmations: buildConfirmationPolicy(docs.get('confirmations') as LoadedDocument),
     ...buildTargetPolicies(docs.get('targets') as LoadedDocument, docs.get('conditions') as LoadedDocument),
     callGuards: callGuardTable(docs.get('guards') as LoadedDocument),
     sudoRule: sudoRule(docs.get('guards') as LoadedDocument),

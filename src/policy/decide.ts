@@ -10,7 +10,7 @@ import { normalizeName } from './normalize.js';
 import type { CompiledProfile, ListEntry } from './profile.js';
 import type { Vocabulary } from './vocabulary.js';
 import { mapCall, type MappedCall, type OperationMap } from './operation-map.js';
-import { forbiddenHint, notAllowedHint, normalizeHint, type HolderIndex } from './hints.js';
+import { forbiddenHint, notAllowedFix, notAllowedHint, normalizeHint, type HolderIndex } from './hints.js';
 import type { ReasonCode } from './reasons.js';
 import { guardedOnlyDenial } from './guards/guarded-only.js';
 import type { GuardedOnly } from './guards/settings.js';
@@ -113,8 +113,9 @@ export function deny(
   reason: ReasonCode,
   determining: DeterminingEntry,
   hint: string,
+  fix?: string,
 ): Decision {
-  return { effect: 'deny', operation, operations, reason, determining, failed: [], hint };
+  return { effect: 'deny', operation, operations, reason, determining, failed: [], hint, ...(fix ? { fix } : {}) };
 }
 
 /** The request's canonical operations (primary first, no repeats), or the denial of the first name that does not normalize. */
@@ -165,6 +166,7 @@ function forbiddenDenial(
       operations,
       'forbidden_list_invalid',
       entryOf(profile, broken),
+      `this profile denies everything while a forbidden_operations entry does not normalize; a person who maintains the profile must correct it`,
       `fix or remove forbidden_operations entry '${broken.written}' in ${where(profile, broken.line)}: while it does not normalize, this profile denies everything`,
     );
   }
@@ -197,6 +199,7 @@ function notAllowedDenial(
     empty ? 'empty_allowed_list' : 'not_allowed',
     { file: profile.file, line: profile.allowedListLine, rule },
     notAllowedHint(operation, profile, holders),
+    notAllowedFix(operation, profile),
   );
 }
 

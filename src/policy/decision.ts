@@ -32,12 +32,14 @@ export interface FailedCondition {
 export function withShownFiles(decision: Decision, show: (file: string) => string): Decision {
   const file = decision.determining.file;
   const hint = decision.hint?.split(file).join(show(file));
+  const fix = decision.fix?.split(file).join(show(file));
   const failed = decision.failed.map((f) => (f.entry ? { ...f, entry: { ...f.entry, file: show(f.entry.file) } } : f));
   return {
     ...decision,
     determining: { ...decision.determining, file: show(file) },
     failed,
     ...(hint !== undefined ? { hint } : {}),
+    ...(fix !== undefined ? { fix } : {}),
   };
 }
 
@@ -52,6 +54,8 @@ export interface Decision {
   determining: DeterminingEntry;
   /** Every failed condition when guards, scopes or conditions ran (self-review and self-merge first). */
   failed: FailedCondition[];
-  /** For a denial: what a person can do about it. */
+  /** For a denial: what can be done about it, as the agent reads it (a namespace to use, a person to ask; never a profile edit). */
   hint?: string;
+  /** For a denial, for people only (explain, decide; never a tool result): the profile edit that would change it. */
+  fix?: string;
 }

@@ -1,62 +1,624 @@
-// What a profile gains or loses between two versions: effective operations after normalization,
-// wildcard expansion and forbidden entries (a broken forbidden entry means no access at all), and
-// resource-scope changes (a new allow pattern or a lifted restriction is a gain; a removed allow
-// pattern, a new deny pattern or a new restriction is a loss).
-import { effectiveOperations, type CompiledProfile } from './profile.js';
-import type { PatternList } from './scope-patterns.js';
-import type { CompiledScopes } from './scopes.js';
+// What a profile gains or loses between two versions, field by field. Every field a profile (or the
+// multi-identity config it sits in) can hold has a row in a table saying how a change of it widens
+// what an agent may do or read, and the function that compares it: the effective operations (after
+// normalization, wildcards and forbidden entries), the identity and token it acts with, who may sign
+// in, the resource scopes by what their patterns match (pattern-cover.ts), the integrity floor and its
+// lists, the static listing's reach, runtime switching. A field with no row is reported as a gain:
+// a change nobody classified fails the gate rather than slipping through it.
+import { rankOf } from './integrity.js';
+import { covers } from './pattern-cover.js';
+import type { CompiledBudget } from './budgets.js';
+import { effectiveOperations, tokenVariableOf, type CompiledProfile } from './profile.js';
+import type { PatternList, ScopeKind } from './scope-patterns.js';
 import type { Vocabulary } from './vocabulary.js';
 
+export type Direction = 'gain' | 'loss';
+
+/** One change of access, where the new version says it (or, for a field it dropped, where it would be). */
+export interface AccessChange {
+  direction: Direction;
+  /** The field as written: operations, integrity.trusted_users, repositories.write, branches.gitea.branch.push, ... */
+  field: string;
+  /** What changed, for a person: `+ mallory`, `withhold -> fence`. */
+  change: string;
+  file: string;
+  line: number | null;
+}
+
 export interface ProfileDiff {
-  gained: string[];
-  lost: string[];
-  /** Scope changes, one line each, e.g. `repositories.write + acme/*`. */
-  scopes: { gained: string[]; lost: string[] };
+  gained: AccessChange[];
+  lost: AccessChange[];
 }
 
-export function diffProfiles(before: CompiledProfile, after: CompiledProfile, vocabulary: Vocabulary): ProfileDiff {
-  const old = effectiveOperations(before, vocabulary);
-  const now = effectiveOperations(after, vocabulary);
+/** The multi-identity config a profile was read from (null for a profile file): what it adds around the profile. */
+export interface ConfigFacts {
+  file: string;
+  runtimeSwitching: boolean;
+  runtimeSwitchingLine: number | null;
+  /** The Gitea of the identity's environment (environments.<env>.services.gitea.base_url). */
+  baseUrl: string | null;
+  baseUrlLine: number | null;
+}
+
+/** One version of a profile: the profile and, when it sits in a multi-identity config, that config's facts. */
+export interface DiffSide {
+  profile: CompiledProfile;
+  config: ConfigFacts | null;
+}
+
+export interface DiffContext {
+  vocabulary: Vocabulary;
+  /** Catalog domain (toolset) -> the canonical operations its tools perform: what a static listing of it can reach. */
+  toolsetOperations: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+type Compare = (before: DiffSide, after: DiffSide, context: DiffContext) => AccessChange[];
+
+export interface FieldRule {
+  /** How a change of the field widens what an agent may do or read; "nothing" for a field that grants nothing. */
+  widens: string;
+  compare: Compare | 'neutral';
+}
+
+const neutral = (widens: string): FieldRule => ({ widens, compare: 'neutral' });
+
+/**
+ * Profile fields (policies/profile.schema.json), a block's fields as `block.field`. test/diff.test.ts
+ * fails when the schema has a field this table does not name: a lane that adds a field adds its row.
+ */
+export const PROFILE_FIELDS: Readonly<Record<string, FieldRule>> = {
+  profile_name: neutral('nothing: the name selects the file; what it holds decides'),
+  role: {
+    widens: "another role: the guarded tools it may use and the guards' rules on its own pull requests change",
+    compare: (before, after) =>
+      before.profile.role === after.profile.role
+        ? []
+        : [
+            change('gain', 'role', `${before.profile.role ?? '(none)'} -> ${after.profile.role ?? '(none)'}`, after, [
+              'role',
+            ]),
+          ],
+  },
+  authenticated_username: {
+    widens: 'another Gitea user: the namespace acts with everything that user may do in Gitea',
+    compare: (before, after) => {
+      const who = (side: DiffSide) =>
+        side.profile.data.authenticated_username_from_env !== undefined
+          ? `the login in $${side.profile.data.authenticated_username_from_env}`
+          : (side.profile.data.authenticated_username ?? '(none)');
+      if (who(before).toLowerCase() === who(after).toLowerCase()) return [];
+      const path =
+        after.profile.data.authenticated_username_from_env !== undefined
+          ? 'authenticated_username_from_env'
+          : 'authenticated_username';
+      return [
+        change('gain', 'authenticated_username', `acts as ${who(after)} instead of ${who(before)}`, after, [path]),
+      ];
+    },
+  },
+  authenticated_username_from_env: neutral('compared with authenticated_username: which login the namespace acts as'),
+  authenticated_users: {
+    widens: 'per-user OAuth: another person may sign in to the namespace',
+    compare: (before, after) => setChanges('authenticated_users', before, after, 'may sign in'),
+  },
+  authenticated_teams: {
+    widens: "per-user OAuth: another team's members may sign in",
+    compare: (before, after) => setChanges('authenticated_teams', before, after, 'its members may sign in'),
+  },
+  token_source_name: {
+    widens:
+      "another token variable: the namespace acts with whatever token that variable holds (another user's, an admin's)",
+    compare: (before, after) =>
+      tokenVariableOf(before.profile) === tokenVariableOf(after.profile)
+        ? []
+        : [
+            change(
+              'gain',
+              'token_source_name',
+              `the token comes from ${tokenVariableOf(after.profile)} instead of ${tokenVariableOf(before.profile)}`,
+              after,
+              ['token_source_name'],
+            ),
+          ],
+  },
+  audit_label: neutral('nothing: a label of the audit trail'),
+  allowed_operations: {
+    widens:
+      'another operation the profile may perform (compared as the effective operations, forbidden entries applied)',
+    compare: compareOperations,
+  },
+  forbidden_operations: neutral('compared with allowed_operations: a removed forbidden entry is a gained operation'),
+  can_approve_prs: neutral('nothing: a claim `check` verifies against the lists'),
+  can_merge_prs: neutral('nothing: a claim `check` verifies against the lists'),
+  can_push_branches: neutral('nothing: a claim `check` verifies against the lists'),
+  can_mutate_issues: neutral('nothing: a claim `check` verifies against the lists'),
+  can_author_impl_prs: neutral('nothing: a claim `check` verifies against the lists'),
+  toolsets: {
+    widens:
+      'another domain in the static listing (TOOL_MODE=static reaches only listed tools): its operations the profile may perform',
+    compare: compareToolsets,
+  },
+  repositories: {
+    widens: 'a repository the patterns did not match before (or the restriction lifted)',
+    compare: (before, after) =>
+      (['read', 'write'] as const).flatMap((access) =>
+        compareAllow(
+          `repositories.${access}`,
+          before.profile.scopes.repositories[access],
+          after.profile.scopes.repositories[access],
+          'repository',
+          before,
+          after,
+        ),
+      ),
+  },
+  branches: {
+    widens: 'a branch an operation may target that its patterns did not match before (or its restriction lifted)',
+    compare: (before, after) =>
+      [...new Set([...before.profile.scopes.branches.keys(), ...after.profile.scopes.branches.keys()])]
+        .sort()
+        .flatMap((operation) =>
+          compareAllow(
+            `branches.${operation}`,
+            before.profile.scopes.branches.get(operation) ?? null,
+            after.profile.scopes.branches.get(operation) ?? null,
+            'branch',
+            before,
+            after,
+          ),
+        ),
+  },
+  paths: {
+    widens: 'a file path the allow patterns did not match before, or one the deny patterns no longer match',
+    compare: (before, after) =>
+      (['read', 'write'] as const).flatMap((access) => [
+        ...compareAllow(
+          `paths.${access}.allow`,
+          before.profile.scopes.paths[access].allow,
+          after.profile.scopes.paths[access].allow,
+          'path',
+          before,
+          after,
+        ),
+        ...compareDeny(
+          `paths.${access}.deny`,
+          before.profile.scopes.paths[access].deny,
+          after.profile.scopes.paths[access].deny,
+          'path',
+          after,
+        ),
+      ]),
+  },
+  budgets: {
+    widens:
+      'a budget removed or loosened: more calls of its operations within a window (a budget is kept only by one at least as strict)',
+    compare: compareBudgets,
+  },
+  'integrity.min_level': {
+    widens: "a lower floor: text by people of lower standing reaches the agent as is (no block: 'none')",
+    compare: (before, after) => {
+      const [was, is] = [before.profile.integrity.minLevel, after.profile.integrity.minLevel];
+      if (was === is) return [];
+      return [
+        change(rankOf(is) < rankOf(was) ? 'gain' : 'loss', 'integrity.min_level', `${was} -> ${is}`, after, [
+          'integrity',
+          'min_level',
+        ]),
+      ];
+    },
+  },
+  'integrity.below': {
+    widens: "withhold -> fence: text below the floor reaches the agent, sanitised and fenced (no block: 'fence')",
+    compare: (before, after) => {
+      const [was, is] = [before.profile.integrity.below, after.profile.integrity.below];
+      if (was === is) return [];
+      return [
+        change(is === 'fence' ? 'gain' : 'loss', 'integrity.below', `${was} -> ${is}`, after, ['integrity', 'below']),
+      ];
+    },
+  },
+  'integrity.trusted_users': {
+    widens: 'another trusted person: their text passes the floor whatever their standing',
+    compare: (before, after) =>
+      loginChanges(
+        'integrity.trusted_users',
+        before.profile.integrity.trusted,
+        after.profile.integrity.trusted,
+        after,
+        'gain',
+        'trusted',
+      ),
+  },
+  'integrity.blocked_users': {
+    widens: 'a person no longer blocked: their text is no longer always withheld',
+    compare: (before, after) =>
+      loginChanges(
+        'integrity.blocked_users',
+        before.profile.integrity.blocked,
+        after.profile.integrity.blocked,
+        after,
+        'loss',
+        'blocked',
+      ),
+  },
+  'integrity.after_untrusted': {
+    widens: "same_repository_only -> allow: after untrusted text the session may write anywhere (no block: 'allow')",
+    compare: (before, after) => {
+      const [was, is] = [before.profile.integrity.afterUntrusted, after.profile.integrity.afterUntrusted];
+      if (was === is) return [];
+      return [
+        change(is === 'allow' ? 'gain' : 'loss', 'integrity.after_untrusted', `${was} -> ${is}`, after, [
+          'integrity',
+          'after_untrusted',
+        ]),
+      ];
+    },
+  },
+};
+
+/**
+ * Fields of a multi-identity config (policies/config.schema.json) around its profiles, by their name
+ * (base_url, identities and profile_aliases sit in environments.<env>.services.gitea).
+ */
+export const CONFIG_FIELDS: Readonly<Record<string, FieldRule>> = {
+  allow_runtime_switching: {
+    widens: 'false -> true: gitea_activate_profile may turn the namespace into any profile of the file',
+    compare: (before, after) => {
+      const [was, is] = [before.config?.runtimeSwitching === true, after.config?.runtimeSwitching === true];
+      return was === is ? [] : [configChange(is ? 'gain' : 'loss', before, after)];
+    },
+  },
+  base_url: {
+    widens: 'another Gitea: the same lists act on another server',
+    compare: (before, after) => {
+      const [was, is] = [before.config?.baseUrl ?? null, after.config?.baseUrl ?? null];
+      if (was === is) return [];
+      return [
+        {
+          direction: 'gain',
+          field: 'base_url',
+          change: `${was ?? '(GITEA_URL)'} -> ${is ?? '(GITEA_URL)'}`,
+          file: after.config?.file ?? after.profile.file,
+          line: after.config?.baseUrlLine ?? null,
+        },
+      ];
+    },
+  },
+  identities: neutral('each identity is compared as a profile, matched by its key; a new one gains all it allows'),
+  profile_aliases: neutral('nothing: another name for an identity the file already holds'),
+  environments: neutral('its identities, base_url and profile_aliases are compared by their own rows'),
+};
+
+/** Everything the newer version gains and loses, field by field (PROFILE_FIELDS, CONFIG_FIELDS). */
+export function diffProfiles(before: DiffSide, after: DiffSide, context: DiffContext): ProfileDiff {
+  const changes = [
+    ...Object.values(PROFILE_FIELDS).flatMap((rule) =>
+      rule.compare === 'neutral' ? [] : rule.compare(before, after, context),
+    ),
+    ...(before.config || after.config
+      ? Object.values(CONFIG_FIELDS).flatMap((rule) =>
+          rule.compare === 'neutral' ? [] : rule.compare(before, after, context),
+        )
+      : []),
+    ...unclassified(before, after),
+  ];
+  const order = (a: AccessChange, b: AccessChange) =>
+    a.file.localeCompare(b.file) ||
+    (a.line ?? 0) - (b.line ?? 0) ||
+    a.field.localeCompare(b.field) ||
+    a.change.localeCompare(b.change);
   return {
-    gained: [...now].filter((name) => !old.has(name)).sort(),
-    lost: [...old].filter((name) => !now.has(name)).sort(),
-    scopes: diffScopes(before.scopes, after.scopes),
+    gained: changes.filter((c) => c.direction === 'gain').sort(order),
+    lost: changes.filter((c) => c.direction === 'loss').sort(order),
   };
 }
 
-type Restriction = 'allow' | 'deny';
+/** A profile that did not exist before (or no longer does): everything it allows, gained (or lost). */
+export function wholeProfile(side: DiffSide, direction: Direction, context: DiffContext): AccessChange[] {
+  const operations = [...effectiveOperations(side.profile, context.vocabulary)].sort();
+  const name = side.profile.name ?? side.profile.file;
+  return [
+    {
+      direction,
+      field: 'profile',
+      change: `${direction === 'gain' ? 'new' : 'removed'} profile ${name}: ${operations.length} operation(s)${operations.length > 0 ? ` (${operations.join(', ')})` : ''}`,
+      file: side.profile.file,
+      line: side.profile.lineOf([]) ?? null,
+    },
+  ];
+}
 
-export function diffScopes(before: CompiledScopes, after: CompiledScopes): { gained: string[]; lost: string[] } {
-  const gained: string[] = [];
-  const lost: string[] = [];
-  const compare = (field: string, was: PatternList | null, is: PatternList | null, kind: Restriction): void => {
-    // For an allow list, null is "no restriction"; for a deny list, null is "nothing denied".
-    const [widen, narrow] = kind === 'allow' ? [gained, lost] : [lost, gained];
-    if (kind === 'allow' && was !== null && is === null) return void gained.push(`${field}: restriction removed`);
-    if (kind === 'allow' && was === null && is !== null)
-      return void lost.push(`${field}: restriction added (${writtenOf(is).join(', ') || 'empty'})`);
-    const a = new Set(writtenOf(was));
-    const b = new Set(writtenOf(is));
-    for (const pattern of b) if (!a.has(pattern)) widen.push(`${field} + ${pattern}`);
-    for (const pattern of a) if (!b.has(pattern)) narrow.push(`${field} - ${pattern}`);
-  };
-  compare('repositories.read', before.repositories.read, after.repositories.read, 'allow');
-  compare('repositories.write', before.repositories.write, after.repositories.write, 'allow');
-  for (const operation of new Set([...before.branches.keys(), ...after.branches.keys()])) {
-    compare(
-      `branches.${operation}`,
-      before.branches.get(operation) ?? null,
-      after.branches.get(operation) ?? null,
-      'allow',
+/** Fields present in either version that no row classifies (a newer schema): each a gain, so the gate fails closed. */
+function unclassified(before: DiffSide, after: DiffSide): AccessChange[] {
+  const known = new Set(Object.keys(PROFILE_FIELDS));
+  const fields = (side: DiffSide) =>
+    Object.entries(side.profile.data).flatMap(([key, value]) =>
+      key === 'integrity' && value && typeof value === 'object'
+        ? Object.keys(value).map((sub) => `${key}.${sub}`)
+        : [key],
     );
-  }
-  for (const side of ['read', 'write'] as const) {
-    compare(`paths.${side}.allow`, before.paths[side].allow, after.paths[side].allow, 'allow');
-    compare(`paths.${side}.deny`, before.paths[side].deny, after.paths[side].deny, 'deny');
-  }
-  return { gained: gained.sort(), lost: lost.sort() };
+  const all = new Set([...fields(before), ...fields(after)]);
+  return [...all]
+    .filter((field) => !known.has(field))
+    .filter((field) => JSON.stringify(valueAt(before, field)) !== JSON.stringify(valueAt(after, field)))
+    .map((field) =>
+      change(
+        'gain',
+        field,
+        'changed, and gitea-warden diff has no rule for this field: treated as a widening',
+        after,
+        field.split('.'),
+      ),
+    );
 }
 
-function writtenOf(list: PatternList | null): string[] {
-  return list ? [...list.patterns, ...list.broken].map((pattern) => pattern.written) : [];
+function valueAt(side: DiffSide, field: string): unknown {
+  return field
+    .split('.')
+    .reduce<unknown>(
+      (value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined),
+      side.profile.data,
+    );
+}
+
+/** A change located at `path` in the newer version (or at its nearest written ancestor). */
+function change(
+  direction: Direction,
+  field: string,
+  text: string,
+  side: DiffSide,
+  path: readonly (string | number)[],
+): AccessChange {
+  return { direction, field, change: text, file: side.profile.file, line: lineNear(side.profile, path) };
+}
+
+function lineNear(profile: CompiledProfile, path: readonly (string | number)[]): number | null {
+  for (let length = path.length; length > 0; length -= 1) {
+    const line = profile.lineOf(path.slice(0, length));
+    if (line !== null) return line;
+  }
+  return null;
+}
+
+function configChange(direction: Direction, before: DiffSide, after: DiffSide): AccessChange {
+  const is = after.config?.runtimeSwitching === true;
+  return {
+    direction,
+    field: 'allow_runtime_switching',
+    change: `${before.config?.runtimeSwitching === true} -> ${is}`,
+    file: after.config?.file ?? after.profile.file,
+    line: after.config?.runtimeSwitchingLine ?? null,
+  };
+}
+
+function compareOperations(before: DiffSide, after: DiffSide, context: DiffContext): AccessChange[] {
+  const old = effectiveOperations(before.profile, context.vocabulary);
+  const now = effectiveOperations(after.profile, context.vocabulary);
+  const gained = [...now].filter((name) => !old.has(name)).sort();
+  const lost = [...old].filter((name) => !now.has(name)).sort();
+  const at = (operation: string, direction: Direction): AccessChange => {
+    const entry =
+      direction === 'gain'
+        ? after.profile.allowedBy.get(operation)
+        : (after.profile.forbiddenBy.get(operation) ?? null);
+    return {
+      direction,
+      field: 'operations',
+      change: `${direction === 'gain' ? '+' : '-'} ${operation}`,
+      file: after.profile.file,
+      line: entry?.line ?? after.profile.brokenForbidden[0]?.line ?? after.profile.allowedListLine,
+    };
+  };
+  return [...gained.map((name) => at(name, 'gain')), ...lost.map((name) => at(name, 'loss'))];
+}
+
+function compareToolsets(before: DiffSide, after: DiffSide, context: DiffContext): AccessChange[] {
+  const effective = effectiveOperations(after.profile, context.vocabulary);
+  const domains = (side: DiffSide) => side.profile.data.toolsets ?? [...context.toolsetOperations.keys()];
+  const reach = (list: readonly string[]) =>
+    new Set(
+      list.flatMap((domain) => [...(context.toolsetOperations.get(domain) ?? [])].filter((op) => effective.has(op))),
+    );
+  const [was, is] = [reach(domains(before)), reach(domains(after))];
+  const changes: AccessChange[] = [];
+  const listed = (side: DiffSide) =>
+    side.profile.data.toolsets === undefined ? 'every domain' : `[${domains(side).join(', ')}]`;
+  const gained = [...is].filter((op) => !was.has(op)).sort();
+  const lost = [...was].filter((op) => !is.has(op)).sort();
+  const summary = (ops: string[]) =>
+    `${ops.slice(0, 6).join(', ')}${ops.length > 6 ? `, and ${ops.length - 6} more` : ''}`;
+  if (gained.length > 0)
+    changes.push(
+      change(
+        'gain',
+        'toolsets',
+        `${listed(before)} -> ${listed(after)}: the static listing reaches ${summary(gained)}`,
+        after,
+        ['toolsets'],
+      ),
+    );
+  if (lost.length > 0)
+    changes.push(
+      change(
+        'loss',
+        'toolsets',
+        `${listed(before)} -> ${listed(after)}: the static listing no longer reaches ${summary(lost)}`,
+        after,
+        ['toolsets'],
+      ),
+    );
+  return changes;
+}
+
+/**
+ * Budgets as constraints: at most `max` calls of a set of operations in any window of `per`. An old
+ * budget is kept when one new budget implies it: it counts at least the same operations, and the calls
+ * it lets through in the old window (ceil(old window / new window) of its windows) are no more than the
+ * old max. One that no new budget implies is a gain; a new one no old budget implies is a loss.
+ */
+function compareBudgets(before: DiffSide, after: DiffSide): AccessChange[] {
+  const implies = (strict: CompiledBudget, loose: CompiledBudget) =>
+    [...loose.canonical].every((op) => strict.canonical.has(op)) &&
+    Math.ceil(loose.perMs / strict.perMs) * strict.max <= loose.max;
+  const text = (budget: CompiledBudget) => `${budget.operations.join(', ')}: at most ${budget.max} per ${budget.per}`;
+  const line = lineNear(after.profile, ['budgets']);
+  return [
+    ...before.profile.budgets
+      .filter((old) => !after.profile.budgets.some((now) => implies(now, old)))
+      .map((old): AccessChange => ({
+        direction: 'gain',
+        field: 'budgets',
+        change: `- ${text(old)} (no budget as strict remains)`,
+        file: after.profile.file,
+        line,
+      })),
+    ...after.profile.budgets
+      .filter((now) => !before.profile.budgets.some((old) => implies(old, now)))
+      .map((now): AccessChange => ({
+        direction: 'loss',
+        field: 'budgets',
+        change: `+ ${text(now)}`,
+        file: after.profile.file,
+        line: now.line,
+      })),
+  ];
+}
+
+/** Set fields of logins or teams (case-insensitive, as Gitea's names are): an added entry is a gain. */
+function setChanges(
+  field: 'authenticated_users' | 'authenticated_teams',
+  before: DiffSide,
+  after: DiffSide,
+  meaning: string,
+): AccessChange[] {
+  const lower = (side: DiffSide) => new Set((side.profile.data[field] ?? []).map((name) => name.toLowerCase()));
+  const [was, is] = [lower(before), lower(after)];
+  const written = after.profile.data[field] ?? [];
+  const added = written.filter((name) => !was.has(name.toLowerCase()));
+  const removed = (before.profile.data[field] ?? []).filter((name) => !is.has(name.toLowerCase()));
+  return [
+    ...added.map((name) => change('gain', field, `+ ${name} (${meaning})`, after, [field, written.indexOf(name)])),
+    ...removed.map((name) => change('loss', field, `- ${name}`, after, [field])),
+  ];
+}
+
+/** trusted_users (an added login gains) and blocked_users (a removed login gains); compared as the server does, lower case. */
+function loginChanges(
+  field: string,
+  was: ReadonlySet<string>,
+  is: ReadonlySet<string>,
+  after: DiffSide,
+  addedIs: Direction,
+  meaning: string,
+): AccessChange[] {
+  const other: Direction = addedIs === 'gain' ? 'loss' : 'gain';
+  const written = (
+    after.profile.data.integrity?.[field === 'integrity.trusted_users' ? 'trusted_users' : 'blocked_users'] ?? []
+  ).map((n) => n.toLowerCase());
+  const path = (login: string) => {
+    const index = written.indexOf(login);
+    return index >= 0
+      ? ['integrity', field.split('.')[1] as string, index]
+      : ['integrity', field.split('.')[1] as string];
+  };
+  return [
+    ...[...is]
+      .filter((login) => !was.has(login))
+      .sort()
+      .map((login) => change(addedIs, field, `+ ${login} (${meaning})`, after, path(login))),
+    ...[...was]
+      .filter((login) => !is.has(login))
+      .sort()
+      .map((login) => change(other, field, `- ${login} (no longer ${meaning})`, after, path(login))),
+  ];
+}
+
+/**
+ * An allow list (null: no restriction): a new pattern matching a value no old one did is a gain, an old
+ * pattern matching a value no new one does is a loss, whatever the spelling.
+ */
+function compareAllow(
+  field: string,
+  was: PatternList | null,
+  is: PatternList | null,
+  kind: ScopeKind,
+  before: DiffSide,
+  after: DiffSide,
+): AccessChange[] {
+  const where = (list: PatternList | null, side: DiffSide) => ({
+    file: side.profile.file,
+    line: list?.line ?? lineNear(side.profile, field.split('.')),
+  });
+  if (was === null && is === null) return [];
+  if (is === null) return [{ direction: 'gain', field, change: 'restriction removed: any value', ...where(is, after) }];
+  if (was === null)
+    return [
+      {
+        direction: 'loss',
+        field,
+        change: `restriction added: ${written(is).join(', ') || '(empty: nothing)'}`,
+        ...where(is, after),
+      },
+    ];
+  const nocase = kind === 'repository';
+  const [old, now] = [written(was), written(is)];
+  return [
+    ...patternsOf(is)
+      .filter((pattern) => !covers(old, pattern.written, kind, nocase))
+      .map((pattern): AccessChange => ({
+        direction: 'gain',
+        field,
+        change: `+ ${pattern.written}`,
+        file: after.profile.file,
+        line: pattern.line,
+      })),
+    ...patternsOf(was)
+      .filter((pattern) => !covers(now, pattern.written, kind, nocase))
+      .map((pattern): AccessChange => ({
+        direction: 'loss',
+        field,
+        change: `- ${pattern.written}`,
+        ...where(is, after),
+      })),
+  ];
+}
+
+/** A deny list (null: nothing denied; matched case-insensitively): a value no longer denied is a gain. */
+function compareDeny(
+  field: string,
+  was: PatternList | null,
+  is: PatternList | null,
+  kind: ScopeKind,
+  after: DiffSide,
+): AccessChange[] {
+  const [old, now] = [written(was), written(is)];
+  const line = is?.line ?? lineNear(after.profile, field.split('.').slice(0, -1));
+  return [
+    ...patternsOf(was)
+      .filter((pattern) => !covers(now, pattern.written, kind, true))
+      .map((pattern): AccessChange => ({
+        direction: 'gain',
+        field,
+        change: `- ${pattern.written} (no longer denied)`,
+        file: after.profile.file,
+        line,
+      })),
+    ...patternsOf(is)
+      .filter((pattern) => !covers(old, pattern.written, kind, true))
+      .map((pattern): AccessChange => ({
+        direction: 'loss',
+        field,
+        change: `+ ${pattern.written}`,
+        file: after.profile.file,
+        line: pattern.line,
+      })),
+  ];
+}
+
+function patternsOf(list: PatternList | null): Array<{ written: string; line: number | null }> {
+  return list ? [...list.patterns, ...list.broken] : [];
+}
+
+function written(list: PatternList | null): string[] {
+  return patternsOf(list).map((pattern) => pattern.written);
 }

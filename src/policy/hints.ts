@@ -1,5 +1,7 @@
-// Hints a person can act on when a request is denied: which list to edit, or which namespace
-// (reference profile) already holds the operation.
+// What a denial says can be done. The hint goes to the agent with the tool result: which namespace
+// already holds the operation, or that a person decides; never how to edit a profile, since an agent
+// told to "add X to allowed_operations of FILE" may do just that where it can write the file. The
+// edit itself is the decision's `fix`, which only `explain` and `decide` show, to people.
 import type { Normalized } from './normalize.js';
 import type { CompiledProfile } from './profile.js';
 
@@ -22,8 +24,13 @@ export function buildHolderIndex(
 
 export function notAllowedHint(operation: string, profile: CompiledProfile, holders?: HolderIndex): string {
   const other = namespaceHint(operation, profile, holders);
-  const edit = `add ${operation} to allowed_operations of ${profile.file}`;
-  return other ? `${other}, or ${edit} if this role should have it` : edit;
+  const person = `whether this role should have ${operation} is for the people who maintain its profile to decide`;
+  return other ? `${other}; ${person}` : `this namespace does not hold ${operation}; ${person}`;
+}
+
+/** For people (explain, decide): the edit that would grant the operation. */
+export function notAllowedFix(operation: string, profile: CompiledProfile): string {
+  return `add ${operation} to allowed_operations of ${profile.file} if this role should have it (gitea-warden diff shows the gain)`;
 }
 
 export function forbiddenHint(operation: string, profile: CompiledProfile, holders?: HolderIndex): string {

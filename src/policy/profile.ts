@@ -1,6 +1,8 @@
 // The profile model and its compiler. A profile compiles ONCE into Sets of canonical operations,
 // keeping where each entry was written (file, line) so every decision can point at it. Deciding
 // afterwards does no parsing.
+import type { ConfirmationFallback, ProfileConfirmations } from './confirmations.js';
+import { compileBudgets, type BudgetData, type CompiledBudget } from './budgets.js';
 import { compileIntegrity, type IntegrityData, type IntegritySettings } from './integrity.js';
 import { normalizeName, type Normalized } from './normalize.js';
 import { compileScopes, type CompiledScopes, type ScopeData } from './scopes.js';
@@ -42,6 +44,12 @@ export interface ProfileData {
   branches?: ScopeData['branches'];
   paths?: ScopeData['paths'];
   integrity?: IntegrityData;
+  /** Who confirms what cannot be undone, besides policies/confirmations.yaml (docs/confirmations.md). */
+  confirmations?: ProfileConfirmations;
+  /** `phrase`: the reconciler tools take their typed phrase from a client that cannot ask its person. */
+  confirmation_fallback?: ConfirmationFallback;
+  /** Call budgets: at most `max` calls of `operations` per `per`, per person and namespace. */
+  budgets?: BudgetData[];
 }
 
 export type ListName = 'allowed_operations' | 'forbidden_operations';
@@ -75,6 +83,8 @@ export interface CompiledProfile {
   scopes: CompiledScopes;
   /** The integrity floor, trusted and blocked users, and what a session may do after untrusted content. */
   integrity: IntegritySettings;
+  /** The call budgets, compiled (src/policy/budgets.ts). */
+  budgets: readonly CompiledBudget[];
   /** Line of the allowed_operations key (or of the profile) for default denials. */
   allowedListLine: number | null;
   /** Line of any field of the profile, as recorded at load time (null for inline profiles). */
@@ -121,6 +131,7 @@ export function compileProfile(
     entries,
     scopes: compileScopes(source.data, vocabulary, service, lineOf),
     integrity: compileIntegrity(source.data.integrity),
+    budgets: compileBudgets(source.data.budgets, vocabulary, service, lineOf),
     allowedListLine: lineOf(['allowed_operations']),
     lineOf,
   };

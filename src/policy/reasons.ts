@@ -169,10 +169,7 @@ export const REASONS = {
     meaning: 'The merge names no delete_branch_after_merge and the repository default deletes the head branch.',
   },
   pr_not_open: { kinds: ['guard'], meaning: 'The pull request is not open.' },
-  confirmation_mismatch: {
-    kinds: ['guard'],
-    meaning: 'The confirmation phrase is not exactly the one the tool asks for.',
-  },
+
   branch_not_pr_head: { kinds: ['guard'], meaning: "The branch is not the pull request's head branch." },
   head_repo_mismatch: { kinds: ['guard'], meaning: 'The head branch lives in another repository (a fork).' },
   pr_not_merged: { kinds: ['guard'], meaning: 'The pull request is not merged.' },
@@ -235,6 +232,16 @@ export const REASONS = {
   profile_unavailable: { kinds: ['refusal'], meaning: 'The profile to switch to does not load.' },
   invalid_json: { kinds: ['refusal'], meaning: 'A decide --batch request line is not JSON.' },
   too_deep: { kinds: ['refusal'], meaning: 'A decide --batch request line nests deeper than the bound.' },
+  // call budgets (issue 30): refused before Gitea, counted per person and namespace
+  budget_exceeded: {
+    kinds: ['refusal'],
+    meaning:
+      'A call budget of the profile is spent for this person and namespace; the refusal names it and when a call fits again.',
+  },
+  budget_unavailable: {
+    kinds: ['refusal'],
+    meaning: 'The store that counts call budgets did not answer, so a call that counts against one is refused.',
+  },
   // audit outcomes of calls that were not denied
   whoami: { kinds: ['outcome'], meaning: 'gitea_whoami answered.' },
   server_status: { kinds: ['outcome'], meaning: 'gitea_server_status answered.' },
@@ -248,6 +255,63 @@ export const REASONS = {
   closed: { kinds: ['outcome'], meaning: 'The reconcile tool closed the pull request after every check passed.' },
   refused: { kinds: ['outcome'], meaning: 'A guarded action refused: a check failed; the report lists them.' },
   failed: { kinds: ['outcome'], meaning: 'A guarded action passed its checks but its write failed.' },
+  // confirmations by a person (issue 27): src/policy/confirmations.ts, src/server/confirm/
+  confirmation_mismatch: {
+    kinds: ['refusal'],
+    meaning: 'The typed phrase (confirmation_fallback: phrase) is not exactly the one the tool asks for.',
+  },
+  confirmation_unavailable: {
+    kinds: ['refusal'],
+    meaning:
+      "The call needs a person's confirmation and the client cannot ask (it declared no elicitation, or not the mode needed).",
+  },
+  confirmation_declined: {
+    kinds: ['refusal', 'outcome'],
+    meaning: 'The person declined or cancelled the confirmation, or left it unchecked; nothing reached Gitea.',
+  },
+  confirmation_rejected: {
+    kinds: ['refusal'],
+    meaning: 'The approver rejected the call on the confirmation page; nothing reached Gitea.',
+  },
+  confirmation_expired: {
+    kinds: ['refusal'],
+    meaning: 'The answer came after the confirmation expired (policies/confirmations.yaml); nothing reached Gitea.',
+  },
+  confirmation_replayed: {
+    kinds: ['refusal'],
+    meaning: 'The confirmation was used or declined already: each one answers one call, once, on any replica.',
+  },
+  confirmation_invalid: {
+    kinds: ['refusal'],
+    meaning: 'The confirmation state does not open: altered, forged, or sealed under another CONFIRMATION_KEY.',
+  },
+  confirmation_transplanted: {
+    kinds: ['refusal'],
+    meaning:
+      'The confirmation belongs to another call: another principal, operation, tool, arguments, repository or pull request.',
+  },
+  confirmation_asked: {
+    kinds: ['outcome'],
+    meaning: "The call waits for a person's confirmation (input_required); nothing reached Gitea yet.",
+  },
+  confirmation_void: {
+    kinds: ['outcome'],
+    meaning:
+      'Gitea changed between question and answer (a push, a retarget): the answer is void, the person is asked again.',
+  },
+  secrets_revealed: {
+    kinds: ['outcome'],
+    meaning: 'A person confirmed that the masked values of a result be shown in clear, and they were.',
+  },
+  approvers_missing: {
+    kinds: ['finding'],
+    meaning: 'A profile asks for four-eyes approval but names no approvers (confirmations.approvers, approver_teams).',
+  },
+  confirmation_fallback_phrase: {
+    kinds: ['finding'],
+    meaning:
+      'confirmation_fallback: phrase accepts a typed phrase from clients without elicitation; a model can type it.',
+  },
   // findings of `check`
   unreadable: { kinds: ['finding'], meaning: 'The file cannot be read.' },
   parse_error: {
@@ -340,6 +404,17 @@ export const REASONS = {
   head_moved: {
     kinds: ['guard'],
     meaning: 'The pull request head moved between the proof and the close, so the proof no longer holds.',
+  },
+
+  // issue 26: a team's own profiles (check asks Gitea about the names a profile trusts)
+  trusted_user_unknown: {
+    kinds: ['finding'],
+    meaning: 'integrity.trusted_users names a login Gitea has no user for: whoever registers it is trusted.',
+  },
+  trusted_user_outside: {
+    kinds: ['finding'],
+    meaning:
+      'integrity.trusted_users names a user who is no member, owner or collaborator of anything the profile names.',
   },
 } as const satisfies Record<string, ReasonEntry>;
 

@@ -382,7 +382,7 @@ function pathFailures(profile: ScopeSubject, targets: Targets, access: Access, p
       return [
         {
           code: 'path_not_allowed',
-          message: `file ${path} is protected (${guard.written}): writing it needs paths.write.allow to name it`,
+          message: `file ${path} is protected (${guard.written}) and this profile's paths.write.allow does not name it`,
           entry: {
             file: policy.targetsFile,
             line: guard.line,

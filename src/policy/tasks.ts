@@ -1,6 +1,7 @@
 // resolve_task_capability: can this session do the task, and if not, which namespace can.
 // Tasks are data (policies/tasks.yaml); the session is described by its role and a predicate over
 // canonical operations, so this stays independent of how profiles are compiled.
+import { didYouMean } from './nearest.js';
 
 export type TaskRole = 'issue-manager' | 'author' | 'reviewer' | 'merger' | 'owner' | 'reconciler' | 'any';
 
@@ -51,7 +52,7 @@ export function resolveTaskCapability(catalog: TaskCatalog, task: string, sessio
       permissions: [],
       allowed_in_current_session: false,
       reason: 'unknown_task',
-      hint: `Unknown task. Known tasks: ${known}.`,
+      hint: `Unknown task${didYouMean(task, Object.keys(catalog.tasks))}. Known tasks: ${known}.`,
     };
   }
   const { role, permissions, tool } = definition;

@@ -42,6 +42,7 @@ import { markupRoutes } from './handlers/markup.js';
 import { notificationRoutes } from './handlers/notifications.js';
 import { packageRoutes } from './handlers/packages.js';
 import { timeRoutes } from './handlers/times.js';
+import { archiveRoutes } from './handlers/archives.js';
 import { tagRoutes } from './handlers/tags.js';
 import { timelineRoutes } from './handlers/timeline.js';
 import type { SandboxState } from './model.js';
@@ -74,6 +75,7 @@ export const sandboxRoutes: readonly Route[] = [
   ...teamRoutes,
   ...timelineRoutes,
   ...tagRoutes,
+  ...archiveRoutes,
 ];
 
 export interface SandboxRequestRecord {
@@ -89,8 +91,10 @@ export interface SandboxResponseEvent extends SandboxRequestRecord {
   /** The served Gitea operation, null for 404 outside the API and 501 for unserved operations. */
   operationId: string | null;
   headers: Record<string, string>;
-  /** Parsed JSON body, undefined when the response has none. */
+  /** Parsed JSON body, undefined when the response has none or it is bytes. */
   body: unknown;
+  /** A body of bytes (a download): its media type and size. */
+  binary?: { contentType: string; size: number };
 }
 
 export interface SandboxOptions {
@@ -183,8 +187,8 @@ function errorReply(state: SandboxState, status: number, message: string): Reply
 
 function send(res: ServerResponse, reply: Reply): Record<string, string> {
   const headers: Record<string, string> = { ...reply.headers };
-  // A handler that names its own Content-Type (text/html from the markup routes) sends its body as is.
-  const raw = headers['Content-Type'] !== undefined && typeof reply.body === 'string';
+  // A handler that names its own Content-Type (text/html from the markup routes, a download's bytes) sends its body as is.
+  const raw = headers['Content-Type'] !== undefined && (typeof reply.body === 'string' || Buffer.isBuffer(reply.body));
   if (reply.body !== undefined && !raw) headers['Content-Type'] = 'application/json;charset=utf-8';
   res.writeHead(reply.status, headers);
   res.end(reply.body === undefined ? undefined : raw ? reply.body : JSON.stringify(reply.body));
@@ -215,6 +219,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       };
       requests.push(record);
       // A body is serialised and parsed back so observers see exactly what went over the wire.
+      if (Buffer.isBuffer(reply.body)) {
+        const binary = { contentType: headers['Content-Type'] ?? '', size: reply.body.length };
+        options.onResponse?.({ ...record, operationId, headers, body: undefined, binary });
+        return;
+      }
       const body = reply.body === undefined ? undefined : (JSON.parse(JSON.stringify(reply.body)) as unknown);
       options.onResponse?.({ ...record, operationId, headers, body });
     });

@@ -13,6 +13,8 @@ import { AuditLog, AuditWriteError } from '../audit/log.js';
 import type { AuditEvent, ChainedAuditEvent } from '../audit/event.js';
 import { describeDatabase } from '../audit/database-url.js';
 import { perProcessAuditPath } from '../audit/path.js';
+import { auditAppend, auditFsync, secondsSince } from '../telemetry/instruments.js';
+import { HighWaterMark, highWaterDirOf } from '../audit/high-water.js';
 
 export interface AuditSinkOptions {
   path: string;
@@ -30,6 +32,8 @@ export interface AuditSinkOptions {
 interface AuditStore {
   append(event: AuditEvent): Promise<ChainedAuditEvent>;
   close(): Promise<void>;
+  /** Lines no checkpoint of the key covered at start, which the start checkpoint names. */
+  readonly unsignedAtStart: { from: number; to: number } | null;
 }
 
 /** How many per-process logs beside the default one are tried before giving up. */
@@ -81,7 +85,16 @@ export class AuditSink {
       try {
         return new AuditSink(
           path,
-          await AuditLog.open(path, { signer, checkpointEvery: options.checkpointEvery }),
+          await AuditLog.open(path, {
+            signer,
+            checkpointEvery: options.checkpointEvery,
+            onFsync: (seconds) => auditFsync.record(seconds, {}),
+            // Beside the key, where the agent cannot write (docs/audit.md).
+            highWater:
+              options.signingKeyFile === null
+                ? undefined
+                : new HighWaterMark(highWaterDirOf(options.signingKeyFile), path),
+          }),
           null,
         );
       } catch (error) {
@@ -97,12 +110,30 @@ export class AuditSink {
   async append(event: AuditEvent): Promise<boolean> {
     if (this.log === null) return false;
     try {
+      const started = performance.now();
       await this.log.append(event);
+      auditAppend.record(secondsSince(started), { sink: this.path.startsWith('postgres://') ? 'postgres' : 'file' });
       return true;
     } catch (error) {
       this.failure = hintFor(error instanceof Error ? error.message : 'the audit log cannot be written');
       return false;
     }
+  }
+
+  /** Whether the next event can be written, as far as this process knows (readiness): open, and no write failed. */
+  writable(): boolean {
+    return this.log !== null && this.failure === null;
+  }
+
+  /** For the start-up log: lines the start checkpoint names as not covered by a signature. */
+  startNotice(): string | null {
+    const unsigned = this.log?.unsignedAtStart ?? null;
+    if (unsigned === null) return null;
+    return (
+      `lines ${unsigned.from} to ${unsigned.to} of the audit log were not covered by a signature when this server ` +
+      "started (a crash, or lines written while no server ran); its start checkpoint names them and 'audit verify' " +
+      'reports them: check them by hand'
+    );
   }
 
   /** The cause of the refusal and what to do about it, for the refused call's hint. */
@@ -140,6 +171,6 @@ function hintFor(cause: string): string {
   }
   if (/AUDIT_SIGNING_KEY_FILE/.test(cause))
     return `${cause}. Fix: point AUDIT_SIGNING_KEY_FILE at an Ed25519 private key, then restart.`;
-  if (/does not verify/.test(cause)) return cause;
+  if (/does not verify|refusing to append/.test(cause)) return cause;
   return `${cause}. Fix: the log and its directory must be writable by the server's user; then restart.`;
 }

@@ -28,8 +28,14 @@ export function createMcpServer(namespace: Namespace, transport: { notifications
   });
   // The tool list this client was last told of; a profile switch replaces it, and the client hears so once.
   let announced = namespace.session.registry;
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const result = await handleToolCall(namespace, request.params.name, request.params.arguments);
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const result = await handleToolCall(namespace, request.params.name, request.params.arguments, {
+      // The W3C trace context a client sends rides in params._meta (OpenTelemetry's MCP conventions).
+      carrier: request.params._meta,
+      requestId: extra.requestId,
+      // stdio is the transport that carries notifications; stateless HTTP is the one that does not.
+      transport: transport.notifications ? 'pipe' : 'tcp',
+    });
     if (transport.notifications && namespace.session.registry !== announced) {
       announced = namespace.session.registry;
       await server

@@ -7,6 +7,7 @@ import { loadPolicySet } from '../policy-files/policy-set.js';
 import { loadProfile, profileFilesIn } from '../policy-files/profile-files.js';
 import { packageRoot, profilesDir } from '../shared/paths.js';
 import { builtinTools } from './builtin/index.js';
+import { confirmationsSection } from './confirm/report.js';
 import { profileReference, registryFor } from './namespace.js';
 import type { ToolModeSetting } from './settings.js';
 import { CLIENT_LIMITS, listingSize, type ToolDefinition, type ToolModeChoice } from './tool-registry.js';
@@ -141,6 +142,7 @@ export function renderNamespacesDoc(): string {
     '  tools that find and call the others, so its listing no longer grows with the catalog. The policy decides each',
     '  call the same way.',
     '',
+    ...confirmationsSection(),
   ].join('\n');
 }
 

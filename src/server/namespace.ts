@@ -17,20 +17,37 @@ import { guardedOperations } from '../policy/guards/guarded-only.js';
 import { decideContextFor } from '../policy/checks.js';
 import { effectiveOperations, tokenVariableOf, type CompiledProfile } from '../policy/profile.js';
 import { StartupError } from '../shared/startup-error.js';
+import { unexpandedMessage, unexpandedReference } from '../shared/unexpanded.js';
 import type { Logger } from '../shared/logger.js';
 import { AuditSink } from './audit-sink.js';
 import { fileSha256 } from './file-hash.js';
 import { builtinTools } from './builtin/index.js';
 import type { BuiltinTool } from './builtin/types.js';
 import { TaintTracker } from './call/integrity.js';
+import { ConfirmRuntime } from './confirm/runtime.js';
+import { CONFIRMATION_KEY_SETTING } from './confirm/request-state.js';
+import { MemoryBudgetStore, type BudgetStore } from './call/budget.js';
 import { IdentityVerifier } from './identity.js';
 import type { Namespace, Session, WatchedFile } from './session.js';
 import type { Settings } from './settings.js';
 import { buildToolRegistry, ToolRegistryError, type ToolRegistry } from './tool-registry.js';
 
-export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, logger: Logger): Promise<Namespace> {
+export interface NamespaceOptions {
+  /** The shared state store's budget windows; default: counted in this process (MemoryBudgetStore). */
+  budgets?: BudgetStore;
+}
+
+export async function loadNamespace(
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  options: NamespaceOptions = {},
+): Promise<Namespace> {
   const policy = startupStep(() => loadPolicySet());
   const profile = startupStep(() => withLoginFromEnv(loadProfile(profileReference(settings), policy), env));
+  const tokenReference = unexpandedReference(env[tokenVariableOf(profile)] ?? '');
+  if (tokenReference !== null) throw new StartupError(unexpandedMessage(tokenVariableOf(profile), tokenReference));
+  refuseUnknownBudgets(profile);
   const entries = loadCatalog().entries;
   const builtins = builtinTools();
   const registry = startupStep(() => registryFor(settings, policy, profile, entries, builtins));
@@ -66,29 +83,79 @@ export async function loadNamespace(settings: Settings, env: NodeJS.ProcessEnv, 
     client,
     identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
     taint: new TaintTracker(),
+    confirm: startupStep(() => confirmRuntimeFor(policy, profile, builtins, settings, env)),
+    budgets: options.budgets ?? new MemoryBudgetStore(),
   };
   const audit = session.audit.path;
   if (session.audit.openFailure)
     logger.error({ audit }, `audit log unavailable, every tool call will be refused: ${session.audit.failureHint()}`);
-  else if (audit !== auditPath && !audit.startsWith('postgres://'))
+  else if (session.audit.startNotice()) logger.warn({ audit }, session.audit.startNotice() as string);
+  if (!session.audit.openFailure && audit !== auditPath && !audit.startsWith('postgres://'))
     logger.info(
       { audit, held: auditPath },
       'the default audit log is held by another process: this one writes its own',
     );
-  if (!client)
+  // Pure OAuth needs no token of its own: every call runs with the signed-in person's (caller-session.ts).
+  const perUserOnly = settings.authMode === 'oauth';
+  if (!client && perUserOnly)
+    logger.info(
+      { profile: profile.name, variable: tokenVariableOf(profile) },
+      `per-user OAuth: each call runs with the signed-in person's Gitea token; ${tokenVariableOf(profile)} is not read`,
+    );
+  else if (!client)
     logger.error(
       { profile: profile.name, variable: tokenVariableOf(profile) },
-      `no Gitea token: ${tokenVariableOf(profile)} is not set; every Gitea call is refused until it is (no other variable is read)`,
+      `no Gitea token: ${tokenVariableOf(profile)} is not set; every ${settings.authMode === 'bearer' ? '' : 'bearer-token '}Gitea call is refused until it is (no other variable is read)`,
     );
   // In the background: a Gitea that does not answer must not hold the client's handshake. Mutations
   // wait for this check (identity-gate.ts); reads do not need it.
-  void verifyIdentity(session);
+  if (client || !perUserOnly) void verifyIdentity(session);
   const { mode } = registry;
   logger.info(
     { profile: profile.name, tools: registry.tools.length, tool_mode: mode.mode, audit },
     `namespace ready in ${mode.mode} mode: ${mode.reason}`,
   );
   return { session };
+}
+
+/**
+ * The namespace's confirmations. A `through` of policies/confirmations.yaml that names no built-in
+ * tool would silently ask about nothing: it stops start-up, like any unusable policy.
+ */
+function confirmRuntimeFor(
+  policy: PolicySet,
+  profile: CompiledProfile,
+  builtins: readonly BuiltinTool[],
+  settings: Settings,
+  env: NodeJS.ProcessEnv,
+): ConfirmRuntime {
+  const names = new Set(builtins.map((tool) => tool.name));
+  const stray = policy.confirmations.rules.find((rule) => rule.through !== null && !names.has(rule.through));
+  if (stray)
+    throw new StartupError(
+      `${stray.file}:${stray.line ?? ''}: confirm names the tool ${stray.through ?? ''}, which is not a built-in tool of this server`,
+    );
+  const runtime = ConfirmRuntime.open(policy, profile, { setting: settings.oauthStore, env });
+  const { approver } = runtime.settings;
+  // A signed-in or second person approves on this server's own page, after signing in with Gitea.
+  if (
+    approver !== 'at_client' &&
+    (settings.transport !== 'http' || !settings.oauthClientId || !env.OAUTH_CLIENT_SECRET)
+  )
+    throw new StartupError(
+      `confirmations.approver ${approver} needs MCP_TRANSPORT=http, OAUTH_CLIENT_ID and OAUTH_CLIENT_SECRET: the approver signs in with ` +
+        'Gitea on the confirmation page this server serves (register <PUBLIC_BASE_URL>/confirm/callback as a redirect URI of the application)',
+    );
+  return runtime;
+}
+
+/** A budget that names no operation would bound nothing: the namespace does not start with one (fail closed). */
+function refuseUnknownBudgets(profile: CompiledProfile): void {
+  const broken = profile.budgets.find((budget) => budget.unknown.length > 0);
+  if (broken)
+    throw new StartupError(
+      `profile ${profile.name ?? profile.file} budgets[${broken.index}] names ${broken.unknown.join(', ')}, which is no canonical operation or window`,
+    );
 }
 
 /** AUDIT_SINK (environment only: the URL holds a password): unset or `file`, else a postgres:// URL. */
@@ -108,6 +175,8 @@ export function withLoginFromEnv(profile: CompiledProfile, env: NodeJS.ProcessEn
   const variable = profile.data.authenticated_username_from_env;
   if (variable === undefined) return profile;
   const login = env[variable]?.trim();
+  const reference = login ? unexpandedReference(login) : null;
+  if (reference !== null) throw new StartupError(unexpandedMessage(variable, reference));
   if (!login) {
     throw new StartupError(
       `profile ${profile.name ?? profile.file} takes its Gitea login from ${variable} (authenticated_username_from_env), which is not set`,
@@ -146,6 +215,7 @@ export async function switchProfile(namespace: Namespace, profile: CompiledProfi
     gitea,
     client,
     identity: new IdentityVerifier(client, profile.data.authenticated_username ?? null),
+    confirm: current.confirm.forProfile(current.policy, profile),
   };
   next.logger.info({ profile: profile.name }, 'profile switched at runtime');
   await verifyIdentity(next);
@@ -210,6 +280,7 @@ function executorOptionsFor(settings: Settings, env: NodeJS.ProcessEnv): Session
   const serverSecrets = [
     env.MCP_BEARER_TOKEN,
     env.OAUTH_CLIENT_SECRET,
+    env[CONFIRMATION_KEY_SETTING],
     databasePassword(env.AUDIT_SINK),
     ...extra,
   ].filter((s): s is string => Boolean(s));
@@ -232,7 +303,7 @@ export function watchedFiles(profile: CompiledProfile): WatchedFile[] {
   return [profile.file, ...policyFiles].map((path) => ({ path, sha256: fileSha256(path) }));
 }
 
-function packageVersion(): string {
+export function packageVersion(): string {
   const data = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version?: unknown };
   return typeof data.version === 'string' ? data.version : '0.0.0';
 }

@@ -17,6 +17,8 @@ import type { IdentityVerifier } from './identity.js';
 import type { BuiltinTool } from './builtin/types.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { TaintTracker } from './call/integrity.js';
+import type { ConfirmRuntime } from './confirm/runtime.js';
+import type { BudgetStore } from './call/budget.js';
 
 /** A file whose content the running server depends on, with its hash at start. */
 export interface WatchedFile {
@@ -50,6 +52,10 @@ export interface Session {
   readonly signedIn?: { readonly login: string };
   /** What this namespace has read below its integrity floor, and from where (shared across a profile switch). */
   readonly taint: TaintTracker;
+  /** Who confirms what cannot be undone, the state sealer and the shared store (src/server/confirm/). */
+  readonly confirm: ConfirmRuntime;
+  /** Where the profile's call budgets are counted (shared across a profile switch and by every caller of the namespace). */
+  readonly budgets: BudgetStore;
 }
 
 /** What one serving process holds: the current session, replaced whole by a profile switch. */

@@ -1,6 +1,7 @@
 // Every setting of `gitea-warden serve`: one table gives its environment variable, its flag, its
 // default and its meaning, so `serve --help`, the parser and the docs can never disagree.
 // Secret values (tokens) are read from the environment only: a flag would show them in `ps`.
+import { unexpandedMessage, unexpandedReference } from '../shared/unexpanded.js';
 
 export type TransportKind = 'stdio' | 'http';
 export type AuthMode = 'bearer' | 'oauth' | 'oauth+bearer';
@@ -37,6 +38,7 @@ export interface Settings {
   oauthStore: string | null;
   oauthClientId: string | null;
   oauthGiteaScopes: string;
+  metricsAuth: 'bearer' | 'none';
 }
 
 interface SettingSpec {
@@ -80,7 +82,7 @@ const positiveInt = (raw: string, env: string): number => {
  * The Gitea base URL. The API lives under /api/v1, which the server adds itself; a URL copied with it
  * (from Gitea's API docs page) is accepted without it, so the two spellings name the same Gitea.
  */
-const giteaBaseUrl = (raw: string, env: string): string => {
+export const giteaBaseUrl = (raw: string, env: string): string => {
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -100,7 +102,8 @@ export const SETTINGS: readonly SettingSpec[] = [
     env: 'GITEA_MCP_PROFILE',
     flag: 'profile',
     default: null,
-    description: 'profile name (in profiles/ or the config) or profile file',
+    description:
+      'profile file; a bare name is the one init wrote (~/.config/gitea-warden/profiles/NAME.yaml), else ./profiles/NAME.yaml; gitea-warden:NAME is a reference profile; in a config, an identity',
     parse: text,
   },
   {
@@ -319,6 +322,15 @@ export const SETTINGS: readonly SettingSpec[] = [
       "scopes asked of Gitea at sign-in (e.g. 'read:user write:repository'); empty: Gitea's default, full API access of the person",
     parse: text,
   },
+  {
+    key: 'metricsAuth',
+    env: 'METRICS_AUTH',
+    flag: 'metrics-auth',
+    default: 'bearer',
+    description:
+      "GET /metrics (HTTP): 'bearer' asks for MCP_BEARER_TOKEN like the MCP path, 'none' opens it to a scraper (docs/observability.md)",
+    parse: oneOf('bearer', 'none'),
+  },
 ];
 
 /** Flags win over the environment, which wins over defaults. Required: profile and Gitea URL. */
@@ -326,11 +338,15 @@ export function readSettings(flags: Record<string, string | undefined>, env: Nod
   const settings: Partial<Record<keyof Settings, unknown>> = {};
   for (const spec of SETTINGS) {
     const raw = flags[spec.flag] ?? env[spec.env] ?? spec.default;
-    settings[spec.key] =
-      raw === null ? null : spec.parse(raw, flags[spec.flag] !== undefined ? `--${spec.flag}` : spec.env);
+    const source = flags[spec.flag] !== undefined ? `--${spec.flag}` : spec.env;
+    const reference = raw === null ? null : unexpandedReference(raw);
+    if (reference !== null) throw new SettingsError(unexpandedMessage(source, reference));
+    settings[spec.key] = raw === null ? null : spec.parse(raw, source);
   }
   if (!settings.profile)
-    throw new SettingsError('no profile: set GITEA_MCP_PROFILE or --profile (for example gitea-author)');
+    throw new SettingsError(
+      'no profile: set GITEA_MCP_PROFILE or --profile to a profile file (or the name of one in ~/.config/gitea-warden/profiles or ./profiles)',
+    );
   if (!settings.giteaUrl) throw new SettingsError('no Gitea: set GITEA_URL or --gitea-url');
   return settings as unknown as Settings;
 }
@@ -351,6 +367,7 @@ export function settingsHelp(): string {
     '',
     "Secrets come from the environment only: the profile's token_source_name variable (GITEA_TOKEN if it names none; never both),",
     'MCP_BEARER_TOKEN for HTTP clients, OAUTH_CLIENT_SECRET and EXTRA_SECRETS (comma-separated) for redaction,',
+    'CONFIRMATION_KEY (32+ characters, the same on every replica) to seal the confirmations a person answers (docs/confirmations.md),',
     'AUDIT_SINK=postgres://... to keep the audit chain (and, over HTTP, the rate limits) in PostgreSQL (docs/audit.md).',
     '',
     'AUTH_MODE=oauth (HTTP only): an OAuth 2.1 server for MCP clients and a confidential client of Gitea.',

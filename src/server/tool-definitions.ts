@@ -4,6 +4,7 @@
 // parameter's name, type, required flag, enum and format, the summary) and leaves out what repeats
 // in every tool or only restates a name. Calls are always validated against the full schema.
 import type { CatalogEntry, JsonSchema } from '../catalog/types.js';
+import { withRevealOption } from '../gitea/reveal.js';
 import type { BuiltinTool, ToolAnnotations } from './builtin/types.js';
 
 /** A tool as tools/list sends it. */
@@ -29,7 +30,7 @@ export function fullDefinition(entry: CatalogEntry): ToolDefinition {
     name: entry.name,
     title,
     description,
-    inputSchema: entry.inputSchema,
+    inputSchema: withRevealOption(entry, entry.inputSchema),
     annotations: {
       title,
       readOnlyHint: entry.annotations.readOnly,
@@ -56,7 +57,7 @@ export function listedDefinition(entry: CatalogEntry): ToolDefinition {
   return {
     name: entry.name,
     description: entry.summary || `${entry.method} ${entry.path}`,
-    inputSchema: listedSchema(entry.inputSchema),
+    inputSchema: withRevealOption(entry, listedSchema(entry.inputSchema)),
     annotations,
   };
 }

@@ -6,6 +6,7 @@
 // tools/call, so an operation the namespace does not offer is unknown to both.
 import type { CatalogEntry } from '../catalog/types.js';
 import type { OperationMap } from '../policy/operation-map.js';
+import { didYouMean } from '../policy/nearest.js';
 import type { BuiltinTool } from './builtin/types.js';
 import type { ToolModeSetting } from './settings.js';
 import { builtinDefinition, listedDefinition, type ToolDefinition } from './tool-definitions.js';
@@ -127,7 +128,8 @@ export function buildToolRegistry(sources: RegistrySources, filters: ToolFilters
     )
     .map(asTool);
   const builtins = sources.builtins
-    .filter((tool) => !filters.readOnly || tool.annotations.readOnlyHint)
+    // READ_ONLY keeps the discovery tools: gitea_call_operation reaches only the offered operations, all reads then.
+    .filter((tool) => !filters.readOnly || tool.annotations.readOnlyHint || tool.discovery === true)
     .filter(
       (tool) =>
         filters.listDenied ||
@@ -196,13 +198,15 @@ function checkFilterNames(sources: RegistrySources, filters: ToolFilters): void 
   const names = new Set([...sources.entries.map((e) => e.name), ...sources.builtins.map((t) => t.name)]);
   const unknownTool = filters.disabledTools.find((name) => !names.has(name));
   if (unknownTool !== undefined)
-    throw new ToolRegistryError(`DISABLED_TOOLS names '${unknownTool}', which is no tool; see gitea-warden tools`);
+    throw new ToolRegistryError(
+      `DISABLED_TOOLS names '${unknownTool}', which is no tool${didYouMean(unknownTool, names)}; see gitea-warden tools`,
+    );
   const domains = new Set(sources.entries.map((e) => e.domain));
   const requested = [...(Array.isArray(filters.toolsets) ? filters.toolsets : []), ...(filters.profileToolsets ?? [])];
   const unknownDomain = requested.find((name) => !domains.has(name));
   if (unknownDomain !== undefined) {
     throw new ToolRegistryError(
-      `TOOLSETS names '${unknownDomain}', which is no domain; known: ${[...domains].sort().join(', ')}`,
+      `TOOLSETS names '${unknownDomain}', which is no domain${didYouMean(unknownDomain, domains)}; known: ${[...domains].sort().join(', ')}`,
     );
   }
 }

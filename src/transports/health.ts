@@ -1,7 +1,9 @@
-// The unauthenticated routes: GET / (what this server is) and GET /health (is it up).
-// They reveal the name, version, profile and MCP path only: nothing secret, nothing about Gitea.
+// The unauthenticated routes: GET / (what this server is), GET /health (the process is up) and GET
+// /ready (it could serve a call now: readiness.ts). They reveal the name, version, profile, MCP path
+// and which readiness check fails: nothing secret, no URL, no error text.
 import type { ServerResponse } from 'node:http';
 import { sendJson } from './http-response.js';
+import type { Readiness, ReadyReport } from './readiness.js';
 
 export interface ServerInfo {
   name: string;
@@ -10,10 +12,28 @@ export interface ServerInfo {
   profile: string;
 }
 
-/** Answers GET / and GET /health; returns false for any other path. */
-export function serveInfoRoute(pathname: string, res: ServerResponse, info: ServerInfo, mcpPath: string): boolean {
+/** Answers GET /, /health and /ready; returns false for any other path. */
+export function serveInfoRoute(
+  pathname: string,
+  res: ServerResponse,
+  info: ServerInfo,
+  mcpPath: string,
+  readiness?: Readiness,
+): boolean {
   if (pathname === '/health') {
     sendJson(res, 200, { status: 'ok' });
+    return true;
+  }
+  if (pathname === '/ready') {
+    const answer = (report: ReadyReport) =>
+      sendJson(
+        res,
+        report.ready ? 200 : 503,
+        { status: report.ready ? 'ready' : 'not_ready', ...report },
+        { 'Cache-Control': 'no-store' },
+      );
+    if (readiness) void readiness.current().then(answer);
+    else answer({ ready: true, checks: {}, checked_at: null });
     return true;
   }
   if (pathname === '/') {

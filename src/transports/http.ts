@@ -11,7 +11,7 @@ import {
 } from 'node:http';
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { OAuthService } from '../auth/oauth-service.js';
 import type { Server } from '../server/sdk.js';
 import { StreamableHTTPServerTransport } from '../server/sdk-http.js';
@@ -25,6 +25,9 @@ import { JsonRpcCode, sendJson, sendJsonRpcError } from './http-response.js';
 import type { Logger } from '../shared/logger.js';
 import type { OAuthCaller, OAuthRoutes } from './oauth-routes.js';
 import { RateLimiter, type RateLimit } from './rate-limit.js';
+import type { Readiness } from './readiness.js';
+import { rateLimitRefusals, registry } from '../telemetry/instruments.js';
+import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/metrics.js';
 import { StartupError } from '../shared/startup-error.js';
 import { checkStartup, type StartupOptions } from './startup.js';
 
@@ -43,6 +46,12 @@ export interface HttpTransportOptions extends StartupOptions {
   oauthService?: (base: string, mcpUrl: string) => Promise<OAuthService>;
   /** Buckets shared with other replicas; default: this process's own. */
   rateLimiter?: RateLimit;
+  /** Browser pages beside the MCP path (the confirmation page), built once the public base URL is known. */
+  pages?: (base: string) => Router | null;
+  /** GET /ready answers from this; without it /ready is /health. */
+  readiness?: Readiness;
+  /** GET /metrics without the bearer (METRICS_AUTH=none): for a scraper inside a trusted network. */
+  metricsOpen?: boolean;
 }
 
 /** A request's MCP server: null caller for the static bearer (or none), the person for an OAuth token. */
@@ -92,7 +101,7 @@ export async function startHttpTransport(
         `gitea-warden ${options.info.profile}`,
       );
     }
-    app = buildApp(options, createServer, logger, routes);
+    app = buildApp(options, createServer, logger, routes, options.pages?.(base) ?? null);
   } catch (error) {
     await closeServer(http);
     throw error;
@@ -110,6 +119,7 @@ function buildApp(
   createServer: ServerFactory,
   logger: Logger,
   routes: OAuthRoutes | null,
+  pages: Router | null,
 ) {
   const allowed = allowedHostList(options.publicBaseUrl, options.allowedHosts);
   const bearer = options.bearerToken === undefined ? null : new BearerCheck(options.bearerToken);
@@ -155,6 +165,7 @@ function buildApp(
       if (!decision.allowed) {
         // A shared store that does not answer is not the client's fault: 503, still refused.
         const status = decision.message === undefined ? 429 : 503;
+        rateLimitRefusals.record(1, { reason: status === 429 ? 'limit' : 'store_unavailable' });
         refused(req, status, decision.message === undefined ? 'rate limit' : 'rate-limit store unavailable');
         sendJsonRpcError(res, status, JsonRpcCode.serverError, decision.message ?? 'Too many requests', {
           'Retry-After': String(decision.retryAfterSeconds),
@@ -195,8 +206,22 @@ function buildApp(
       await serveMcp(req, res, options.maxBodyBytes, () => createServer(caller));
   });
   if (routes) app.use(routes.router);
+  if (pages) app.use(pages);
+  app.get('/metrics', (req: Request, res: Response) => {
+    // Behind the MCP path's static bearer; open only where the MCP path is (no bearer, loopback) or the operator says so.
+    const open = options.metricsOpen === true || (bearer === null && routes === null);
+    if (!open && !bearer?.matches(req.headers.authorization)) {
+      refused(req, 401, 'metrics without the bearer token');
+      const hint = bearer
+        ? 'send Authorization: Bearer <MCP_BEARER_TOKEN>'
+        : 'set MCP_BEARER_TOKEN, or METRICS_AUTH=none';
+      sendJson(res, 401, { error: 'unauthorized', hint }, { 'WWW-Authenticate': 'Bearer realm="gitea-warden"' });
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE, 'Cache-Control': 'no-store' }).end(registry.render());
+  });
   app.get(/.*/, (req: Request, res: Response, next: NextFunction) => {
-    if (!serveInfoRoute(req.path, res, options.info, options.path)) next();
+    if (!serveInfoRoute(req.path, res, options.info, options.path, options.readiness)) next();
   });
   app.use((_req: Request, res: Response) => sendJson(res, 404, { error: 'not_found' }));
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) =>

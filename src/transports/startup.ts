@@ -4,6 +4,8 @@ import { StartupError } from '../shared/startup-error.js';
 import { isLoopbackHostname, parseHost } from './host-check.js';
 
 export const MIN_BEARER_TOKEN_LENGTH = 16;
+/** Paths the transport answers itself. */
+const RESERVED_PATHS = ['/', '/health', '/ready', '/metrics'];
 
 export interface StartupOptions {
   host: string;
@@ -38,8 +40,10 @@ export function checkStartup(options: StartupOptions): void {
   if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
     throw new StartupError('MCP_PORT must be a whole number from 0 to 65535');
   }
-  if (!/^\/[A-Za-z0-9._~\-\/]*$/.test(options.path) || options.path === '/' || options.path === '/health') {
-    throw new StartupError("MCP_PATH must be a path such as /mcp (not '/' or '/health')");
+  if (!/^\/[A-Za-z0-9._~\-\/]*$/.test(options.path) || RESERVED_PATHS.includes(options.path)) {
+    throw new StartupError(
+      `MCP_PATH must be a path such as /mcp (not ${RESERVED_PATHS.map((p) => `'${p}'`).join(', ')})`,
+    );
   }
   if (options.publicBaseUrl !== undefined && !isHttpUrl(options.publicBaseUrl)) {
     throw new StartupError('PUBLIC_BASE_URL must be an http(s) URL');

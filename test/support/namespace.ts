@@ -50,6 +50,8 @@ export function namespaceEnv(sandbox: Sandbox, profile: string, options: Namespa
   return {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? tmpdir(),
+    // scripts/run-tests.mjs points it at an empty directory, so a bare profile name means ./profiles/.
+    ...(process.env.XDG_CONFIG_HOME ? { XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME } : {}),
     GITEA_URL: sandbox.url,
     GITEA_MCP_PROFILE: profile,
     AUDIT_LOG: options.auditLog,
@@ -76,12 +78,16 @@ export interface Connected {
 }
 
 /** A namespace over stdio: the SDK client spawns `serve` itself (from src through tsx unless `args` say otherwise). */
-export async function connectStdio(env: Record<string, string>, args: string[] = SERVE_ARGS): Promise<Connected> {
+export async function connectStdio(
+  env: Record<string, string>,
+  args: string[] = SERVE_ARGS,
+  cwd: string = repoRoot,
+): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args,
     env,
-    cwd: repoRoot,
+    cwd,
     stderr: 'pipe',
   });
   const client = new Client({ name: 'warden-test', version: '0.0.0' });
@@ -107,10 +113,14 @@ export interface HttpNamespace {
 }
 
 /** Spawns `serve` with MCP_TRANSPORT=http on a free port; resolves with the MCP URL once it listens. */
-export function spawnHttpNamespace(env: Record<string, string>, args: string[] = SERVE_ARGS): Promise<HttpNamespace> {
+export function spawnHttpNamespace(
+  env: Record<string, string>,
+  args: string[] = SERVE_ARGS,
+  cwd: string = repoRoot,
+): Promise<HttpNamespace> {
   const child = spawn(process.execPath, args, {
     env: { ...env, MCP_TRANSPORT: 'http', MCP_PORT: '0', LOG_LEVEL: 'info' },
-    cwd: repoRoot,
+    cwd,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

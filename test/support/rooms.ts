@@ -27,9 +27,17 @@ export const ROOMS: readonly Room[] = [
     name: 'shared',
     job:
       "generic pieces every shell room uses: the project's paths, YAML/JSON documents with " +
-      'line numbers and their JSON Schema validation (ajv), the process logger, the start-up error',
+      'line numbers and their JSON Schema validation (ajv), the process logger, the start-up error, the tar format',
     mayImport: [],
     uses: 'nothing of ours',
+  },
+  {
+    name: 'telemetry',
+    job:
+      'traces and metrics: the tracing facade (a no-op until OTEL_* variables turn it on), the metrics registry and ' +
+      'its Prometheus text, the OpenTelemetry SDK loaded only when configured; the one room that imports `@opentelemetry/*`',
+    mayImport: ['shared'],
+    uses: '`shared` (the start-up error)',
   },
   {
     name: 'policy-files',
@@ -44,8 +52,8 @@ export const ROOMS: readonly Room[] = [
     job:
       'HTTP client, path encoding, executor, pagination, errors, redaction, bounds, envelope; ' +
       'fact gatherers and the reconciler actions',
-    mayImport: ['catalog', 'policy'],
-    uses: '`catalog`; `policy` **types** only',
+    mayImport: ['catalog', 'policy', 'shared', 'telemetry'],
+    uses: '`catalog`; `policy` **types** only; `shared` (the tar format); `telemetry` (the request span and its latency)',
   },
   {
     name: 'audit',
@@ -59,31 +67,32 @@ export const ROOMS: readonly Room[] = [
     name: 'auth',
     job:
       'per-user OAuth without the SDK: parked requests, consent page, tokens bound to a namespace, ' +
-      'rotation, revocation, per-call verification and Gitea refresh; the token store',
-    mayImport: ['gitea', 'policy'],
-    uses: '`gitea` (the upstream OAuth client), `policy` types',
+      'rotation, revocation, per-call verification and Gitea refresh; the confirmation page and its sign-in; ' +
+      'the shared state store (tokens, spent confirmations, approvals)',
+    mayImport: ['gitea', 'policy', 'shared', 'telemetry'],
+    uses: '`gitea` (the upstream OAuth client), `policy` types and the approver rule, `shared`, `telemetry` (token verifications)',
   },
   {
     name: 'server',
     job:
       'the MCP surface: registry, call stages, identity, built-in tools, namespace loading; ' +
       'the one module that imports the SDK (`sdk.ts`)',
-    mayImport: ['catalog', 'policy', 'shared', 'policy-files', 'gitea', 'audit'],
-    uses: 'everything above',
+    mayImport: ['catalog', 'policy', 'shared', 'policy-files', 'gitea', 'audit', 'telemetry', 'auth'],
+    uses: 'everything above (`auth`: the state store, sealing, the confirmation page)',
   },
   {
     name: 'transports',
     job:
       'stdio and stateless streamable HTTP (an express app), health, start-up checks, ' +
       "request checks (Host, Origin, batch, rate), the SDK's OAuth router over our provider",
-    mayImport: ['server', 'auth', 'shared'],
-    uses: '`server` (`sdk.ts`, sessions), `auth`, `shared`, the SDK',
+    mayImport: ['server', 'auth', 'shared', 'telemetry'],
+    uses: '`server` (`sdk.ts`, sessions), `auth`, `shared`, `telemetry` (`/metrics`), the SDK',
   },
   {
     name: 'sandbox',
     job: 'the stand-in Gitea for the demo and the tests',
-    mayImport: ['catalog'],
-    uses: '`catalog` (the route table)',
+    mayImport: ['catalog', 'shared'],
+    uses: '`catalog` (the route table), `shared` (the tar format)',
   },
   {
     name: 'cli',
@@ -99,6 +108,7 @@ export const ROOMS: readonly Room[] = [
       'server',
       'transports',
       'sandbox',
+      'telemetry',
     ],
     uses: 'everything',
   },

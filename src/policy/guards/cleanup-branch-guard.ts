@@ -1,7 +1,8 @@
 // Deleting a branch is allowed only for the head branch of a merged pull request whose tip is proven
 // to have landed on the target branch, that nothing protects or preserves, and that no open pull
-// request uses as head or base (Gitea's CloseBranchPulls closes those when the branch goes), with
-// the exact confirmation phrase. Every condition is judged; a missing fact fails closed.
+// request uses as head or base (Gitea's CloseBranchPulls closes those when the branch goes). Every
+// condition is judged; a missing fact fails closed. A person confirms the deletion afterwards, in the
+// server's confirm stage (policies/confirmations.yaml), not through a phrase the model types here.
 import micromatch from 'micromatch';
 import { sameRepo, type BranchFacts, type LandingFacts, type OpenPull, type PullFacts } from './facts.js';
 import { landedCheck } from './landed-check.js';
@@ -14,7 +15,6 @@ export interface CleanupRequest {
   repo: string;
   prNumber: number;
   branch: string;
-  confirmation: string;
 }
 
 export interface CleanupFacts {
@@ -31,21 +31,11 @@ export interface CleanupFacts {
   openPulls: Fact<OpenPull[]>;
 }
 
-export function cleanupConfirmation(prNumber: number, branch: string): string {
-  return `CLEANUP MERGED PR ${prNumber} BRANCH ${branch}`;
-}
-
 export function judgeCleanup(request: CleanupRequest, facts: CleanupFacts, patterns: BranchPatterns): GuardVerdict {
   const { branch: name } = request;
   const fullName = `${request.owner}/${request.repo}`;
-  const expected = cleanupConfirmation(request.prNumber, name);
   return (
     new CheckList()
-      .add(
-        request.confirmation === expected
-          ? check('confirmation_mismatch', true, 'The confirmation phrase matches.')
-          : check('confirmation_mismatch', false, `The confirmation must be exactly "${expected}".`),
-      )
       .need({ pull: facts.pull }, ({ pull }) => [
         check(
           'branch_not_pr_head',

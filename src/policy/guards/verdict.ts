@@ -54,7 +54,6 @@ const HINTS: Partial<Record<ReasonCode, string>> = {
   branch_deleted_by_default:
     'Pass body.delete_branch_after_merge: false; delete the branch later through gitea_cleanup_merged_pr_branch.',
   pr_not_open: 'Only an open pull request can be merged or reconciled.',
-  confirmation_mismatch: 'Pass the confirmation phrase exactly as the check detail spells it.',
   branch_not_pr_head: "Name the pull request's own head branch.",
   head_repo_mismatch: 'The head branch lives in another repository (a fork); clean it up there.',
   pr_not_merged: 'Only the head branch of a merged pull request can be cleaned up.',

@@ -45,7 +45,7 @@ export const activateProfileTool: BuiltinTool = {
       return refused(
         'runtime_switching_disabled',
         'This namespace has a static profile; runtime switching is off.',
-        'Use the namespace of the profile you need (one per role), or set allow_runtime_switching: true in the GITEA_MCP_CONFIG file and restart.',
+        "Use the namespace of the profile you need (one per role); whether a namespace may switch is its operator's decision.",
       );
     }
     let next;

@@ -28,6 +28,11 @@ export const apiRequestTool: BuiltinTool = {
         description: 'Query parameters by name',
       },
       body: { description: 'JSON request body' },
+      reveal_secrets: {
+        type: 'boolean',
+        description:
+          "Show the result's redacted or masked secret values in clear, after a person at the client confirms",
+      },
     },
     required: ['method', 'path'],
     additionalProperties: false,

@@ -15,16 +15,25 @@ export const reconcileAlreadyLandedPrTool: BuiltinTool = {
   description:
     'Closes an open pull request only when live facts prove its head commit is already on its target branch: it is the tip, or the ' +
     'compare head...target lists a commit with the head as a parent ("0 commits ahead" is no proof: unrelated histories answer it too). ' +
-    'Posts an evidence comment (head SHA, target SHA, compare) before closing. Returns each check with pass/fail and the evidence.',
+    'Posts an evidence comment (head SHA, target SHA, compare) before closing, once a person confirmed the close (the server asks them ' +
+    'through the client). Returns each check with pass/fail and the evidence.',
   inputSchema: {
     type: 'object',
-    properties: PULL_REQUEST_REF_PROPERTIES,
+    properties: {
+      ...PULL_REQUEST_REF_PROPERTIES,
+      confirmation: {
+        type: 'string',
+        description:
+          'Only where the profile keeps confirmation_fallback: phrase and the client cannot ask its person: exactly CLOSE LANDED PR <pr_number>',
+      },
+    },
     required: ['owner', 'repo', 'pr_number'],
     additionalProperties: false,
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   operations: OPERATIONS,
   role: 'reconciler',
+  confirmationPhrase: (args) => `CLOSE LANDED PR ${Number(args.pr_number)}`,
   async handler(call) {
     const ref = pullRequestOf(call);
     return {

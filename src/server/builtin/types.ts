@@ -60,6 +60,8 @@ export interface BuiltinTool {
   discovery?: true;
   /** The profile role the tool requires (listed and usable only for it); absent: any role. */
   role?: string;
+  /** The typed phrase a profile's confirmation_fallback: phrase accepts from a client that cannot ask its person. */
+  confirmationPhrase?: (args: Readonly<Record<string, unknown>>) => string;
   /** `call.session` is the call's own (fixed for the whole call); `namespace` is only for switching it. */
   handler(call: CallContext, namespace: Namespace): Promise<BuiltinOutcome>;
 }

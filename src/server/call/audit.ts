@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   argumentNames,
+  type AuditBudget,
   type AuditEvidence,
   type AuditIntegrity,
   type AuditStatus,
@@ -29,6 +30,8 @@ export interface CallRecord {
   evidence?: AuditEvidence;
   /** Integrity labels: the withheld and fenced items, the item that tainted the session. */
   integrity?: AuditIntegrity;
+  /** The call budgets that counted the call, or the one that refused it. */
+  budgets?: AuditBudget[];
 }
 
 export class CallAudit {
@@ -95,6 +98,7 @@ export class CallAudit {
       ...(record.integrity && phase === 'result'
         ? { integrity: this.redactor.value(record.integrity) as AuditIntegrity }
         : {}),
+      ...(record.budgets?.length && phase === 'result' ? { budgets: record.budgets } : {}),
     });
   }
 

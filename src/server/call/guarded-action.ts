@@ -13,14 +13,22 @@ import type { BuiltinOutcome, BuiltinTool } from '../builtin/types.js';
 import type { CallRecord } from './audit.js';
 import type { CallContext } from './context.js';
 import { identityRefusal } from './identity-gate.js';
+import { takeBudgets } from './budget.js';
 import { denied, type Outcome } from './outcome.js';
 import { sessionRedactor } from '../session-redactor.js';
 import type { Session } from '../session.js';
 import { toolResult } from './tool-result.js';
+import { guardedGate } from '../confirm/gate.js';
+import type { CallRound } from '../confirm/round.js';
 
 export type GuardedAction = Extract<BuiltinOutcome, { kind: 'guarded_action' }>;
 
-export async function runGuardedAction(call: CallContext, tool: BuiltinTool, action: GuardedAction): Promise<Outcome> {
+export async function runGuardedAction(
+  call: CallContext,
+  tool: BuiltinTool,
+  action: GuardedAction,
+  round: CallRound,
+): Promise<Outcome> {
   const { session, target } = call;
   const decision = decideGuardedAction(session, tool, action);
   if (decision.effect === 'deny') return denied(decision, target);
@@ -37,15 +45,39 @@ export async function runGuardedAction(call: CallContext, tool: BuiltinTool, act
       ),
       target,
     );
-  const report = await action.act({ reader: session.client, writer: new HttpGiteaWriter(session.client) });
+  // Counted before the action (its checks and its write are one step), given back when its checks refused
+  // or its write waits for a person (nothing reached Gitea then).
+  const budget = await takeBudgets(session, decision, target);
+  if (budget.kind === 'refused') return budget.outcome;
+  // Between the judge and the write, a person confirms (the confirm stage), when policy asks for one.
+  const confirm = guardedGate(call, tool, round);
+  const report = await action.act({
+    reader: session.client,
+    writer: new HttpGiteaWriter(session.client),
+    ...(confirm.gate ? { gate: confirm.gate } : {}),
+  });
+  if (report.action === 'refused' || report.action === 'held') await budget.release();
   const redactor = sessionRedactor(session);
+  const held = report.action === 'held' ? confirm.held() : null;
+  if (held) {
+    const evidence = { ...auditEvidence(report), ...held.record.evidence };
+    return {
+      ...held,
+      result: toolResult(redactor.value(held.result.structuredContent) as Record<string, unknown>, true),
+      record: { ...held.record, evidence: redactor.value(evidence) as AuditEvidence },
+    };
+  }
   const outcome = reportOutcome(decision, action, report, target);
   return {
     result: toolResult(
       redactor.value(outcome.result.structuredContent) as Record<string, unknown>,
       outcome.result.isError === true,
     ),
-    record: { ...outcome.record, evidence: redactor.value(auditEvidence(report)) as AuditEvidence },
+    record: {
+      ...outcome.record,
+      evidence: redactor.value({ ...auditEvidence(report), ...confirm.evidence() }) as AuditEvidence,
+      ...(budget.budgets.length > 0 && report.action !== 'refused' ? { budgets: budget.budgets } : {}),
+    },
   };
 }
 
@@ -97,6 +129,8 @@ function reportOutcome(
     };
     return { result: toolResult({ error, request: null }, true), record: allowed('error', 'action_failed') };
   }
+  // The gate holds a write only with the outcome it decided on (runGuardedAction returns that).
+  if (report.action === 'held') throw new Error('a guarded write was held without a confirmation outcome');
   return {
     result: toolResult({ action: report.action, checks: report.checks, evidence: report.evidence }, false),
     record: allowed('ok', report.action),

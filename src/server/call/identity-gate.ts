@@ -33,7 +33,7 @@ export async function identityRefusal(
       ? [
           'identity_mismatch',
           `The token belongs to ${status.login}, but profile ${session.profile.name} is for ${status.expected ?? 'an unnamed user'}; mutating calls are refused.`,
-          `Give this namespace the token of ${status.expected ?? 'the profile user'} (env ${tokenVariable}), or fix authenticated_username.`,
+          `The namespace's operator must give it the token of ${status.expected ?? 'the profile user'} (env ${tokenVariable}).`,
         ]
       : status.cause === 'token_scope'
         ? [

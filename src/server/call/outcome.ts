@@ -5,11 +5,17 @@ import { withShownFiles, type Decision } from '../../policy/decision.js';
 import type { ReasonCode } from '../../policy/reasons.js';
 import type { CallRecord } from './audit.js';
 import type { CallToolResult } from '../sdk.js';
+import type { InputAsk } from '../confirm/round.js';
 import { refusal } from './tool-result.js';
 
 export interface Outcome {
   result: CallToolResult;
   record: CallRecord;
+  /**
+   * The call waits for a person (the confirm stage): the transport returns this instead of `result`,
+   * which says what a client that cannot ask would be told.
+   */
+  ask?: InputAsk;
 }
 
 /** The refusal of a denied decision: reason, operations, the determining entry (file:line) and the hint. */
