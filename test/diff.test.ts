@@ -52,6 +52,12 @@ paths:
     deny: [CODEOWNERS]
 budgets:
   - { operations: [gitea.pr.create], max: 5, per: 1h }
+confirmations:
+  operations: [gitea.repo.delete]
+  approver: four_eyes
+  approvers: [dave]
+  approver_teams: [acme/leads]
+confirmation_fallback: none
 integrity:
   min_level: write
   below: withhold
@@ -231,6 +237,41 @@ const WIDENINGS: Array<{ name: string; change: (text: string) => string; field: 
     name: 'the budgets removed',
     change: edit('budgets:\n  - { operations: [gitea.pr.create], max: 5, per: 1h }\n', ''),
     field: 'budgets',
+    forward: 'gain',
+    back: 'loss',
+  },
+  {
+    name: 'a confirmed operation dropped',
+    change: edit('operations: [gitea.repo.delete]', 'operations: [gitea.issue.close]'),
+    field: 'confirmations.operations',
+    forward: 'gain',
+    back: 'gain',
+  },
+  {
+    name: 'four_eyes -> at_client',
+    change: edit('approver: four_eyes', 'approver: at_client'),
+    field: 'confirmations.approver',
+    forward: 'gain',
+    back: 'loss',
+  },
+  {
+    name: 'an approver added',
+    change: edit('approvers: [dave]', 'approvers: [dave, mallory]'),
+    field: 'confirmations.approvers',
+    forward: 'gain',
+    back: 'loss',
+  },
+  {
+    name: 'an approver team added',
+    change: edit('approver_teams: [acme/leads]', 'approver_teams: [acme/leads, acme/everyone]'),
+    field: 'confirmations.approver_teams',
+    forward: 'gain',
+    back: 'loss',
+  },
+  {
+    name: 'confirmation_fallback: none -> phrase',
+    change: edit('confirmation_fallback: none', 'confirmation_fallback: phrase'),
+    field: 'confirmation_fallback',
     forward: 'gain',
     back: 'loss',
   },

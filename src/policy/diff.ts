@@ -189,6 +189,56 @@ export const PROFILE_FIELDS: Readonly<Record<string, FieldRule>> = {
         ),
       ]),
   },
+  'confirmations.operations': {
+    widens: "an operation no longer confirmed: its calls reach Gitea on the model's word alone",
+    compare: compareConfirmedOperations,
+  },
+  'confirmations.approver': {
+    widens: 'four_eyes -> signed_in -> at_client: a weaker proof of who said yes',
+    compare: (before, after) => {
+      const [was, is] = [approverOf(before), approverOf(after)];
+      if (was === is) return [];
+      const rank = (approver: string) => ['at_client', 'signed_in', 'four_eyes'].indexOf(approver);
+      return [
+        change(rank(is) < rank(was) ? 'gain' : 'loss', 'confirmations.approver', `${was} -> ${is}`, after, [
+          'confirmations',
+          'approver',
+        ]),
+      ];
+    },
+  },
+  'confirmations.approvers': {
+    widens: 'another person whose browser approval counts',
+    compare: (before, after) =>
+      loginChanges('confirmations.approvers', approversOf(before), approversOf(after), after, 'gain', 'may approve'),
+  },
+  'confirmations.approver_teams': {
+    widens: "another team whose members' browser approval counts",
+    compare: (before, after) =>
+      loginChanges(
+        'confirmations.approver_teams',
+        new Set((before.profile.data.confirmations?.approver_teams ?? []).map((t) => t.toLowerCase())),
+        new Set((after.profile.data.confirmations?.approver_teams ?? []).map((t) => t.toLowerCase())),
+        after,
+        'gain',
+        'may approve',
+      ),
+  },
+  confirmation_fallback: {
+    widens: 'none -> phrase: a client that cannot ask its person passes with a phrase the model can type',
+    compare: (before, after) => {
+      const [was, is] = [
+        before.profile.data.confirmation_fallback ?? 'none',
+        after.profile.data.confirmation_fallback ?? 'none',
+      ];
+      if (was === is) return [];
+      return [
+        change(is === 'phrase' ? 'gain' : 'loss', 'confirmation_fallback', `${was} -> ${is}`, after, [
+          'confirmation_fallback',
+        ]),
+      ];
+    },
+  },
   budgets: {
     widens:
       'a budget removed or loosened: more calls of its operations within a window (a budget is kept only by one at least as strict)',
@@ -328,12 +378,15 @@ export function wholeProfile(side: DiffSide, direction: Direction, context: Diff
   ];
 }
 
+/** Blocks whose rows name them field by field (`integrity.min_level`). */
+const BLOCKS_BY_FIELD = new Set(['integrity', 'confirmations']);
+
 /** Fields present in either version that no row classifies (a newer schema): each a gain, so the gate fails closed. */
 function unclassified(before: DiffSide, after: DiffSide): AccessChange[] {
   const known = new Set(Object.keys(PROFILE_FIELDS));
   const fields = (side: DiffSide) =>
     Object.entries(side.profile.data).flatMap(([key, value]) =>
-      key === 'integrity' && value && typeof value === 'object'
+      BLOCKS_BY_FIELD.has(key) && value && typeof value === 'object'
         ? Object.keys(value).map((sub) => `${key}.${sub}`)
         : [key],
     );
@@ -502,7 +555,49 @@ function setChanges(
   ];
 }
 
-/** trusted_users (an added login gains) and blocked_users (a removed login gains); compared as the server does, lower case. */
+/**
+ * A profile's own confirmed operations: one it drops is a gain unless a remaining entry (the same name
+ * or a `gitea.<area>.*` pattern) still covers it; policies/confirmations.yaml is shared by both sides.
+ */
+function compareConfirmedOperations(before: DiffSide, after: DiffSide): AccessChange[] {
+  const listed = (side: DiffSide) => side.profile.data.confirmations?.operations ?? [];
+  const covered = (entry: string, by: readonly string[]) =>
+    by.some((other) => other === entry || (other.endsWith('.*') && entry.startsWith(other.slice(0, -1))));
+  const [was, is] = [listed(before), listed(after)];
+  return [
+    ...was
+      .filter((entry) => !covered(entry, is))
+      .map((entry) =>
+        change('gain', 'confirmations.operations', `- ${entry} (no longer confirmed)`, after, [
+          'confirmations',
+          'operations',
+        ]),
+      ),
+    ...is
+      .filter((entry) => !covered(entry, was))
+      .map((entry) =>
+        change('loss', 'confirmations.operations', `+ ${entry}`, after, [
+          'confirmations',
+          'operations',
+          is.indexOf(entry),
+        ]),
+      ),
+  ];
+}
+
+function approverOf(side: DiffSide): string {
+  return side.profile.data.confirmations?.approver ?? 'at_client';
+}
+
+/** Whose approval counts as the server reads it: the listed approvers, else the profile's own login and authenticated_users. */
+function approversOf(side: DiffSide): ReadonlySet<string> {
+  const data = side.profile.data;
+  const listed = data.confirmations?.approvers ?? [];
+  const names = listed.length > 0 ? listed : [data.authenticated_username ?? '', ...(data.authenticated_users ?? [])];
+  return new Set(names.filter((name) => name !== '').map((name) => name.toLowerCase()));
+}
+
+/** Login or team lists of a block (trusted_users and approvers: an added name gains; blocked_users: a removed one); lower case, as the server compares. */
 function loginChanges(
   field: string,
   was: ReadonlySet<string>,
@@ -512,14 +607,12 @@ function loginChanges(
   meaning: string,
 ): AccessChange[] {
   const other: Direction = addedIs === 'gain' ? 'loss' : 'gain';
-  const written = (
-    after.profile.data.integrity?.[field === 'integrity.trusted_users' ? 'trusted_users' : 'blocked_users'] ?? []
-  ).map((n) => n.toLowerCase());
+  const [block, name] = field.split('.') as [string, string];
+  const blockData = (after.profile.data as unknown as Record<string, Record<string, unknown> | undefined>)[block];
+  const written = ((blockData?.[name] as string[] | undefined) ?? []).map((n) => n.toLowerCase());
   const path = (login: string) => {
     const index = written.indexOf(login);
-    return index >= 0
-      ? ['integrity', field.split('.')[1] as string, index]
-      : ['integrity', field.split('.')[1] as string];
+    return index >= 0 ? [block, name, index] : [block, name];
   };
   return [
     ...[...is]
