@@ -123,7 +123,8 @@ function upstreamError(response: HttpResponse): ErrorBody {
       response.status,
       kind,
       renamed
-        ? `${redirect} to ${safeDecode(renamed)}: the repository was renamed. It is not followed: call it by its new name, which the profile's repository scope judges`
+        ? `${redirect} to ${safeDecode(renamed)}: the repository was renamed. ` +
+            "It is not followed: call it by its new name, which the profile's repository scope judges"
         : `${redirect}, which is not followed`,
     );
   }

@@ -330,7 +330,9 @@ function ruleProtection(
     : [
         {
           code: 'protected_branch',
-          message: `Gitea's protection rule ${rule} of ${live.repository} covers the new name ${branch} (live: branch_protections rule_name); Gitea checks only the old name of a rename, ${never}`,
+          message:
+            `Gitea's protection rule ${rule} of ${live.repository} covers the new name ${branch} (live: branch_protections rule_name); ` +
+            `Gitea checks only the old name of a rename, ${never}`,
           entry,
         },
       ];
