@@ -10,7 +10,7 @@ import { openBudgetDriver, SqlBudgetStore } from '../src/auth/budget-store.js';
 import { judgeBudget } from '../src/policy/budgets.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { seedWithApprovedPulls } from './support/approved-pulls.js';
-import { handleToolCall } from '../src/server/call/pipeline.js';
+import { callConfirmed } from './support/rounds.js';
 import { loadNamespace } from '../src/server/namespace.js';
 import type { Namespace } from '../src/server/session.js';
 import { readSettings } from '../src/server/settings.js';
@@ -64,12 +64,12 @@ async function replicas(sandbox: Sandbox, dir: string, store: string): Promise<R
 }
 
 async function headOf(namespace: Namespace, index: number): Promise<string> {
-  const pull = await handleToolCall(namespace, 'gitea_pulls_get', { ...WHERE, index });
+  const pull = await callConfirmed(namespace, 'gitea_pulls_get', { ...WHERE, index });
   return (pull.structuredContent as { data: { head: { sha: string } } }).data.head.sha;
 }
 
 function merge(namespace: Namespace, index: number, head: string) {
-  return handleToolCall(namespace, 'gitea_pulls_merge', {
+  return callConfirmed(namespace, 'gitea_pulls_merge', {
     ...WHERE,
     index,
     body: { do: 'merge', head_commit_id: head },
@@ -81,11 +81,14 @@ function mergeRequests(sandbox: Sandbox, index: number): number {
 }
 
 function resultEvents(dir: string, name: string): Array<Record<string, any>> {
-  return readFileSync(join(dir, `${name}.jsonl`), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, any>)
-    .filter((event) => event.phase === 'result' && event.tool === 'gitea_pulls_merge');
+  return (
+    readFileSync(join(dir, `${name}.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, any>)
+      // The round that asked the person (status asked) is not a merge that went anywhere.
+      .filter((event) => event.phase === 'result' && event.tool === 'gitea_pulls_merge' && event.status !== 'asked')
+  );
 }
 
 for (const kind of ['postgres', 'sqlite'] as const) {
@@ -153,7 +156,7 @@ for (const kind of ['postgres', 'sqlite'] as const) {
       }
       assert.equal(mergeRequests(sandbox, 5), 0, 'the refused merge never reached Gitea');
       assert.equal(mergeRequests(sandbox, 3) + mergeRequests(sandbox, 4), 2);
-      const pull = await handleToolCall(two.a, 'gitea_pulls_get', { ...WHERE, index: 5 });
+      const pull = await callConfirmed(two.a, 'gitea_pulls_get', { ...WHERE, index: 5 });
       assert.equal((pull.structuredContent as { data: { merged: boolean } }).data.merged, false);
 
       // The audit: the allowed merges carry their count, the refusal the budget and when it frees.
@@ -204,7 +207,7 @@ describe('a state store that is down', () => {
       assert.doesNotMatch(JSON.stringify(refused), /secret-pw/);
       assert.equal(mergeRequests(sandbox, 3), 0);
       // A read counts against no budget and is not held up.
-      assert.equal((await handleToolCall(a, 'gitea_pulls_get', { ...WHERE, index: 3 })).isError, false);
+      assert.equal((await callConfirmed(a, 'gitea_pulls_get', { ...WHERE, index: 3 })).isError, false);
       for (const namespace of [a, b]) await namespace.session.audit.close();
       for (const store of stores) await store.close();
     } finally {

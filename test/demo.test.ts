@@ -112,11 +112,12 @@ test("a namespace that cannot start says why (the server's own words), not just 
     tokenVariable: 'GITEA_TOKEN',
     token: 'unused',
     auditLog: join(tmpdir(), 'unused.audit.jsonl'),
+    person: () => false,
   });
   try {
     await assert.rejects(
       namespace.connect(),
-      /the gitea-no-such-profile namespace did not start: .*gitea-no-such-profile\.yaml.*ENOENT/,
+      /the gitea-no-such-profile namespace did not start: .*no reference profile gitea-warden:gitea-no-such-profile/,
     );
   } finally {
     await namespace.close();

@@ -236,11 +236,8 @@ describe('reconciler: only guarded tools delete branches and close landed pull r
 
   test('cleanup refuses every unsafe case, with a report, and deletes nothing', async () => {
     const cases: Array<[string, Record<string, unknown>, string]> = [
-      [
-        'wrong confirmation',
-        { pr_number: 2, branch: 'feature/old-docs', confirmation: 'yes' },
-        'confirmation_mismatch',
-      ],
+      // A wrong typed phrase (confirmation_mismatch) matters only to a client that cannot ask its person:
+      // test/confirm-stage.test.ts. This client's person confirms; the guard alone refuses these.
       [
         'branch is not the head',
         { pr_number: 2, branch: 'feature/login', confirmation: confirm(2, 'feature/login') },

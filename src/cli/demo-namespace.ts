@@ -6,7 +6,7 @@ import type { Stream } from 'node:stream';
 import { readDocument } from '../shared/document.js';
 import { PACKAGE_PREFIX, packageRoot, profilesDir } from '../shared/paths.js';
 import { isRecord } from '../gitea/errors.js';
-import { Client, StdioClientTransport } from '../server/sdk-client.js';
+import { Client, ElicitRequestSchema, StdioClientTransport } from '../server/sdk-client.js';
 import { selfCommand } from './self-command.js';
 
 export interface NamespaceSpec {
@@ -17,6 +17,8 @@ export interface NamespaceSpec {
   tokenVariable: string;
   token: string;
   auditLog: string;
+  /** The person at this client: shown each confirmation the server asks for, answers yes (true) or no. */
+  person: (question: string) => boolean;
 }
 
 export type CallOutcome =
@@ -53,7 +55,18 @@ export function createNamespace(spec: NamespaceSpec): Namespace {
     stderr: 'pipe',
   });
   const lastWords = tailOf(transport.stderr);
-  const client = new Client({ name: 'gitea-warden-demo', version: '1' });
+  // Like Claude Code or VS Code, the client shows the server's questions to its person (form elicitation).
+  const client = new Client(
+    { name: 'gitea-warden-demo', version: '1' },
+    { capabilities: { elicitation: { form: {} } } },
+  );
+  client.setRequestHandler(ElicitRequestSchema, (request) => {
+    const yes = spec.person(request.params.message);
+    const fields = 'requestedSchema' in request.params ? Object.keys(request.params.requestedSchema.properties) : [];
+    return yes
+      ? { action: 'accept', content: Object.fromEntries(fields.map((field) => [field, true])) }
+      : { action: 'decline' };
+  });
   return {
     profile: spec.profile,
     connect: () =>

@@ -242,15 +242,15 @@ async function mergerMerges(stage: Stage, pr: PullRequest, logins: Record<Role, 
 
 async function reconcilerCleansUp(stage: Stage, pr: PullRequest): Promise<void> {
   stage.chapter('5. The reconciler tidies up, only through the guarded tool');
-  const confirmation = `CLEANUP MERGED PR ${pr.number} BRANCH ${BRANCH}`;
   stage.say(
     'gitea_cleanup_merged_pr_branch checks the pull request is merged, the branch is its head, its tip is proven on the target ' +
-      `(a commit there has it as a parent), nothing protects it and no open pull request uses it as head or base. Confirmation: "${confirmation}".`,
+      '(a commit there has it as a parent), nothing protects it and no open pull request uses it as head or base; ' +
+      'then the person at the client, not the model, confirms the deletion.',
   );
   await stage.attempt({
     role: 'reconciler',
     tool: 'gitea_cleanup_merged_pr_branch',
-    args: { ...where, pr_number: pr.number, branch: BRANCH, confirmation },
+    args: { ...where, pr_number: pr.number, branch: BRANCH },
     expect: { verdict: 'allow' },
   });
   stage.say(

@@ -86,7 +86,7 @@ async function demo(options: Options): Promise<number> {
         'the outsider mallory; the private acme/vault.',
     );
     printer.say(`Starting four namespaces (${ROLES.map(profileOf).join(', ')}), one process each, over stdio…`);
-    const namespaces = await startNamespaces(sandbox, auditDir, cleanup);
+    const namespaces = await startNamespaces(sandbox, auditDir, cleanup, printer);
     await tellStory(new LiveStage(namespaces.byRole, printer, rows), namespaces.logins);
   } catch (error) {
     stopped = error instanceof Error ? error.message : 'unexpected failure';
@@ -157,7 +157,12 @@ interface Namespaces {
 }
 
 /** One namespace per role, started side by side; each is closed by `cleanup`, also when another fails to start. */
-async function startNamespaces(sandbox: Sandbox, auditDir: string, cleanup: Cleanup): Promise<Namespaces> {
+async function startNamespaces(
+  sandbox: Sandbox,
+  auditDir: string,
+  cleanup: Cleanup,
+  printer: Printer,
+): Promise<Namespaces> {
   const settled = await Promise.allSettled(
     ROLES.map(async (role) => {
       const profile = profileOf(role);
@@ -171,6 +176,14 @@ async function startNamespaces(sandbox: Sandbox, auditDir: string, cleanup: Clea
         tokenVariable,
         token,
         auditLog: auditFile(auditDir, role),
+        person: (question) => {
+          // The question as the client shows it to its person, who answers yes in this story.
+          const [title = '', ...rest] = question.split('\n').filter((line) => line.trim() !== '');
+          printer.detail(`the ${role}'s client asks its person: ${title}`);
+          for (const line of rest) printer.detail(`    ${line}`);
+          printer.detail('the person answers yes');
+          return true;
+        },
       });
       cleanup.add(() => namespace.close());
       await namespace.connect();

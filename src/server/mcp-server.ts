@@ -2,7 +2,9 @@
 // registry and tools/call through the pipeline. Cheap to create: streamable HTTP makes one per
 // request, all sharing the same Namespace.
 import { CallToolRequestSchema, ListToolsRequestSchema, Server, sharedSchemaValidator } from './sdk.js';
-import { handleToolCall } from './call/pipeline.js';
+import { randomUUID } from 'node:crypto';
+import { answerToolCall, type CallMeta } from './call/pipeline.js';
+import type { CallRound, InputAsk } from './confirm/round.js';
 import { operationIndexFor } from './operation-index.js';
 import type { Namespace, Session } from './session.js';
 
@@ -29,13 +31,32 @@ export function createMcpServer(namespace: Namespace, transport: { notifications
   // The tool list this client was last told of; a profile switch replaces it, and the client hears so once.
   let announced = namespace.session.registry;
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const result = await handleToolCall(namespace, request.params.name, request.params.arguments, {
+    const meta: CallMeta = {
       // The W3C trace context a client sends rides in params._meta (OpenTelemetry's MCP conventions).
       carrier: request.params._meta,
       requestId: extra.requestId,
       // stdio is the transport that carries notifications; stateless HTTP is the one that does not.
       transport: transport.notifications ? 'pipe' : 'tcp',
-    });
+    };
+    // A 2025 client hears a question as elicitation/create, sent while its tools/call waits; that needs
+    // a channel for server requests (stdio), so stateless HTTP asks nothing and is refused what needs a person.
+    const declared = transport.notifications ? server.getClientCapabilities()?.elicitation : undefined;
+    let round: CallRound = {
+      canAsk: {
+        // A bare `elicitation: {}` is form mode (2025-11-25 keeps it for clients of 2025-06-18).
+        form: declared !== undefined && (declared.form !== undefined || declared.url === undefined),
+        url: declared?.url !== undefined,
+      },
+      inputResponses: undefined,
+      requestState: undefined,
+    };
+    let answer = await answerToolCall(namespace, request.params.name, request.params.arguments, round, meta);
+    // A question is answered at most once per call: the retry carries the answer, and a second ask ends the call.
+    if (answer.ask) {
+      round = { ...round, requestState: answer.ask.state, inputResponses: await askClient(server, answer.ask) };
+      answer = await answerToolCall(namespace, request.params.name, request.params.arguments, round, meta);
+    }
+    const result = answer.result;
     if (transport.notifications && namespace.session.registry !== announced) {
       announced = namespace.session.registry;
       await server
@@ -45,6 +66,31 @@ export function createMcpServer(namespace: Namespace, transport: { notifications
     return result;
   });
   return server;
+}
+
+/** Each question of `ask` as elicitation/create; an answer that cannot be had is no answer (the stage refuses). */
+async function askClient(server: Server, ask: InputAsk): Promise<Record<string, unknown>> {
+  const answers: Record<string, unknown> = {};
+  for (const [key, question] of Object.entries(ask.requests)) {
+    try {
+      answers[key] =
+        question.mode === 'form'
+          ? await server.elicitInput({
+              mode: 'form',
+              message: question.message,
+              requestedSchema: question.requestedSchema,
+            })
+          : await server.elicitInput({
+              mode: 'url',
+              message: question.message,
+              url: question.url,
+              elicitationId: randomUUID(),
+            });
+    } catch {
+      // The client failed to ask (it closed, or answered with an error): the confirm stage reads no answer as none.
+    }
+  }
+  return answers;
 }
 
 function instructionsFor(session: Session): string {

@@ -4,6 +4,7 @@ export { Client } from '@modelcontextprotocol/sdk/client/index.js';
 export { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 export { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 export { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+export { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 export type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 export type {
   OAuthClientInformationMixed,

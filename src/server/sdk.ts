@@ -14,8 +14,8 @@ export type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 let ajvValidator: AjvJsonSchemaValidator | undefined;
 /**
  * For every Server: the SDK's own validator, made on first use and shared. The SDK uses it only to
- * check elicitation answers, which this server never asks for, and would otherwise build an ajv
- * instance with formats per Server: at each start, and per request over streamable HTTP.
+ * check elicitation answers (a confirmation's), and would otherwise build an ajv instance with
+ * formats per Server: at each start, and per request over streamable HTTP.
  */
 export const sharedSchemaValidator: jsonSchemaValidator = {
   getValidator: (schema) => (ajvValidator ??= new AjvJsonSchemaValidator()).getValidator(schema),

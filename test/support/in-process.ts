@@ -1,10 +1,11 @@
 // A namespace loaded in this process, as `serve` loads it, for tests that need no child process:
 // the pipeline can be called directly, or through the official SDK client over an in-memory transport.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createMcpServer } from '../../src/server/mcp-server.js';
 import { loadNamespace } from '../../src/server/namespace.js';
 import type { Namespace } from '../../src/server/session.js';
+import { testClient } from './namespace.js';
 import { readSettings } from '../../src/server/settings.js';
 import { createLogger } from '../../src/shared/logger.js';
 
@@ -40,7 +41,7 @@ export async function connectInProcess(
   const namespace = await openNamespace(env, options);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await createMcpServer(namespace, { notifications: true }).connect(serverSide);
-  const client = new Client({ name: 'warden-test', version: '0.0.0' });
+  const client = testClient();
   prepare(client);
   await client.connect(clientSide);
   return {

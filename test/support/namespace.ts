@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
@@ -77,6 +77,16 @@ export interface Connected {
   close(): Promise<void>;
 }
 
+/**
+ * The test client: it declares form elicitation, and its person says yes to every question (a merge's
+ * confirmation). Tests of the confirmation itself answer otherwise (test/confirm-*.test.ts).
+ */
+export function testClient(): Client {
+  const client = new Client({ name: 'warden-test', version: '0.0.0' }, { capabilities: { elicitation: { form: {} } } });
+  client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { confirm: true } }));
+  return client;
+}
+
 /** A namespace over stdio: the SDK client spawns `serve` itself (from src through tsx unless `args` say otherwise). */
 export async function connectStdio(
   env: Record<string, string>,
@@ -90,7 +100,7 @@ export async function connectStdio(
     cwd,
     stderr: 'pipe',
   });
-  const client = new Client({ name: 'warden-test', version: '0.0.0' });
+  const client = testClient();
   await client.connect(transport, { timeout: STARTUP_TIMEOUT_MS });
   return { client, ...(transport.pid === null ? {} : { pid: transport.pid }), close: () => client.close() };
 }
@@ -153,7 +163,7 @@ export function runServe(
 export async function connectHttp(url: string, bearerToken?: string): Promise<Connected> {
   const headers: Record<string, string> = bearerToken ? { authorization: `Bearer ${bearerToken}` } : {};
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
-  const client = new Client({ name: 'warden-test', version: '0.0.0' });
+  const client = testClient();
   await client.connect(transport, { timeout: STARTUP_TIMEOUT_MS });
   return { client, close: () => client.close() };
 }
