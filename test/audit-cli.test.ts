@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditLog } from '../src/audit/log.js';
 import { sampleEvent } from './fixtures/audit-sample.js';
+import { CLI_ARGS } from './support/namespace.js';
 
 let dir: string;
 let intact: string;
@@ -22,7 +23,7 @@ after(async () => {
 });
 
 function auditCli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'audit', ...args], {
+  const child = spawnSync(process.execPath, [...CLI_ARGS, 'audit', ...args], {
     encoding: 'utf8',
   });
   return { status: child.status, stdout: child.stdout, stderr: child.stderr };

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { PostgresRateLimiter } from '../src/transports/rate-limit-postgres.js';
 import {
+  CLI_ARGS,
   connectHttp,
   namespaceEnv,
   repoRoot,
@@ -58,7 +59,7 @@ after(async () => {
 });
 
 function cli(...args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  return spawnSync(process.execPath, [...CLI_ARGS, ...args], {
     cwd: repoRoot,
     encoding: 'utf8',
   });

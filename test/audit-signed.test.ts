@@ -15,6 +15,7 @@ import { AuditLog, checkpointPathOf } from '../src/audit/log.js';
 import { AuditStartRefused } from '../src/audit/start.js';
 import { verifyAuditLog } from '../src/audit/verify.js';
 import { sampleEvent } from './fixtures/audit-sample.js';
+import { CLI_ARGS } from './support/namespace.js';
 
 let dir: string;
 let signer: Signer;
@@ -235,8 +236,7 @@ describe('signed checkpoints', () => {
 });
 
 describe('gitea-warden audit keygen and verify --public-key', () => {
-  const cli = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'audit', ...args], { encoding: 'utf8' });
+  const cli = (...args: string[]) => spawnSync(process.execPath, [...CLI_ARGS, 'audit', ...args], { encoding: 'utf8' });
 
   test('keygen writes a key pair that signs and verifies; verify prints the first broken line and exits 1', async () => {
     const keys = await mkdtemp(join(dir, 'keys-'));

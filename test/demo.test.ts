@@ -7,11 +7,12 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createNamespace } from '../src/cli/demo-namespace.js';
+import { CLI_ARGS } from './support/namespace.js';
 
 const root = resolve(import.meta.dirname, '..');
 
 function runDemo(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'demo', ...args], {
+  const child = spawn(process.execPath, [...CLI_ARGS, 'demo', ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -11,6 +11,7 @@ import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { canonicalJson, GENESIS_PREV, sealEvent, sha256Hex } from '../src/audit/chain.js';
 import {
+  CLI_ARGS,
   connectHttp,
   namespaceEnv,
   payloadOf,
@@ -40,7 +41,7 @@ after(async () => {
 });
 
 function cli(...args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  return spawnSync(process.execPath, [...CLI_ARGS, ...args], {
     cwd: repoRoot,
     encoding: 'utf8',
   });

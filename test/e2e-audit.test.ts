@@ -8,7 +8,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { connectStdio, namespaceEnv, payloadOf, repoRoot, tempDir, type Connected } from './support/namespace.js';
+import {
+  CLI_ARGS,
+  connectStdio,
+  namespaceEnv,
+  payloadOf,
+  repoRoot,
+  tempDir,
+  type Connected,
+} from './support/namespace.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
 let sandbox: ContractSandbox;
@@ -30,7 +38,7 @@ const commentsReached = () =>
   sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/issues/3/comments')).length;
 
 function cli(...args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  return spawnSync(process.execPath, [...CLI_ARGS, ...args], {
     cwd: repoRoot,
     encoding: 'utf8',
   });

@@ -285,15 +285,22 @@ describe('9: sudo does not make a second person', () => {
       assert.deepEqual(writes, [], 'a refused call reached Gitea');
     });
   }
-  test('a comment review under sudo gives no verdict and is not refused for it', async () => {
-    const { payload } = await call(owner, 'gitea_pulls_create_review', {
+  test("a comment review under sudo is authoring in bob's name too: refused", async () => {
+    const { payload, writes } = await call(owner, 'gitea_pulls_create_review', {
       owner: 'acme',
       repo: 'widgets',
       index,
       sudo: 'bob',
       body: { event: 'COMMENT', body: 'a note' },
     });
-    assert.notEqual(payload.error?.reason, 'sudo_not_independent', JSON.stringify(payload));
+    assert.equal(payload.error?.reason, 'sudo_not_independent', JSON.stringify(payload));
+    assert.deepEqual(writes, []);
+  });
+
+  test('a read under sudo is not refused for it', async () => {
+    const { payload } = await call(owner, 'gitea_pulls_get', { owner: 'acme', repo: 'widgets', index, sudo: 'bob' });
+    assert.equal(payload.error, undefined, JSON.stringify(payload));
+    assert.equal(payload.data.number, index);
   });
 });
 

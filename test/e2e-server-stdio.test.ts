@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { type Sandbox } from '../src/sandbox/index.js';
 import {
+  CLI_ARGS,
   connectStdio,
   namespaceEnv,
   payloadOf,
@@ -313,7 +314,7 @@ describe('audit', () => {
     for (const phases of byCall.values()) assert.deepEqual(phases, ['write_ahead', 'result']);
     assert.ok(!readFileSync(log, 'utf8').includes('I can reproduce this.'), 'argument values stay out of the log');
     const verify = (file: string) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'audit', 'verify', file], {
+      spawnSync(process.execPath, [...CLI_ARGS, 'audit', 'verify', file], {
         cwd: repoRoot,
         encoding: 'utf8',
       });

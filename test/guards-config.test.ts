@@ -16,6 +16,8 @@ profiles:
   gitea-merger: { merge: { require_independent_approval: false } }
 guarded_only: { gitea.branch.delete: { tool: gitea_cleanup_merged_pr_branch } }
 call_guards: { self_review: [gitea.pr.approve, gitea.pr.request_changes], merge: [gitea.pr.merge, gitea.pr.force_merge] }
+verdict_head: { repoCreatePullReview: commit_id }
+sudo: { mutations_allowed: [] }
 `;
 
 /** A copy of policies/ whose guards.yaml holds `text` (or is missing); returns the guards file. */
@@ -63,7 +65,7 @@ describe('guards.yaml loader', () => {
     [
       'a setting turned into a string',
       GOOD.replace('require_head_sha: true', "require_head_sha: 'no'"),
-      /:1: schema: \/merge\/require_head_sha: must be boolean/,
+      /:1: schema: \/merge\/require_head_sha: must be true or false/,
     ],
     ['an unknown field', `${GOOD}self_review: off\n`, /\/self_review: unknown field/],
     ['a missing section', GOOD.replace(/^cleanup:.*\n/m, ''), /missing required field 'cleanup'/],

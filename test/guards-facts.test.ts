@@ -8,15 +8,19 @@ import {
   readLandingEvidence,
   readOpenPulls,
   readProtectionRules,
+  readCompareHeadRepository,
   readPull,
+  readRefMoveFiles,
   readRepository,
   readReviews,
+  readTimeline,
 } from '../src/gitea/facts.js';
 import { cleanupMergedPrBranch, reconcileAlreadyLandedPr } from '../src/gitea/reconcile.js';
 import type { FactReader, GiteaWriter, ReadResult, WriteResult } from '../src/gitea/types.js';
 import { callGuardsFor, judgeCall } from '../src/policy/guards/call-guards.js';
 import { judgeCleanup, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
 import { judgeReconcileLanded } from '../src/policy/guards/reconcile-landed-guard.js';
+import { judgeUnmoved } from '../src/policy/guards/unmoved-guard.js';
 import type { BranchPatterns, FactBounds, MergeSettings } from '../src/policy/guards/settings.js';
 import { applyGuardVerdict } from '../src/policy/guards/verdict.js';
 import type { Decision } from '../src/policy/decision.js';
@@ -105,8 +109,26 @@ const openPullItem = (number: number, head: string, base = 'main', headRepo: str
 });
 
 /** A repository where PR #7 (feature/x at H2) is merged into main (M5, a merge commit of M4 and H2) and cleanup should pass. */
+/** Timeline pages as ListIssueCommentsAndTimeline answers them: X-Total-Count is the page's own count. */
+function timeline(entries: unknown[]): (query: Query) => Answer {
+  return (query) => {
+    const page = Number(query?.page ?? 1);
+    const limit = Number(query?.limit ?? 50);
+    const shown = entries.slice((page - 1) * limit, page * limit).filter((e) => e !== HIDDEN);
+    return { ...ok(shown), totalCount: shown.length };
+  };
+}
+/** An entry Gitea leaves out of the page (a code comment, a cross-reference the token cannot read). */
+const HIDDEN = { hidden: true };
+const pushed = (...ids: string[]) => ({
+  type: 'pull_push',
+  body: JSON.stringify({ is_force_push: false, commit_ids: ids }),
+});
+const reviewed = (id: number) => ({ type: 'review', review_id: id, body: '' });
+
 function mergedRepo(overrides: Record<string, Answer | ((query: Query) => Answer)> = {}): FakeGitea {
   return new FakeGitea({
+    [`${R}/issues/7/timeline`]: timeline([pushed(H1, H2), reviewed(1), reviewed(2)]),
     [R]: ok({ full_name: 'acme/app', default_delete_branch_after_merge: false, parent: null }),
     [`${R}/forks`]: pages([]),
     [`${R}/pulls/7`]: ok(giteaPull()),
@@ -544,6 +566,167 @@ describe('call guards end to end over a fake Gitea', () => {
   });
 });
 
+describe('the timeline reader', () => {
+  const ref = { owner: 'acme', repo: 'app', index: 7 };
+  const read = (entries: unknown[], bounds = BOUNDS) =>
+    readTimeline(new FakeGitea({ [`${R}/issues/7/timeline`]: timeline(entries) }), ref, bounds);
+
+  test('reads pushes (the head each left), changes of base and reviews in order, skipping other entries', async () => {
+    const entries = [
+      pushed(H1),
+      { type: 'comment', body: 'hi' },
+      reviewed(3),
+      { type: 'change_target_branch', old_ref: 'dev', new_ref: 'main' },
+      pushed(M4, H2),
+    ];
+    assert.deepEqual(await read(entries), {
+      ok: true,
+      value: [
+        { kind: 'push', head: H1 },
+        { kind: 'review', reviewId: 3 },
+        { kind: 'retarget', from: 'dev', to: 'main' },
+        { kind: 'push', head: H2 },
+      ],
+    });
+  });
+
+  test('a page Gitea left empty (every entry hidden) does not end the list; two empty pages do', async () => {
+    const entries = [pushed(H1), reviewed(3), HIDDEN, HIDDEN, pushed(H2)];
+    const result = await read(entries);
+    assert.ok(result.ok);
+    assert.deepEqual(result.value.at(-1), { kind: 'push', head: H2 }, 'the push after the hidden page is read');
+  });
+
+  const broken: Array<[string, unknown[], RegExp]> = [
+    ['a pull_push body that is not JSON', [{ type: 'pull_push', body: 'x' }], /incompletely/],
+    ['a pull_push with no commit', [pushed()], /incompletely/],
+    ['a pull_push naming a ref instead of a commit', [pushed('refs/pull/7/head')], /incompletely/],
+    ['a change of base without its refs', [{ type: 'change_target_branch', old_ref: 'dev' }], /incompletely/],
+    ['a review without its id', [{ type: 'review', review_id: 0 }], /incompletely/],
+    ['an entry without a type', [{ id: 3 }], /incompletely/],
+  ];
+  for (const [name, entries, detail] of broken) {
+    test(`${name} is a missing fact`, async () => {
+      const result = await read(entries);
+      assert.equal(result.ok, false);
+      assert.match(result.ok ? '' : result.detail, detail);
+    });
+  }
+
+  test('more pages than the bound, or a failed page, is a missing fact', async () => {
+    const long = await read(Array.from({ length: 7 }, () => pushed(H1)));
+    assert.match(long.ok ? '' : long.detail, /more than 3 pages/);
+    const failed = await readTimeline(
+      new FakeGitea({ [`${R}/issues/7/timeline`]: { status: 500, data: null } }),
+      ref,
+      BOUNDS,
+    );
+    assert.match(failed.ok ? '' : failed.detail, /HTTP 500/);
+  });
+});
+
+describe('what a ref move brings', () => {
+  const S = sha('5a');
+  const S2 = sha('5b');
+  const commit = (id: string, files: string[], parents: string[] = []) => ({
+    sha: id,
+    parents: parents.map((p) => ({ sha: p })),
+    files: files.map((filename) => ({ filename, status: 'added' })),
+  });
+  const repoWith = (routes: Record<string, Answer | ((query: Query) => Answer)>) =>
+    new FakeGitea({
+      [R]: ok({ full_name: 'acme/app', default_branch: 'main', parent: null }),
+      [`${R}/branches/main`]: ok({ name: 'main', commit: { id: M5 }, protected: true }),
+      [`${R}/commits`]: (query) => (query?.sha === 'refs/pull/3/head' ? ok([{ sha: S }]) : ok([{ sha: M5 }])),
+      ...routes,
+    });
+  const move = { owner: 'acme', repo: 'app', source: 'refs/pull/3/head', upstream: false, onto: null };
+
+  test('the files every commit onto lacks changed, from a source Gitea resolves (refs/pull/N/head)', async () => {
+    const gitea = repoWith({
+      [`${R}/compare/${M5}...${S}`]: ok({
+        commits: [commit(S, ['.gitea/workflows/x.yml'], [S2]), commit(S2, ['a.txt'])],
+      }),
+    });
+    assert.deepEqual(await readRefMoveFiles(gitea, move, BOUNDS), {
+      ok: true,
+      value: { files: ['.gitea/workflows/x.yml', 'a.txt'], compare: `main@${M5}...acme/app@${S}` },
+    });
+    assert.deepEqual(gitea.reads.find((r) => r.path === `${R}/commits`)?.query?.sha, 'refs/pull/3/head');
+  });
+
+  test("a source that is onto's tip, or that onto is shown to contain, brings nothing", async () => {
+    const tip = await readRefMoveFiles(repoWith({}), { ...move, source: null }, BOUNDS);
+    assert.deepEqual(tip.ok && tip.value.files, []);
+    const contained = repoWith({
+      [`${R}/compare/${M5}...${S}`]: ok({ commits: [] }),
+      [`${R}/compare/${S}...${M5}`]: compareBody([[M5, [S]]]),
+    });
+    const result = await readRefMoveFiles(contained, move, BOUNDS);
+    assert.deepEqual(result.ok && result.value.files, []);
+  });
+
+  const unknown: Array<[string, Record<string, Answer>, RegExp]> = [
+    [
+      'a compare listing nothing for histories that share nothing',
+      { [`${R}/compare/${M5}...${S}`]: ok({ commits: [] }), [`${R}/compare/${S}...${M5}`]: ok({ commits: [] }) },
+      /share no history/,
+    ],
+    ['a commit whose files are not listed', { [`${R}/compare/${M5}...${S}`]: ok({ commits: [{ sha: S }] }) }, /files/],
+    ['a compare that fails', { [`${R}/compare/${M5}...${S}`]: { status: 500, data: null } }, /HTTP 500/],
+    ['a source Gitea cannot resolve', { [`${R}/commits`]: { status: 404, data: null } }, /404/],
+    [
+      'more commits than the bounds read',
+      { [`${R}/compare/${M5}...${S}`]: ok({ commits: Array.from({ length: 7 }, () => commit(S, ['a'])) }) },
+      /more than 6 commits/,
+    ],
+  ];
+  for (const [name, routes, detail] of unknown) {
+    test(`${name} is a missing fact`, async () => {
+      const result = await readRefMoveFiles(repoWith(routes), move, BOUNDS);
+      assert.equal(result.ok, false);
+      assert.match(result.ok ? '' : result.detail, detail);
+    });
+  }
+
+  test("a fork's upstream: the parent's branch of the same name, else its default branch, compared as owner:sha", async () => {
+    const F = '/repos/erin/app';
+    const gitea = new FakeGitea({
+      [F]: ok({ full_name: 'erin/app', default_branch: 'main', parent: { full_name: 'acme/app' } }),
+      [`${F}/branches/topic`]: ok({ name: 'topic', commit: { id: M4 }, protected: false }),
+      [`${R}/branches/topic`]: { status: 404, data: null },
+      [R]: ok({ full_name: 'acme/app', default_branch: 'main' }),
+      [`${R}/commits`]: (query) => (query?.sha === 'main' ? ok([{ sha: S }]) : { status: 404, data: null }),
+      [`${F}/compare/${M4}...acme%3A${S}`]: ok({ commits: [commit(S, ['up.txt'])] }),
+    });
+    const result = await readRefMoveFiles(
+      gitea,
+      { owner: 'erin', repo: 'app', source: null, upstream: true, onto: 'topic' },
+      BOUNDS,
+    );
+    assert.deepEqual(result.ok && result.value.files, ['up.txt']);
+    const notFork = await readRefMoveFiles(repoWith({}), { ...move, upstream: true, source: null }, BOUNDS);
+    assert.match(notFork.ok ? '' : notFork.detail, /not a fork/);
+  });
+
+  test("a compare's owner:ref head: that owner's fork, else the parent it owns, else a missing fact", async () => {
+    const gitea = new FakeGitea({
+      [`${R}/forks`]: pages([{ full_name: 'erin/app-fork' }]),
+      [R]: ok({ full_name: 'acme/app', default_delete_branch_after_merge: false, parent: { full_name: 'up/app' } }),
+    });
+    assert.deepEqual(await readCompareHeadRepository(gitea, 'acme', 'app', 'Erin', BOUNDS), {
+      ok: true,
+      value: 'erin/app-fork',
+    });
+    assert.deepEqual(await readCompareHeadRepository(gitea, 'acme', 'app', 'up', BOUNDS), {
+      ok: true,
+      value: 'up/app',
+    });
+    const none = await readCompareHeadRepository(gitea, 'acme', 'app', 'nobody', BOUNDS);
+    assert.match(none.ok ? '' : none.detail, /no fork/);
+  });
+});
+
 describe('cleanup_merged_pr_branch', () => {
   const patterns: BranchPatterns = {
     protected_branches: ['main', 'master', 'dev'],
@@ -556,7 +739,12 @@ describe('cleanup_merged_pr_branch', () => {
     branch: 'feature/x',
   };
   const run = (gitea: FakeGitea, r: CleanupRequest = request) =>
-    cleanupMergedPrBranch({ reader: gitea, writer: gitea }, r, (facts) => judgeCleanup(r, facts, patterns), BOUNDS);
+    cleanupMergedPrBranch(
+      { reader: gitea, writer: gitea },
+      r,
+      { judge: (facts) => judgeCleanup(r, facts, patterns), unmoved: judgeUnmoved },
+      BOUNDS,
+    );
 
   test('deletes the merged, landed, unprotected head branch and reports the evidence', async () => {
     const gitea = mergedRepo();
@@ -666,12 +854,67 @@ describe('cleanup_merged_pr_branch', () => {
   });
 });
 
+describe('the write follows the proof: a move between the proof and the write refuses it', () => {
+  test('cleanup reads the branch and the pull request again and refuses when the branch moved', async () => {
+    let reads = 0;
+    const gitea = mergedRepo({
+      // The second read of the branch (right before the delete) finds a new tip.
+      [`${R}/branches/feature/x`]: () =>
+        ok({ name: 'feature/x', commit: { id: ++reads === 1 ? H2 : H1 }, protected: false }),
+    });
+    const request: CleanupRequest = {
+      owner: 'acme',
+      repo: 'app',
+      prNumber: 7,
+      branch: 'feature/x',
+    };
+    const patterns: BranchPatterns = { protected_branches: ['main'], preserved_refs: [] };
+    const report = await cleanupMergedPrBranch(
+      { reader: gitea, writer: gitea },
+      request,
+      { judge: (facts) => judgeCleanup(request, facts, patterns), unmoved: judgeUnmoved },
+      BOUNDS,
+    );
+    assert.equal(report.action, 'refused');
+    assert.deepEqual(
+      report.checks.filter((c) => !c.passed).map((c) => c.code),
+      ['branch_moved'],
+    );
+    assert.match(report.checks.find((c) => c.code === 'branch_moved')?.fact ?? '', /read again right before the write/);
+    assert.deepEqual(gitea.writes, []);
+  });
+
+  test('reconcile reads the pull request again and refuses when its head moved', async () => {
+    let reads = 0;
+    const gitea = mergedRepo({
+      [`${R}/pulls/7`]: () =>
+        ok(
+          giteaPull({ state: 'open', merged: false, ...(++reads > 1 ? { head: { ref: 'feature/x', sha: H1 } } : {}) }),
+        ),
+    });
+    const report = await reconcileAlreadyLandedPr(
+      { reader: gitea, writer: gitea },
+      { owner: 'acme', repo: 'app', index: 7 },
+      { judge: judgeReconcileLanded, unmoved: judgeUnmoved },
+    );
+    assert.equal(report.action, 'refused');
+    assert.deepEqual(
+      report.checks.filter((c) => !c.passed).map((c) => c.code),
+      ['head_moved'],
+    );
+    assert.deepEqual(gitea.writes, []);
+  });
+});
+
 describe('reconcile_already_landed_pr', () => {
   const ref = { owner: 'acme', repo: 'app', index: 7 };
   const openRepo = (overrides: Record<string, Answer> = {}) =>
     mergedRepo({ [`${R}/pulls/7`]: ok(giteaPull({ state: 'open', merged: false })), ...overrides });
   const run = (gitea: FakeGitea) =>
-    reconcileAlreadyLandedPr({ reader: gitea, writer: gitea }, ref, judgeReconcileLanded);
+    reconcileAlreadyLandedPr({ reader: gitea, writer: gitea }, ref, {
+      judge: judgeReconcileLanded,
+      unmoved: judgeUnmoved,
+    });
 
   test('closes a landed open pull request after commenting the evidence', async () => {
     const gitea = openRepo();

@@ -13,7 +13,14 @@ import {
   type MergeSettings,
 } from '../src/policy/guards/settings.js';
 import { applyGuardVerdict, combineVerdicts, type Fact, type GuardVerdict } from '../src/policy/guards/verdict.js';
-import type { LandingFacts, OpenPull, PullFacts, RepositoryFacts, ReviewFact } from '../src/policy/guards/facts.js';
+import type {
+  LandingFacts,
+  OpenPull,
+  PullFacts,
+  RepositoryFacts,
+  ReviewFact,
+  TimelineEntry,
+} from '../src/policy/guards/facts.js';
 import type { Decision } from '../src/policy/decision.js';
 import { loadPolicySet } from '../src/policy-files/policy-set.js';
 
@@ -69,9 +76,15 @@ function combinations<T extends Record<string, readonly unknown[]>>(
 
 const STRICT: MergeSettings = { require_head_sha: true, require_independent_approval: true };
 
+/** A timeline where h2 was pushed first and every review came after it. */
+const timelineOf = (reviews: ReviewFact[]): TimelineEntry[] => [
+  { kind: 'push', head: 'h2' },
+  ...reviews.map((r) => ({ kind: 'review' as const, reviewId: r.id })),
+];
+
 /** Merge facts that pass: bob merges alice's open PR at h2, carol approved h2, the merge keeps the branch. */
 function mergeFacts(overrides: Partial<MergeFacts> = {}): MergeFacts {
-  return {
+  const given = {
     identity: ok('bob'),
     pull: ok(pull()),
     reviews: ok([review('carol')]),
@@ -80,6 +93,7 @@ function mergeFacts(overrides: Partial<MergeFacts> = {}): MergeFacts {
     deleteBranch: null,
     ...overrides,
   };
+  return { timeline: given.reviews.ok ? ok(timelineOf(given.reviews.value)) : gone('not read'), ...given };
 }
 
 describe('self-review guard', () => {
@@ -281,6 +295,59 @@ describe('merge guard: every combination of its conditions', () => {
     });
   }
 
+  describe('an approval counts only for the content it saw (the timeline)', () => {
+    const approval = () => review('carol');
+    const push = (head: string): TimelineEntry => ({ kind: 'push', head });
+    const reviewed = (r: ReviewFact): TimelineEntry => ({ kind: 'review', reviewId: r.id });
+    const retarget: TimelineEntry = { kind: 'retarget', from: 'dev', to: 'main' };
+    const cases: Array<[string, (r: ReviewFact) => TimelineEntry[], string[]]> = [
+      ['given on h2 while h2 was the head', (r) => [push('h1'), push('h2'), reviewed(r)], []],
+      ['given after a retarget (a re-approval)', (r) => [push('h2'), retarget, reviewed(r)], []],
+      ['retargeted after it', (r) => [push('h2'), reviewed(r), retarget], ['approval_base_changed']],
+      [
+        'naming h2 while h1 was the head, h2 pushed after',
+        (r) => [push('h1'), reviewed(r), push('h2')],
+        ['approval_unseen_head'],
+      ],
+      ['pushed away and back after it', (r) => [push('h2'), reviewed(r), push('h3'), push('h2')], ['approval_stale']],
+      ['missing from the timeline', () => [push('h2')], ['approval_unseen_head']],
+      ['before any recorded push', (r) => [reviewed(r), push('h2')], ['approval_unseen_head']],
+    ];
+    for (const [name, entries, codes] of cases) {
+      test(`an approval ${name}: ${codes.join(', ') || 'counts'}`, () => {
+        const r = approval();
+        const verdict = judgeMerge(mergeFacts({ reviews: ok([r]), timeline: ok(entries(r)) }), STRICT);
+        assert.deepEqual(failedCodes(verdict), codes);
+        for (const c of verdict.checks.filter((check) => !check.passed))
+          assert.match(c.fact ?? '', /timeline/, `${c.code} names the timeline`);
+      });
+    }
+
+    test('one approval that saw the head is enough, whatever happened to another', () => {
+      const [fresh, old] = [review('carol'), review('dave')];
+      const entries = [push('h2'), reviewed(old), retarget, reviewed(fresh)];
+      assert.deepEqual(
+        failedCodes(judgeMerge(mergeFacts({ reviews: ok([old, fresh]), timeline: ok(entries) }), STRICT)),
+        [],
+      );
+    });
+
+    const unusable: Array<[string, Fact<TimelineEntry[]>, RegExp]> = [
+      ['unreadable', gone('timeline: HTTP 500'), /HTTP 500/],
+      ['ending on another head (a push not recorded yet)', ok([push('h1')]), /does not end on its live head h2/],
+      ['recording no push at all', ok([]), /last push recorded: none/],
+      ['ending on another base', ok([push('h2'), { kind: 'retarget', from: 'main', to: 'dev' }]), /live base main/],
+    ];
+    for (const [name, timeline, detail] of unusable) {
+      test(`a timeline ${name} is a missing fact`, () => {
+        const verdict = judgeMerge(mergeFacts({ timeline }), STRICT);
+        assert.deepEqual(failedCodes(verdict), ['fact_unavailable']);
+        assert.match(verdict.checks.find((c) => !c.passed)?.detail ?? '', detail);
+        assert.match(verdict.checks.find((c) => !c.passed)?.fact ?? '', /timeline/);
+      });
+    }
+  });
+
   test('a repository unread does not matter when the merge names delete_branch_after_merge', () => {
     assert.deepEqual(
       failedCodes(judgeMerge(mergeFacts({ repository: gone('not read'), deleteBranch: false }), STRICT)),
@@ -294,6 +361,8 @@ describe('merge guard: every combination of its conditions', () => {
       call_guards: { self_review: ['gitea.pr.approve'], merge: ['gitea.pr.merge'] },
       cleanup: { preserved_refs: [] },
       guarded_only: {},
+      verdict_head: {},
+      sudo: { mutations_allowed: [] },
       facts: { page_size: 50, max_pages: 2 },
       profiles: { solo: { merge: { require_head_sha: false, require_independent_approval: false } } },
     };

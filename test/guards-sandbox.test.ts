@@ -9,6 +9,7 @@ import { cleanupMergedPrBranch, reconcileAlreadyLandedPr } from '../src/gitea/re
 import { callGuardsFor, judgeCall } from '../src/policy/guards/call-guards.js';
 import { judgeCleanup, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
 import { judgeReconcileLanded } from '../src/policy/guards/reconcile-landed-guard.js';
+import { judgeUnmoved } from '../src/policy/guards/unmoved-guard.js';
 import { cleanupPatterns, loadPolicySet } from '../src/policy-files/policy-set.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 
@@ -69,7 +70,7 @@ describe('guards against the sandbox', () => {
       cleanupMergedPrBranch(
         gitea,
         request,
-        (facts) => judgeCleanup(request, facts, cleanupPatterns(policy)),
+        { judge: (facts) => judgeCleanup(request, facts, cleanupPatterns(policy)), unmoved: judgeUnmoved },
         config.facts,
       );
 
@@ -115,7 +116,7 @@ describe('guards against the sandbox', () => {
     const refused = await reconcileAlreadyLandedPr(
       gitea,
       { owner: 'acme', repo: 'widgets', index: unlanded },
-      judgeReconcileLanded,
+      { judge: judgeReconcileLanded, unmoved: judgeUnmoved },
     );
     assert.equal(refused.action, 'refused');
     assert.deepEqual(
@@ -127,7 +128,7 @@ describe('guards against the sandbox', () => {
     const report = await reconcileAlreadyLandedPr(
       gitea,
       { owner: 'acme', repo: 'widgets', index: landed },
-      judgeReconcileLanded,
+      { judge: judgeReconcileLanded, unmoved: judgeUnmoved },
     );
     assert.equal(report.action, 'closed', JSON.stringify(report));
     const heads = await readOpenPulls(clientFor('dave'), 'acme', 'widgets', config.facts);

@@ -155,10 +155,10 @@ describe('one person: the login from the environment, stated in the profile', ()
   });
 
   test('a profile with both a login and the variable, or neither, is a finding naming both fields', async () => {
-    for (const [name, identity] of [
-      ['both', 'authenticated_username: a\nauthenticated_username_from_env: GITEA_LOGIN\n'],
-      ['neither', ''],
-    ]) {
+    for (const [name, identity, said] of [
+      ['both', 'authenticated_username: a\nauthenticated_username_from_env: GITEA_LOGIN\n', 'sets more than one'],
+      ['neither', '', 'needs exactly one'],
+    ] as const) {
       const file = join(dir.path, `${name}.yaml`);
       writeFileSync(
         file,
@@ -168,7 +168,7 @@ describe('one person: the login from the environment, stated in the profile', ()
       assert.equal(result.code, 1, name);
       assert.match(
         result.stdout,
-        /needs exactly one of the fields authenticated_username, authenticated_username_from_env/,
+        new RegExp(`${said} of the fields authenticated_username, authenticated_username_from_env`),
         name,
       );
     }

@@ -262,7 +262,7 @@ test('decide --batch: an inline profile with a malformed scope is refused, not r
       ['allow', 'allowed'],
     ],
   );
-  assert.match(answers[0].determining.rule, /\/repositories: must be array/);
+  assert.match(answers[0].determining.rule, /\/repositories: must be a list or an object \(fields: read, write\)/);
 });
 
 describe('gitea-warden explain', () => {

@@ -14,6 +14,7 @@ import { seedSchema } from '../src/sandbox/seed-schema.js';
 import { defaultSeed, loadSeed, type SandboxSeed } from '../src/sandbox/seed.js';
 import { sandboxRoutes, startSandbox } from '../src/sandbox/server.js';
 import { createContractChecker, loadSpec } from './support/spec-contract.js';
+import { CLI_ARGS } from './support/namespace.js';
 
 const spec = loadSpec();
 const contract = createContractChecker(spec);
@@ -96,7 +97,7 @@ describe('seeds', () => {
 });
 
 function startCli(args: string[]) {
-  return spawn(process.execPath, ['--import', 'tsx', join(packageRoot, 'src/cli/main.ts'), 'sandbox', ...args], {
+  return spawn(process.execPath, [...CLI_ARGS, 'sandbox', ...args], {
     cwd: packageRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

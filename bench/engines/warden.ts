@@ -29,7 +29,7 @@ export function createWardenEngine(workload: Workload, holders?: HolderIndex): E
   };
 }
 
-/** Facts in which only the author varies: the PR is open, the caller names its head, and someone else approved that head. */
+/** Facts in which only the author varies: the PR is open, the caller names its head, and someone else approved that head after it was pushed. */
 function mergeFacts({ login, author }: MergeFactsInput): CallFacts {
   return {
     identity: { ok: true, value: login },
@@ -60,6 +60,14 @@ function mergeFacts({ login, author }: MergeFactsInput): CallFacts {
           dismissed: false,
           official: true,
         },
+      ],
+    },
+    // The timeline the merge guard reads: the head was pushed, then the approval was submitted.
+    timeline: {
+      ok: true,
+      value: [
+        { kind: 'push', head: HEAD },
+        { kind: 'review', reviewId: 1 },
       ],
     },
     expectedHeadSha: HEAD,

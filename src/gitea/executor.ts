@@ -105,13 +105,27 @@ function prepareRequest(
   };
 }
 
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
 function upstreamError(response: HttpResponse): ErrorBody {
   const kind = kindForStatus(response.status);
   if (kind === 'redirect_refused') {
+    // routers/api/v1.repoAssignment answers a renamed repository's old name with 307 to the new one.
+    const renamed = /\/api\/v1\/repos\/([^/?#]+\/[^/?#]+)/.exec(response.headers.get('location') ?? '')?.[1];
+    const redirect = `Gitea answered with a redirect (HTTP ${response.status})`;
     return errorBody(
       response.status,
       kind,
-      `Gitea answered with a redirect (HTTP ${response.status}), which is not followed`,
+      renamed
+        ? `${redirect} to ${safeDecode(renamed)}: the repository was renamed. ` +
+            "It is not followed: call it by its new name, which the profile's repository scope judges"
+        : `${redirect}, which is not followed`,
     );
   }
   const decoded = decodeBody(response.headers.get('content-type'), response.body);

@@ -9,6 +9,7 @@ import type {
   PullFacts,
   RepositoryFacts,
   ReviewFact,
+  TimelineEntry,
 } from '../policy/guards/facts.js';
 import type { FactBounds } from '../policy/guards/settings.js';
 import type { Fact } from '../policy/guards/verdict.js';
@@ -255,6 +256,73 @@ export async function readReviews(reader: FactReader, ref: PullRef, bounds: Fact
   return parseEach(what, pages, parseReview);
 }
 
+/**
+ * One timeline entry the merge guard reads (convert.ToTimelineComment): a pull_push's body is
+ * issues_model.PushActionContent JSON whose last commit id is the head the push left; a
+ * change_target_branch names old_ref and new_ref; a review names its review_id. null for an entry of
+ * another type (skipped), and a malformed one of these three is a missing fact for the whole list.
+ */
+function parseTimelineEntry(data: unknown): TimelineEntry | null | 'malformed' {
+  const type = text(field(data, 'type'));
+  if (type === 'pull_push') {
+    let content: unknown;
+    try {
+      content = JSON.parse(text(field(data, 'body')) ?? '');
+    } catch {
+      return 'malformed';
+    }
+    const ids = field(content, 'commit_ids');
+    const last: unknown = Array.isArray(ids) ? ids[ids.length - 1] : null;
+    return typeof last === 'string' && isCommitSha(last) ? { kind: 'push', head: last } : 'malformed';
+  }
+  if (type === 'change_target_branch') {
+    const from = text(field(data, 'old_ref'));
+    const to = text(field(data, 'new_ref'));
+    return from !== null && to !== null ? { kind: 'retarget', from, to } : 'malformed';
+  }
+  if (type === 'review') {
+    const id = field(data, 'review_id');
+    return typeof id === 'number' && id > 0 ? { kind: 'review', reviewId: id } : 'malformed';
+  }
+  return type === null ? 'malformed' : null;
+}
+
+/**
+ * The pull request's timeline (routers/api/v1/repo.ListIssueCommentsAndTimeline). Gitea cuts a page
+ * and then leaves out code comments and cross-references the token cannot read, and its
+ * X-Total-Count counts only what the page returned, so a page can come back empty before the end:
+ * the list ends at two empty pages in a row. Past facts.max_pages it is a missing fact.
+ */
+export async function readTimeline(
+  reader: FactReader,
+  ref: PullRef,
+  bounds: FactBounds,
+): Promise<Fact<TimelineEntry[]>> {
+  const what = `The timeline of pull request #${ref.index}`;
+  const path = repoPath(ref.owner, ref.repo, 'issues', String(ref.index), 'timeline');
+  const entries: TimelineEntry[] = [];
+  // Two empty pages end the list; they are read past the bound, which counts the pages with entries.
+  for (let page = 1, empty = 0; ; page++) {
+    const answer = await read(reader, `${what} (page ${page})`, path, { page, limit: bounds.page_size });
+    if (!answer.ok) return answer;
+    if (!Array.isArray(answer.value)) return missing(`${what} (page ${page}) is not a list.`);
+    if (answer.value.length === 0) {
+      if (++empty === 2) return present(entries);
+      continue;
+    }
+    if (page > bounds.max_pages)
+      return missing(
+        `${what} has more than ${bounds.max_pages} pages of ${bounds.page_size}; not judged from a partial list.`,
+      );
+    empty = 0;
+    for (const item of answer.value) {
+      const entry = parseTimelineEntry(item);
+      if (entry === 'malformed') return missing(`${what} has an entry Gitea described incompletely.`);
+      if (entry) entries.push(entry);
+    }
+  }
+}
+
 export async function readRepository(reader: FactReader, owner: string, repo: string): Promise<Fact<RepositoryFacts>> {
   const what = `Repository ${owner}/${repo}`;
   const answer = await read(reader, what, repoPath(owner, repo));
@@ -415,6 +483,155 @@ export async function readOpenPulls(
   return present(all);
 }
 
+/** A ref move as the call names it (src/policy/targets.ts RefMove): null source or onto is the default branch. */
+export interface RefMoveRead {
+  owner: string;
+  repo: string;
+  source: string | null;
+  upstream: boolean;
+  onto: string | null;
+}
+
+/** What a ref move brings: the files its commits change against `onto`, and how that was read. */
+export interface RefMoveFiles {
+  files: string[];
+  /** The compare that told it, e.g. `main@1a2b...3c4d` (for a denial to name). */
+  compare: string;
+}
+
+/** Whether the branch exists (200) or not (404); anything else is a missing fact. */
+async function branchExists(reader: FactReader, owner: string, repo: string, branch: string): Promise<Fact<boolean>> {
+  const what = `Branch ${branch} of ${owner}/${repo}`;
+  const path = repoPath(owner, repo, 'branches', { branch });
+  if (path === null) return missing(`${what} was not read: a name in its path is not valid.`);
+  try {
+    const answer = await reader.get(path);
+    if (answer.status === 200 || answer.status === 404) return present(answer.status === 200);
+    return missing(`${what} could not be read (HTTP ${answer.status}).`);
+  } catch {
+    return missing(`${what} could not be read (Gitea did not answer).`);
+  }
+}
+
+/** The first commit repoGetAllCommits lists for `ref` (GetCommit resolves any ref git does: branch, tag, sha, refs/pull/N/head). */
+async function readRefCommit(reader: FactReader, owner: string, repo: string, ref: string): Promise<Fact<string>> {
+  const what = `The commit ${ref} of ${owner}/${repo} names`;
+  const answer = await read(reader, what, repoPath(owner, repo, 'commits'), {
+    sha: ref,
+    limit: 1,
+    stat: 'false',
+    verification: 'false',
+    files: 'false',
+  });
+  if (!answer.ok) return answer;
+  const sha = Array.isArray(answer.value) ? text(field(answer.value[0], 'sha')) : null;
+  return isCommitSha(sha) ? present(sha) : missing(`${what} is not reported.`);
+}
+
+/** The files each listed commit of a compare changed (convert.ToCommit with files), or null when one is not told. */
+function compareFiles(data: unknown): { commits: number; files: string[] } | null {
+  const commits = field(data, 'commits');
+  if (!Array.isArray(commits)) return null;
+  const files = new Set<string>();
+  for (const commit of commits) {
+    const changed = field(commit, 'files');
+    if (!Array.isArray(changed)) return null;
+    for (const file of changed) {
+      const name = text(field(file, 'filename'));
+      if (name === null) return null;
+      files.add(name);
+    }
+  }
+  return { commits: commits.length, files: [...files].sort() };
+}
+
+/**
+ * What a ref move (a branch created from a ref, a branch pointed at a commit, a tag, a release's
+ * target, a fork synced with its upstream) writes into this repository: the files changed by the
+ * commits the source has and `onto` lacks (compare onto...source, each commit's files; a union, so a
+ * file changed and changed back still counts). A source that is onto's tip brings nothing; so does
+ * one onto contains, proven as the landed check proves it (a commit onto contains has it as a parent);
+ * a compare that lists nothing otherwise means the two share no history, which tells nothing: a
+ * missing fact. So is a compare of more commits than the fact bounds would read.
+ */
+export async function readRefMoveFiles(
+  reader: FactReader,
+  move: RefMoveRead,
+  bounds: FactBounds,
+): Promise<Fact<RefMoveFiles>> {
+  const { owner, repo } = move;
+  const repository = await read(reader, `Repository ${owner}/${repo}`, repoPath(owner, repo));
+  if (!repository.ok) return repository;
+  const defaultBranch = text(field(repository.value, 'default_branch'));
+  const onto = move.onto ?? defaultBranch;
+  if (onto === null) return missing(`The default branch of ${owner}/${repo} is not reported.`);
+  const target = await readBranch(reader, owner, repo, onto);
+  if (!target.ok) return target;
+  let source: { owner: string; repo: string; ref: string } = { owner, repo, ref: move.source ?? onto };
+  if (move.upstream) {
+    const parent = text(field(repository.value, 'parent', 'full_name'));
+    if (parent === null) return missing(`${owner}/${repo} is not a fork, so it has no upstream to sync from.`);
+    const [parentOwner = '', parentRepo = ''] = parent.split('/', 2);
+    const [exists, parentRead] = await Promise.all([
+      branchExists(reader, parentOwner, parentRepo, onto),
+      read(reader, `Repository ${parent}`, repoPath(parentOwner, parentRepo)),
+    ]);
+    if (!exists.ok) return exists;
+    if (!parentRead.ok) return parentRead;
+    // GetUpstreamDivergingInfo: the parent's branch of the same name, else the parent's default branch.
+    const ref = exists.value ? onto : text(field(parentRead.value, 'default_branch'));
+    if (ref === null) return missing(`The default branch of ${parent} is not reported.`);
+    source = { owner: parentOwner, repo: parentRepo, ref };
+  } else if (move.source === null) source = { owner, repo, ref: defaultBranch ?? onto };
+  const sha = await readRefCommit(reader, source.owner, source.repo, source.ref);
+  if (!sha.ok) return sha;
+  const head = source.owner === owner && source.repo === repo ? sha.value : `${source.owner}:${sha.value}`;
+  const compare = `${onto}@${target.value.sha}...${source.owner}/${source.repo}@${sha.value}`;
+  if (sha.value.toLowerCase() === target.value.sha.toLowerCase()) return present({ files: [], compare });
+  const what = `The compare ${target.value.sha}...${head}`;
+  const answer = await read(
+    reader,
+    what,
+    repoPath(owner, repo, 'compare', `${encodeURIComponent(target.value.sha)}...${encodeURIComponent(head)}`),
+  );
+  if (!answer.ok) return answer;
+  const brought = compareFiles(answer.value);
+  if (brought === null) return missing(`${what} does not list each commit's files.`);
+  const limit = bounds.page_size * bounds.max_pages;
+  if (brought.commits > limit)
+    return missing(`${what} lists more than ${limit} commits; not judged from a partial list.`);
+  if (brought.commits > 0) return present({ files: brought.files, compare });
+  const landed = await readLandingEvidence(reader, owner, repo, sha.value, target.value.sha);
+  if (landed.ok && landed.value.commits.some((c) => c.parents.some((p) => p.toLowerCase() === sha.value.toLowerCase())))
+    return present({ files: [], compare });
+  return missing(
+    `${what} lists no commit and ${onto} is not shown to contain ${sha.value}: the two share no history, so what it brings cannot be told.`,
+  );
+}
+
+/**
+ * The repository a compare's `owner:ref` head reads, as parseCompareInfo finds it: that owner's fork of
+ * this repository (GetForkedRepo), or this repository's parent when that owner owns it.
+ */
+export async function readCompareHeadRepository(
+  reader: FactReader,
+  owner: string,
+  repo: string,
+  headOwner: string,
+  bounds: FactBounds,
+): Promise<Fact<string>> {
+  const forks = await readAllPages(reader, `The forks of ${owner}/${repo}`, repoPath(owner, repo, 'forks'), {}, bounds);
+  const names = parseEach(`The forks of ${owner}/${repo}`, forks, (item) => text(field(item, 'full_name')));
+  if (!names.ok) return names;
+  const fork = names.value.find((name) => name.split('/')[0]?.toLowerCase() === headOwner.toLowerCase());
+  if (fork) return present(fork);
+  const repository = await readRepository(reader, owner, repo);
+  if (!repository.ok) return repository;
+  const parent = repository.value.parent;
+  if (parent && parent.split('/')[0]?.toLowerCase() === headOwner.toLowerCase()) return present(parent);
+  return missing(`${headOwner} has no fork of ${owner}/${repo} and does not own its parent (Gitea answers 404).`);
+}
+
 /** The target branch fetched now, and the compare of `commit` with its tip. */
 export async function readLanding(
   reader: FactReader,
@@ -453,6 +670,7 @@ export async function gatherCallFacts(
       identity,
       pull: missing(unnamed),
       reviews: missing(unnamed),
+      timeline: missing(unnamed),
       repository: missing(unnamed),
       expectedHeadSha,
       deleteBranch,
@@ -460,15 +678,17 @@ export async function gatherCallFacts(
   }
   const ref = { owner: request.owner, repo: request.repo, index: request.index };
   const merging = guards.includes('merge');
-  const [pull, reviews, repository] = await Promise.all([
+  const [pull, reviews, timeline, repository] = await Promise.all([
     request.pull ?? readPull(reader, ref),
     merging ? readReviews(reader, ref, bounds) : undefined,
+    merging ? readTimeline(reader, ref, bounds) : undefined,
     merging && deleteBranch === null ? readRepository(reader, ref.owner, ref.repo) : undefined,
   ]);
   return {
     identity,
     pull,
     ...(reviews ? { reviews } : {}),
+    ...(timeline ? { timeline } : {}),
     ...(repository ? { repository } : {}),
     expectedHeadSha,
     deleteBranch,

@@ -1,8 +1,12 @@
 // The guarded reconciler actions: gather the live facts, hand them to the judge the server passes in
 // (src/policy decides, this side only reads and writes), and act only when every check passed.
+// The write follows the proof immediately: the branch tip and the pull request head are read again
+// right before the delete or the close, and a move since the proof refuses (Gitea offers no
+// compare-and-delete, so the window left is the time between that read and the write).
 // The report lists every check and the evidence, so the server can audit it.
 import type { CleanupFacts, CleanupRequest } from '../policy/guards/cleanup-branch-guard.js';
 import type { BranchFacts, LandingFacts, PullFacts } from '../policy/guards/facts.js';
+import type { UnmovedFacts } from '../policy/guards/unmoved-guard.js';
 import type { ReconcileFacts } from '../policy/guards/reconcile-landed-guard.js';
 import type { FactBounds } from '../policy/guards/settings.js';
 import type { Fact, GuardCheck, GuardVerdict } from '../policy/guards/verdict.js';
@@ -72,10 +76,16 @@ async function write(what: string, action: () => Promise<WriteResult>): Promise<
   }
 }
 
+/** The judges of a guarded action: its proof, and the re-read right before the write. */
+export interface ActionJudges<F> {
+  judge: (facts: F) => GuardVerdict;
+  unmoved: (facts: UnmovedFacts) => GuardVerdict;
+}
+
 export async function cleanupMergedPrBranch(
   gitea: GiteaSides,
   request: CleanupRequest,
-  judge: (facts: CleanupFacts) => GuardVerdict,
+  judges: ActionJudges<CleanupFacts>,
   bounds: FactBounds,
 ): Promise<ReconcileReport> {
   const { reader, writer } = gitea;
@@ -94,7 +104,7 @@ export async function cleanupMergedPrBranch(
     baseOf(pull),
     branch.ok ? { ok: true, value: branch.value.sha } : branch,
   );
-  const verdict = judge({ pull, ...landing, branch, protections, openPulls });
+  const verdict = judges.judge({ pull, ...landing, branch, protections, openPulls });
   const evidence = {
     ...landingEvidence(pull, landing.target, landing.landing),
     branch: name,
@@ -102,16 +112,27 @@ export async function cleanupMergedPrBranch(
   };
   if (!passed(verdict)) return { checks: verdict.checks, evidence, action: 'refused' };
   if (gitea.gate && !(await gitea.gate(evidence))) return { checks: verdict.checks, evidence, action: 'held' };
+  // Read again after the person's confirmation, right before the write: the proof must still hold.
+  const [branchNow, pullNow] = await Promise.all([
+    readBranch(reader, owner, repo, name),
+    readPull(reader, { owner, repo, index: request.prNumber }),
+  ]);
+  const checks = [
+    ...verdict.checks,
+    ...judges.unmoved({
+      branch: { name, judged: valueOf(branch)?.sha ?? null, now: branchNow },
+      head: { number: request.prNumber, judged: valueOf(pull)?.headSha ?? null, now: pullNow },
+    }).checks,
+  ];
+  if (!checks.every((c) => c.passed)) return { checks, evidence, action: 'refused' };
   const failure = await write(`Deleting branch ${name}`, () => writer.deleteBranch(owner, repo, name));
-  return failure
-    ? { checks: verdict.checks, evidence, action: 'failed', failure }
-    : { checks: verdict.checks, evidence, action: 'deleted' };
+  return failure ? { checks, evidence, action: 'failed', failure } : { checks, evidence, action: 'deleted' };
 }
 
 export async function reconcileAlreadyLandedPr(
   gitea: GiteaSides,
   ref: PullRef,
-  judge: (facts: ReconcileFacts) => GuardVerdict,
+  judges: ActionJudges<ReconcileFacts>,
 ): Promise<ReconcileReport> {
   const { reader, writer } = gitea;
   const pull = await readPull(reader, ref);
@@ -122,18 +143,23 @@ export async function reconcileAlreadyLandedPr(
     baseOf(pull),
     pull.ok ? { ok: true, value: pull.value.headSha } : pull,
   );
-  const verdict = judge({ pull, ...landing });
+  const verdict = judges.judge({ pull, ...landing });
   const evidence = landingEvidence(pull, landing.target, landing.landing);
   if (!passed(verdict)) return { checks: verdict.checks, evidence, action: 'refused' };
   if (gitea.gate && !(await gitea.gate(evidence))) return { checks: verdict.checks, evidence, action: 'held' };
+  // Read again after the person's confirmation, right before the write: the proof must still hold.
+  const pullNow = await readPull(reader, ref);
+  const checks = [
+    ...verdict.checks,
+    ...judges.unmoved({ head: { number: ref.index, judged: valueOf(pull)?.headSha ?? null, now: pullNow } }).checks,
+  ];
+  if (!checks.every((c) => c.passed)) return { checks, evidence, action: 'refused' };
   // The comment goes first: the pull request is never closed without the evidence on record.
   const failure =
     (await write('Recording the evidence comment', () =>
       writer.commentIssue(ref.owner, ref.repo, ref.index, landedComment(evidence)),
     )) ?? (await write(`Closing pull request #${ref.index}`, () => writer.closePull(ref.owner, ref.repo, ref.index)));
-  return failure
-    ? { checks: verdict.checks, evidence, action: 'failed', failure }
-    : { checks: verdict.checks, evidence, action: 'closed' };
+  return failure ? { checks, evidence, action: 'failed', failure } : { checks, evidence, action: 'closed' };
 }
 
 function baseOf(pull: Fact<PullFacts>): Fact<string> {

@@ -17,6 +17,7 @@ import type { RiskClass, Vocabulary, VocabularyEntry } from '../policy/vocabular
 import { unknownGuardedOperations } from '../policy/guards/guarded-only.js';
 import type { BranchPatterns, GuardsConfig } from '../policy/guards/settings.js';
 import type { CallGuard, CallGuardTable } from '../policy/guards/call-guards.js';
+import type { SudoRule } from '../policy/guards/sudo.js';
 import type { IntegrityCatalog } from '../policy/integrity-walk.js';
 import type { ConfirmationPolicy } from '../policy/confirmations.js';
 import { buildConfirmationPolicy, confirmationPolicyFindings } from './confirmation-policy.js';
@@ -28,6 +29,8 @@ export interface PolicySet extends TargetPolicies {
   vocabulary: Vocabulary;
   /** policies/guards.yaml: call guards, merge requirements, cleanup refs, guarded-only operations, fact bounds. */
   guards: GuardsConfig;
+  /** guards.yaml sudo: the mutations a call may make under sudo, with where the rule is written. */
+  sudoRule: SudoRule;
   /** guards.yaml call_guards with the line of each operation, for the guards' denials. */
   callGuards: CallGuardTable;
   /** policies/integrity.yaml: the item types results carry and the operations that return them. */
@@ -203,17 +206,20 @@ export function schemaFindings(doc: LoadedDocument, schema: object): Finding[] {
     severity: 'error' as const,
     code: 'schema',
     message: `${finding.path}: ${finding.message}`,
-    fix: schemaFix(finding.path, finding.message, schema),
+    fix: schemaFix(finding, schema),
+    schema: { keyword: finding.keyword, path: finding.path, fields: finding.fields },
   }));
 }
 
 /** How to mend one schema finding; the schema file is named so an editor (or a person) can see what fits. */
-function schemaFix(path: string, message: string, schema: object): string {
+function schemaFix(finding: { path: string; keyword: string; fields: string[] }, schema: object): string {
   const id = (schema as { $id?: unknown }).$id;
   const file = typeof id === 'string' ? `policies/${id.slice(id.lastIndexOf('/') + 1)}` : 'its JSON Schema';
-  if (message === 'unknown field') return `remove ${path} or correct its spelling; ${file} lists the fields`;
-  const missing = /^missing required field '(.+)'$/.exec(message);
-  if (missing) return `add ${missing[1]}; ${file} describes it`;
+  const { path, keyword, fields } = finding;
+  if (keyword === 'additionalProperties') return `remove ${path} or correct its spelling; ${file} lists the fields`;
+  if (keyword === 'required') return `add ${fields[0] ?? 'the field'}; ${file} describes it`;
+  if ((keyword === 'oneOf' || keyword === 'anyOf') && fields.length > 0)
+    return `set exactly one of ${fields.join(', ')}; ${file} describes them`;
   return `correct the value at ${path}; ${file} describes what fits`;
 }
 
@@ -285,7 +291,13 @@ function buildPolicySet(dir: string, docs: Map<PolicyName, LoadedDocument>): Pol
     confirmations: buildConfirmationPolicy(docs.get('confirmations') as LoadedDocument),
     ...buildTargetPolicies(docs.get('targets') as LoadedDocument, docs.get('conditions') as LoadedDocument),
     callGuards: callGuardTable(docs.get('guards') as LoadedDocument),
+    sudoRule: sudoRule(docs.get('guards') as LoadedDocument),
   };
+}
+
+function sudoRule(doc: LoadedDocument): SudoRule {
+  const { sudo } = doc.data as Pick<GuardsConfig, 'sudo'>;
+  return { mutationsAllowed: new Set(sudo.mutations_allowed), file: doc.file, line: doc.lineOf(['sudo']) };
 }
 
 function buildOperationMap(doc: LoadedDocument): OperationMap {

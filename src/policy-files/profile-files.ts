@@ -237,10 +237,12 @@ export function compileInlineProfile(data: unknown, policy: PolicySet, service?:
   if (data === null || typeof data !== 'object' || Array.isArray(data))
     throw new ProfileError('inline profile must be an object');
   const noLogin = !('authenticated_username' in data) && !('authenticated_username_from_env' in data);
-  const leftOut = (message: string) =>
-    message.startsWith('missing required field') || (noLogin && message.startsWith('needs exactly one of the fields'));
+  // Judged by what failed, never by how a build words it: a missing top-level field, or (no login
+  // field at all) the choice between the two login fields.
+  const leftOut = (e: { keyword: string; fields: string[] }) =>
+    e.keyword === 'required' || (noLogin && e.keyword === 'oneOf' && e.fields.includes('authenticated_username'));
   const problems = validationErrors(loadSchema('profile', policy.dir), data).filter(
-    (e) => !(e.path === '/' && leftOut(e.message)),
+    (e) => !(e.path === '/' && leftOut(e)),
   );
   const [first] = problems;
   if (first) throw new ProfileError(`inline profile: ${first.path}: ${first.message}`);

@@ -11,12 +11,19 @@ import { isReasonCode, type ReasonCode } from '../policy/reasons.js';
 import { jsonPathProblem } from '../policy/schema-paths.js';
 import { compilePatternList, type PatternList } from '../policy/scope-patterns.js';
 import type { ScopePolicy } from '../policy/scopes.js';
+import type { NestedRule } from '../policy/scope-views.js';
 import type { RepositorySource, TargetMap, TargetSpec } from '../policy/targets.js';
 
 interface RawSpec {
   repository?: RepositorySource[];
   branch?: string[] | 'opaque';
+  branches?: string[];
+  new_branches?: string[];
   paths?: string[] | 'opaque';
+}
+interface RawRefMove {
+  source: string[] | 'upstream';
+  onto: string[] | 'default_branch';
 }
 interface RawTargets {
   default_repository: { owner: string; name: string };
@@ -24,6 +31,8 @@ interface RawTargets {
   protected_branch_operations: string[];
   protected_paths: string[];
   operations: Record<string, RawSpec>;
+  ref_moves: Record<string, RawRefMove>;
+  nested_repositories: Record<string, NestedRule[]>;
   unrelated_fields: Record<string, string[]>;
   unnamed_repositories: { filtered: string[]; opaque: string[] };
 }
@@ -36,6 +45,8 @@ export interface TargetPolicies {
   conditions: ConditionSet;
   /** operationIds whose results are filtered to the profile's repositories.read scope. */
   scopeFiltered: ReadonlySet<string>;
+  /** operationId -> the objects its answer embeds that may belong to other repositories. */
+  nestedRepositories: ReadonlyMap<string, readonly NestedRule[]>;
 }
 
 export function buildTargetPolicies(targetsDoc: LoadedDocument, conditionsDoc: LoadedDocument): TargetPolicies {
@@ -51,6 +62,8 @@ export function buildTargetPolicies(targetsDoc: LoadedDocument, conditionsDoc: L
     byOperationId.set(entry.operationId, {
       repositories,
       ...(spec?.branch !== undefined ? { branch: spec.branch } : {}),
+      ...(spec?.branches !== undefined ? { branches: spec.branches } : {}),
+      ...(spec?.new_branches !== undefined ? { newBranches: spec.new_branches } : {}),
       ...(spec?.paths !== undefined ? { paths: spec.paths } : {}),
       line:
         opaqueAt !== undefined
@@ -66,7 +79,16 @@ export function buildTargetPolicies(targetsDoc: LoadedDocument, conditionsDoc: L
     line: conditionsDoc.lineOf(['conditions', i]),
   }));
   return {
-    targets: { file: targetsDoc.file, byOperationId },
+    targets: {
+      file: targetsDoc.file,
+      byOperationId,
+      refMoves: new Map(
+        Object.entries(raw.ref_moves).map(([id, move]) => [
+          id,
+          { source: move.source, onto: move.onto, line: targetsDoc.lineOf(['ref_moves', id]) },
+        ]),
+      ),
+    },
     scopePolicy: {
       protectedBranches: compilePatternList(
         'protected_branches',
@@ -87,12 +109,14 @@ export function buildTargetPolicies(targetsDoc: LoadedDocument, conditionsDoc: L
     },
     conditions: buildConditionSet(conditionsDoc.file, conditions),
     scopeFiltered: new Set(raw.unnamed_repositories.filtered),
+    nestedRepositories: new Map(Object.entries(raw.nested_repositories)),
   };
 }
 
 function sourcePaths(source: RepositorySource): string[] {
   if ('id' in source) return [source.id];
   if ('url_path' in source) return [source.url_path];
+  if ('compare_head' in source) return [source.compare_head, source.owner];
   return [source.owner, source.name];
 }
 
@@ -181,9 +205,17 @@ export function targetFindings(
     const paths = [
       ...(spec.repository ?? []).flatMap(sourcePaths),
       ...(Array.isArray(spec.branch) ? spec.branch : []),
+      ...(spec.branches ?? []),
+      ...(spec.new_branches ?? []),
       ...(Array.isArray(spec.paths) ? spec.paths : []),
     ];
     for (const path of paths) checkPath(targetsDoc, ['operations', id], id, path);
+  }
+  for (const id of Object.keys(raw.nested_repositories)) unknownId(targetsDoc, ['nested_repositories', id], id);
+  for (const [id, move] of Object.entries(raw.ref_moves)) {
+    if (unknownId(targetsDoc, ['ref_moves', id], id)) continue;
+    const paths = [...(Array.isArray(move.source) ? move.source : []), ...(Array.isArray(move.onto) ? move.onto : [])];
+    for (const path of paths) checkPath(targetsDoc, ['ref_moves', id], id, path);
   }
   for (const list of ['filtered', 'opaque'] as const) {
     raw.unnamed_repositories[list].forEach((id, i) => {

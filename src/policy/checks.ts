@@ -9,6 +9,7 @@ import { checkConditions, type ConditionSet } from './conditions.js';
 import { accessOf, checkScopes, type CompiledScopes, type ScopePolicy } from './scopes.js';
 import { readTargets, suppliedTargets, withSupplied, type TargetMap } from './targets.js';
 import type { Vocabulary } from './vocabulary.js';
+import { sudoFailures, type SudoRule } from './guards/sudo.js';
 
 /** What the checks need from the loaded policies (a PolicySet fits). */
 export interface CheckPolicy {
@@ -16,6 +17,7 @@ export interface CheckPolicy {
   targets: TargetMap;
   scopePolicy: ScopePolicy;
   conditions: ConditionSet;
+  sudoRule: SudoRule;
 }
 
 export function scopeChecks(policy: CheckPolicy): ConditionCheck[] {
@@ -55,9 +57,14 @@ export function conditionChecks(policy: CheckPolicy): ConditionCheck[] {
   ];
 }
 
-/** Every check the policies define, in order: scopes, then conditions. */
+/** Sudo never makes two people: a mutation under sudo is refused unless guards.yaml lists it. */
+export function sudoChecks(policy: CheckPolicy): ConditionCheck[] {
+  return [(_profile, _request, operations) => sudoFailures(operations, policy.vocabulary, policy.sudoRule)];
+}
+
+/** Every check the policies define, in order: sudo, scopes, then conditions. */
 export function policyChecks(policy: CheckPolicy): ConditionCheck[] {
-  return [...scopeChecks(policy), ...conditionChecks(policy)];
+  return [...sudoChecks(policy), ...scopeChecks(policy), ...conditionChecks(policy)];
 }
 
 function hasScopes(scopes: CompiledScopes): boolean {

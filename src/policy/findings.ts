@@ -17,6 +17,8 @@ export interface Finding {
   code: ReasonCode;
   message: string;
   fix?: string;
+  /** A schema finding's structure: the keyword that failed, the document path and the fields involved. */
+  schema?: { keyword: string; path: string; fields: string[] };
 }
 
 export interface RoleInvariants {

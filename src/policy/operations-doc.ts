@@ -241,13 +241,14 @@ function repositoryReachSection(input: OperationsDocInput): string[] {
 }
 
 function isDefault(source: RepositorySource): boolean {
-  return 'owner' in source && source.owner === '$.owner' && source.name === '$.repo';
+  return 'name' in source && source.owner === '$.owner' && source.name === '$.repo';
 }
 
 function sourceText(source: RepositorySource): string {
   if ('id' in source) return `id \`${source.id}\``;
   if ('url_path' in source) return `URL path \`${source.url_path}\``;
-  return `\`${source.owner}\`/\`${source.name}\``;
+  if ('compare_head' in source) return `the head owner of \`${source.compare_head}\``;
+  return `\`${source.owner}\`/\`${source.name}\`${source.optional ? ' (when set)' : ''}`;
 }
 
 function tableRow(cells: readonly string[]): string {

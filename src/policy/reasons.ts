@@ -135,7 +135,7 @@ export const REASONS = {
   sudo_not_independent: {
     kinds: ['condition'],
     meaning:
-      "An approval, change request or merge under sudo would count as another person's (policies/conditions.yaml).",
+      "A mutation under sudo would be recorded as another person's; only policies/guards.yaml sudo.mutations_allowed may use it.",
   },
   // guards: checks over live facts
   self_review: { kinds: ['guard'], meaning: 'The reviewer is the pull request author.' },
@@ -406,6 +406,28 @@ export const REASONS = {
   token_scopes_short: {
     kinds: ['finding'],
     meaning: "A profile's token_scopes lack a scope some of its operations need; those are not offered.",
+  },
+
+  // issue 24: guards judge what a call changes
+  approval_base_changed: {
+    kinds: ['guard'],
+    meaning: 'The pull request was retargeted after the approval (Gitea keeps reviews across a change of base).',
+  },
+  approval_unseen_head: {
+    kinds: ['guard'],
+    meaning: 'The approved commit was not the pull request head when the review was submitted (the timeline says).',
+  },
+  review_head_mismatch: {
+    kinds: ['guard'],
+    meaning: 'An approval or request for changes names another commit than the head the guard read.',
+  },
+  branch_moved: {
+    kinds: ['guard'],
+    meaning: 'The branch tip moved between the proof and the delete, so the proof no longer holds.',
+  },
+  head_moved: {
+    kinds: ['guard'],
+    meaning: 'The pull request head moved between the proof and the close, so the proof no longer holds.',
   },
 
   // issue 26: a team's own profiles (check asks Gitea about the names a profile trusts)

@@ -84,3 +84,67 @@ function inScope(scope: PatternList, item: unknown): boolean {
   const names = itemRepositories(item);
   return names !== null && names.every((name) => firstMatch(scope, name) !== undefined);
 }
+
+/**
+ * policies/targets.yaml nested_repositories: in the answer of an operation that names its repository,
+ * `object` (a path below each item `items` selects: `$` the answer, `$[*]` each element) may belong to
+ * another repository; when it does and that repository is outside the read scope, every field of
+ * `reduce` is set to null.
+ */
+export interface NestedRule {
+  items: '$' | '$[*]';
+  object: string;
+  reduce: readonly string[];
+}
+
+export type ReducedResult =
+  { ok: true; data: unknown; reduced: string[] } | { ok: false; code: 'malformed_pattern'; message: string };
+
+/**
+ * The answer with each nested object of a repository outside the profile's repositories.read scope (or
+ * of none that can be told) reduced to null, and the paths of what was. Without a read scope nothing is.
+ */
+export function reduceNested(
+  profile: { scopes: CompiledScopes },
+  rules: readonly NestedRule[],
+  data: unknown,
+): ReducedResult {
+  const scope = profile.scopes.repositories.read;
+  if (!scope) return { ok: true, data, reduced: [] };
+  if (scope.broken.length > 0)
+    return {
+      ok: false,
+      code: 'malformed_pattern',
+      message: `${scope.field} holds a malformed pattern; answers that embed other repositories are withheld until it is fixed`,
+    };
+  const reduced: string[] = [];
+  const copy = structuredClone(data);
+  for (const rule of rules) {
+    const items =
+      rule.items === '$' ? [[copy, '']] : Array.isArray(copy) ? copy.map((item, i) => [item, `[${i}]`]) : [];
+    for (const [item, at] of items as Array<[unknown, string]>) {
+      const nested = pathValue(item, rule.object);
+      if (nested === undefined || nested === null) continue;
+      if (inScope(scope, nested)) continue;
+      for (const field of rule.reduce) if (setNull(item, field)) reduced.push(`${at}${at ? '.' : ''}${field}`);
+    }
+  }
+  return { ok: true, data: copy, reduced };
+}
+
+function pathValue(item: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((at, key) => (isRecord(at) ? at[key] : undefined), item);
+}
+
+function setNull(item: unknown, path: string): boolean {
+  const keys = path.split('.');
+  const last = keys.pop() as string;
+  const holder = keys.length === 0 ? item : pathValue(item, keys.join('.'));
+  if (!isRecord(holder) || !(last in holder) || holder[last] === null) return false;
+  holder[last] = null;
+  return true;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

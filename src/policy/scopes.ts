@@ -111,6 +111,28 @@ export interface LiveBranchFacts {
   repository: string;
   defaultBranch: { ok: true; value: string } | { ok: false; detail: string };
   protectedFlags: Readonly<Record<string, { ok: true; value: boolean } | { ok: false; detail: string }>>;
+  /**
+   * Branch names the call creates without a Gitea hook (a rename's new name), judged by Gitea's rule
+   * names instead of a flag (a name that does not exist yet has none); null rules: Gitea shows them to
+   * repository admins only.
+   */
+  newNames?: readonly string[];
+  rules?: { ok: true; value: readonly string[] | null } | { ok: false; detail: string };
+}
+
+/**
+ * ProtectedBranch.Match (models/git/protected_branch.go): a rule matches its own name case-insensitively,
+ * and as a glob (gobwas/glob, '/' separator) over the lower-cased names.
+ */
+export function giteaRuleMatches(rule: string, branch: string): boolean {
+  if (rule.toLowerCase() === branch.toLowerCase()) return true;
+  return (
+    /[*?[\]{}\\!]/.test(rule) &&
+    firstMatch(
+      compilePatternList('', 'branch', [rule.toLowerCase()], () => null),
+      branch.toLowerCase(),
+    ) !== undefined
+  );
 }
 
 /** Every scope the call's targets fail; empty when all hold. */
@@ -259,6 +281,7 @@ function liveProtection(
       },
     ];
   }
+  if (live.newNames?.includes(branch)) return ruleProtection(live, branch, never, entry);
   const flag = live.protectedFlags[branch];
   if (!flag || !flag.ok)
     return [
@@ -277,6 +300,42 @@ function liveProtection(
         },
       ]
     : [];
+}
+
+/** A name Gitea will not protect itself (no hook runs), judged by Gitea's own rules, read live. */
+function ruleProtection(
+  live: LiveBranchFacts,
+  branch: string,
+  never: string,
+  entry: FailedCondition['entry'],
+): FailedCondition[] {
+  const { rules } = live;
+  if (!rules || !rules.ok || rules.value === null) {
+    const why = !rules
+      ? 'the protection rules were not read'
+      : !rules.ok
+        ? rules.detail
+        : 'Gitea shows its protection rules to repository admins only';
+    return [
+      {
+        code: 'protected_branch_unknown',
+        message: `whether a Gitea protection rule covers the new name ${branch} cannot be told (${why}; live: branch_protections); ${never} unread`,
+        entry,
+      },
+    ];
+  }
+  const rule = rules.value.find((name) => giteaRuleMatches(name, branch));
+  return rule === undefined
+    ? []
+    : [
+        {
+          code: 'protected_branch',
+          message:
+            `Gitea's protection rule ${rule} of ${live.repository} covers the new name ${branch} (live: branch_protections rule_name); ` +
+            `Gitea checks only the old name of a rename, ${never}`,
+          entry,
+        },
+      ];
 }
 
 function pathFailures(profile: ScopeSubject, targets: Targets, access: Access, policy: ScopePolicy): FailedCondition[] {

@@ -6,11 +6,19 @@ import { JSONPath } from 'jsonpath-plus';
 export type TargetKind = 'repository' | 'branch' | 'paths';
 
 /**
- * Where a repository lives in the arguments: its owner and its name (both required); a URL path
- * `/{owner}/{repo}/...` (Gitea's markup `Context`: absent or empty names none); or an id the
- * arguments cannot turn into a name (absent or 0 names none; any other value is unreadable).
+ * Where a repository lives in the arguments: its owner and its name (both required, unless `optional`:
+ * then an absent name names none, as a repository edit that renames nothing); a URL path
+ * `/{owner}/{repo}/...` (Gitea's markup `Context`: absent or empty names none); an id the arguments
+ * cannot turn into a name (absent or 0 names none; any other value is unreadable); or the head of a
+ * compare `base...[owner[/name]:]head`, which names another repository when it names another owner
+ * (parseCompareInfo: that owner's fork, or the parent it owns; only the server can tell its name, so
+ * offline it is unreadable).
  */
-export type RepositorySource = { owner: string; name: string } | { url_path: string } | { id: string };
+export type RepositorySource =
+  | { owner: string; name: string; optional?: boolean }
+  | { url_path: string }
+  | { id: string }
+  | { compare_head: string; owner: string };
 
 /** `opaque`: the call touches this kind of resource but does not name it in its arguments. */
 export type Opaque = 'opaque';
@@ -20,15 +28,42 @@ export interface TargetSpec {
   repositories: readonly RepositorySource[] | Opaque;
   /** JSONPaths tried in order; the first that finds a value names the branch. */
   branch?: readonly string[] | Opaque;
+  /** JSONPaths each naming a branch the call touches (a rename names its old and its new name). */
+  branches?: readonly string[];
+  /**
+   * JSONPaths naming branch names the call creates without any Gitea hook (a rename's new name): Gitea
+   * does not protect them itself, so the server judges them by Gitea's protection rules, read live.
+   */
+  newBranches?: readonly string[];
   /** JSONPaths whose values together are every file path the call reads or writes. */
   paths?: readonly string[] | Opaque;
   /** policies/targets.yaml line of the entry (null for a default). */
   line: number | null;
 }
 
+/**
+ * A call that points a ref of the repository at existing commits (policies/targets.yaml ref_moves):
+ * it writes what those commits bring, judged by the files they change against `onto`.
+ */
+export interface RefMoveSpec {
+  /** JSONPaths tried in order naming the source ref (none found: the default branch), or the fork's upstream branch. */
+  source: readonly string[] | 'upstream';
+  /** The branch the commits are judged against: the default branch, or JSONPaths naming one (none found: the default branch). */
+  onto: readonly string[] | 'default_branch';
+  line: number | null;
+}
+
+/** A ref move as one call names it; null fields are the default branch (or the upstream's branch). */
+export interface RefMove {
+  source: string | null;
+  upstream: boolean;
+  onto: string | null;
+}
+
 export interface TargetMap {
   file: string;
   byOperationId: ReadonlyMap<string, TargetSpec>;
+  refMoves: ReadonlyMap<string, RefMoveSpec>;
 }
 
 export interface Targets {
@@ -91,6 +126,12 @@ export function readTargets(spec: TargetSpec | undefined, args: unknown): Target
     if (branch) targets.branches = [branch];
     else unreadable.push('branch');
   }
+  if (spec.branches !== undefined) {
+    const named = spec.branches.map((path) => single(args, path));
+    if (named.every((value): value is string => typeof value === 'string' && value !== ''))
+      targets.branches = [...new Set([...(targets.branches ?? []), ...named])];
+    else if (!unreadable.includes('branch')) unreadable.push('branch');
+  }
   if (spec.paths !== undefined) {
     const read = spec.paths === 'opaque' ? [null] : spec.paths.map((path) => readPath(args, path));
     const values = read.every((found): found is unknown[] => found !== null) ? read.flat() : [];
@@ -137,8 +178,57 @@ export function suppliedTargets(record: Readonly<Record<string, unknown>> | unde
   return unreadable.length > 0 ? { ...targets, unreadable } : targets;
 }
 
+/** The branch names a call creates without Gitea's hook (TargetSpec.newBranches) that its arguments name. */
+export function newBranchNames(spec: TargetSpec | undefined, args: unknown): string[] {
+  return (spec?.newBranches ?? []).map((path) => single(args, path)).filter((v): v is string => !!v);
+}
+
+/** The source and destination a ref move names in these arguments, or 'unreadable'. */
+export function readRefMove(spec: RefMoveSpec, args: unknown): RefMove | 'unreadable' {
+  const first = (paths: readonly string[]): string | null | 'unreadable' => {
+    for (const path of paths) {
+      const value = single(args, path);
+      if (value === undefined) return 'unreadable';
+      if (value) return value;
+    }
+    return null;
+  };
+  const onto = spec.onto === 'default_branch' ? null : first(spec.onto);
+  const source = spec.source === 'upstream' ? null : first(spec.source);
+  if (onto === 'unreadable' || source === 'unreadable') return 'unreadable';
+  return { source, upstream: spec.source === 'upstream', onto };
+}
+
+/**
+ * The head side of a compare's `basehead`, as parseCompareInfo splits it: `base...head`, `base..head`
+ * or just `head`; a head `owner:ref` names that owner's repository (unless it is the path's owner),
+ * `owner/name:ref` names that repository.
+ */
+export type CompareHead = { kind: 'same' } | { kind: 'repository'; name: string } | { kind: 'owner'; owner: string };
+
+export function compareHeadOf(basehead: string, pathOwner: string): CompareHead | null {
+  const separator = basehead.includes('...') ? '...' : basehead.includes('..') ? '..' : null;
+  const head = separator ? basehead.slice(basehead.indexOf(separator) + separator.length) : basehead;
+  const parts = head.split(':');
+  if (parts.length === 1) return { kind: 'same' };
+  if (parts.length !== 2 || !parts[0]) return null;
+  const who = parts[0];
+  if (who.includes('/')) {
+    const [owner, name, ...rest] = who.split('/');
+    return owner && name && rest.length === 0 ? { kind: 'repository', name: `${owner}/${name}` } : null;
+  }
+  return who.toLowerCase() === pathOwner.toLowerCase() ? { kind: 'same' } : { kind: 'owner', owner: who };
+}
+
 /** The repository a source names: [] when it names none, [null] when it cannot be read. */
 function repositoryName(args: unknown, source: RepositorySource): Array<string | null> {
+  if ('compare_head' in source) {
+    const basehead = single(args, source.compare_head);
+    const owner = single(args, source.owner);
+    if (basehead === undefined || basehead === null || typeof owner !== 'string') return [null];
+    const head = compareHeadOf(basehead, owner);
+    return head === null || head.kind === 'owner' ? [null] : head.kind === 'repository' ? [head.name] : [];
+  }
   if ('id' in source) {
     const found = readPath(args, source.id);
     if (found === null || found.length > 1) return [null];
@@ -153,6 +243,7 @@ function repositoryName(args: unknown, source: RepositorySource): Array<string |
   }
   const owner = single(args, source.owner);
   const name = single(args, source.name);
+  if (source.optional && name === null && readPath(args, source.name)?.length === 0) return [];
   return [owner == null || name == null ? null : `${owner}/${name}`];
 }
 

@@ -4,7 +4,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as YamlModule from 'yaml';
 import type AjvModule from 'ajv';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import type addFormatsModule from 'ajv-formats';
 import {
   pathKey,
@@ -14,8 +14,9 @@ import {
   type ParsedDocument,
 } from './precompiled-documents.js';
 import { precompiledValidator, schemaSha256 } from './precompiled-schemas.js';
+import { schemaProblems, type PathSegment, type SchemaProblem } from './schema-problems.js';
 
-export type PathSegment = string | number;
+export type { PathSegment };
 
 export interface LoadedDocument {
   file: string;
@@ -32,6 +33,10 @@ export interface DocumentFinding {
   line: number | null;
   /** JSON pointer-like path, e.g. /allowed_operations/2. */
   path: string;
+  /** The JSON Schema keyword that failed (type, required, additionalProperties, oneOf, enum, ...). */
+  keyword: string;
+  /** The fields involved: the missing or unknown one, or those of which exactly one is needed. */
+  fields: string[];
   message: string;
 }
 
@@ -168,7 +173,7 @@ export function readDocument(file: string): LoadedDocument {
 }
 
 // Created on the first schema compiled here: a start that finds every validator precompiled never loads
-// ajv's compiler. verbose: a oneOf error carries its alternatives, so it can name the fields to choose between.
+// ajv's compiler. The options are the build's (scripts/precompile-schemas.mjs): findings read nothing only one build reports.
 let ajvInstance: AjvModule.default | undefined;
 function ajv(): AjvModule.default {
   if (ajvInstance) return ajvInstance;
@@ -176,11 +181,13 @@ function ajv(): AjvModule.default {
   // ajv and ajv-formats are CommonJS modules with a default export.
   const Ajv = (require('ajv') as typeof AjvModule).default;
   const addFormats = (require('ajv-formats') as typeof addFormatsModule).default;
-  ajvInstance = new Ajv({ allErrors: true, strict: false, verbose: true });
+  ajvInstance = new Ajv({ allErrors: true, strict: false });
   addFormats(ajvInstance);
   return ajvInstance;
 }
 const compiled = new Map<object, ValidateFunction>();
+/** Every schema validated here by its $id: an error inside a referenced schema is read against it. */
+const knownSchemas = new Map<string, object>();
 /** Schemas served by a precompiled validator, added to ajv only when a schema compiled here refers to one. */
 const notInAjv = new Map<string, object>();
 
@@ -194,6 +201,7 @@ export function schemaValidator(schema: object): ValidateFunction {
   let validate = compiled.get(schema);
   if (validate) return validate;
   const id = (schema as { $id?: unknown }).$id;
+  if (typeof id === 'string') knownSchemas.set(id, schema);
   const precompiled = typeof id === 'string' ? precompiledValidator(id, schema) : null;
   if (precompiled && typeof id === 'string') {
     if (!ajvInstance?.getSchema(id)) notInAjv.set(id, schema);
@@ -215,73 +223,40 @@ export function schemaValidator(schema: object): ValidateFunction {
   return validate;
 }
 
-/** Validation findings with file, line and path; messages never contain the offending value. */
+/** Validation findings with file, line and path, one per mistake; messages never contain the offending value. */
 export function validateDocument(doc: LoadedDocument, schema: object): DocumentFinding[] {
   // This exact text was validated against this exact schema when the package was built.
   if (doc.validAgainst?.includes(schemaSha256(schema))) return [];
-  const validate = schemaValidator(schema);
-  if (validate(doc.data)) return [];
-  return withoutAlternatives(validate.errors ?? []).map((error) => {
-    const path = pathOf(error);
-    return { file: doc.file, line: doc.lineOf(path), path: toPointer(path), message: describeError(error) };
-  });
-}
-
-/** Validates any value against a schema: each error as a JSON pointer and a message, never the value. */
-export function validationErrors(schema: object, data: unknown): Array<{ path: string; message: string }> {
-  const validate = schemaValidator(schema);
-  if (validate(data)) return [];
-  return withoutAlternatives(validate.errors ?? []).map((error) => ({
-    path: toPointer(pathOf(error)),
-    message: describeError(error),
+  return problemsOf(schema, doc.data).map((problem) => ({
+    file: doc.file,
+    line: doc.lineOf(problem.path),
+    path: toPointer(problem.path),
+    keyword: problem.keyword,
+    fields: problem.fields,
+    message: problem.message,
   }));
 }
 
-/** The failures inside each branch of a oneOf: its own error says what to choose, they only repeat it. */
-function withoutAlternatives(errors: ErrorObject[]): ErrorObject[] {
-  const branches = errors.filter((error) => error.keyword === 'oneOf').map((error) => `${error.schemaPath}/`);
-  return errors.filter((error) => !branches.some((prefix) => error.schemaPath.startsWith(prefix)));
+/** Validates any value against a schema: each mistake as a JSON pointer, its keyword, fields and message, never the value. */
+export function validationErrors(
+  schema: object,
+  data: unknown,
+): Array<{ path: string; keyword: string; fields: string[]; message: string }> {
+  return problemsOf(schema, data).map((problem) => ({
+    path: toPointer(problem.path),
+    keyword: problem.keyword,
+    fields: problem.fields,
+    message: problem.message,
+  }));
 }
 
-/** Field names when every alternative of a oneOf is one required field (exactly one of them must be set). */
-function exclusiveFields(error: ErrorObject): string[] | null {
-  const alternatives = Array.isArray(error.schema) ? (error.schema as Array<{ required?: unknown }>) : [];
-  const fields = alternatives.map((alternative) =>
-    Array.isArray(alternative.required) && alternative.required.length === 1 ? String(alternative.required[0]) : null,
-  );
-  return fields.length > 0 && fields.every((field) => field !== null) ? (fields as string[]) : null;
-}
-
-function pathOf(error: ErrorObject): PathSegment[] {
-  const segments = error.instancePath
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-  if (error.keyword === 'additionalProperties') {
-    segments.push(String((error.params as { additionalProperty: string }).additionalProperty));
-  }
-  return segments;
+function problemsOf(schema: object, data: unknown): SchemaProblem[] {
+  const validate = schemaValidator(schema);
+  if (validate(data)) return [];
+  const others = [...knownSchemas.values()].filter((known) => known !== schema);
+  return schemaProblems(validate.errors ?? [], data, schema, others);
 }
 
 export function toPointer(path: readonly PathSegment[]): string {
   return path.length === 0 ? '/' : `/${path.map((s) => String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
-}
-
-/** ajv's message for the keyword, without data; `enum`/`const` list the allowed values (schema, not input). */
-function describeError(error: ErrorObject): string {
-  switch (error.keyword) {
-    case 'additionalProperties':
-      return 'unknown field';
-    case 'required':
-      return `missing required field '${(error.params as { missingProperty: string }).missingProperty}'`;
-    case 'oneOf': {
-      const fields = exclusiveFields(error);
-      return fields ? `needs exactly one of the fields ${fields.join(', ')}` : (error.message ?? 'fails oneOf');
-    }
-    case 'enum':
-      return `must be one of: ${((error.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`;
-    default:
-      return error.message ?? `fails ${error.keyword}`;
-  }
 }

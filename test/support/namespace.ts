@@ -11,11 +11,13 @@ import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/
 import type { Sandbox } from '../../src/sandbox/index.js';
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
-export const SERVE_ARGS = ['--import', 'tsx', 'src/cli/main.ts', 'serve'];
 /** The package's bin as npm installs it (the bundle `npm run build` writes), relative to the package root. */
 export const INSTALLED_BIN = (
   JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { bin: Record<string, string> }
 ).bin['gitea-warden'] as string;
+/** The command as users run it (the built bundle, so `npm run build` first): what the CLI and end-to-end tests run. */
+export const CLI_ARGS = [join(repoRoot, INSTALLED_BIN)];
+export const SERVE_ARGS = [...CLI_ARGS, 'serve'];
 
 /** Which sandbox user each reference profile's token env var belongs to. */
 const PROFILE_USERS: Record<string, { env: string; login: string }> = {

@@ -2,7 +2,7 @@
 // call_guards, and the verdict over the facts gathered for them. The server gathers the facts
 // (src/gitea/facts.ts) between the two.
 import { judgeMerge } from './merge-guard.js';
-import type { PullFacts, RepositoryFacts, ReviewFact } from './facts.js';
+import type { PullFacts, RepositoryFacts, ReviewFact, TimelineEntry } from './facts.js';
 import { judgeOwnership } from './ownership-guard.js';
 import { judgeSelfReview } from './self-review-guard.js';
 import type { MergeSettings } from './settings.js';
@@ -25,6 +25,8 @@ export interface CallFacts {
   pull: Fact<PullFacts>;
   /** Gathered only when the merge guard runs. */
   reviews?: Fact<ReviewFact[]>;
+  /** Gathered only when the merge guard runs. */
+  timeline?: Fact<TimelineEntry[]>;
   /** Gathered only when the merge guard runs and the call names no delete_branch_after_merge. */
   repository?: Fact<RepositoryFacts>;
   expectedHeadSha: string | null;
@@ -47,6 +49,7 @@ export function callGuardEntry(table: CallGuardTable, guard: CallGuard, operatio
 export function judgeCall(guards: readonly CallGuard[], facts: CallFacts, merge: MergeSettings): GuardVerdict {
   const notGathered = (what: string) => ({ ok: false as const, detail: `${what} were not gathered.` });
   const reviews = facts.reviews ?? notGathered('The reviews of the pull request');
+  const timeline = facts.timeline ?? notGathered('The timeline of the pull request');
   const repository = facts.repository ?? notGathered('The repository settings');
   return combineVerdicts(
     guards.map((guard) =>
@@ -54,7 +57,7 @@ export function judgeCall(guards: readonly CallGuard[], facts: CallFacts, merge:
         ? judgeSelfReview(facts)
         : guard === 'ownership'
           ? judgeOwnership(facts)
-          : judgeMerge({ ...facts, reviews, repository }, merge),
+          : judgeMerge({ ...facts, reviews, timeline, repository }, merge),
     ),
   );
 }

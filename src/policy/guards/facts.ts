@@ -30,6 +30,7 @@ export interface ReviewFact {
   reviewer: string | null;
   /** APPROVED, REQUEST_CHANGES, COMMENT, PENDING, REQUEST_REVIEW. */
   state: string;
+  /** Whatever the reviewer sent (CreatePullReview defaults only an empty one to the head): not proof it was the head. */
   commitId: string | null;
   /** Gitea's content-based flag: the pull request's diff changed since this review's commit. */
   stale: boolean;
@@ -80,6 +81,17 @@ export interface OpenPull {
   baseRef: string;
 }
 
+/**
+ * The entries of a pull request's timeline the merge guard reads, in Gitea's order (created, id):
+ * every push (the head it left: the last of a pull_push's commit_ids, services/pull.CreatePushPullComment,
+ * and the first one NewPullRequest records), every change of base (change_target_branch) and every
+ * submitted review (its review_id). Other entries are left out.
+ */
+export type TimelineEntry =
+  | { kind: 'push'; head: string }
+  | { kind: 'retarget'; from: string; to: string }
+  | { kind: 'review'; reviewId: number };
+
 /** Gitea logins are case-insensitive. */
 export function sameLogin(a: string | null, b: string | null): boolean {
   return a !== null && b !== null && a.toLowerCase() === b.toLowerCase();
@@ -100,9 +112,13 @@ export const FACT_SOURCES = {
   pull: 'GET /repos/{owner}/{repo}/pulls/{index}: user.login, state, merged, head.ref/label/sha/repo, base.ref/repo',
   reviews:
     'GET /repos/{owner}/{repo}/pulls/{index}/reviews, every page by X-Total-Count: user.login, state, official, stale, dismissed, commit_id',
+  timeline:
+    'GET /repos/{owner}/{repo}/issues/{index}/timeline, every page: type, body (pull_push commit_ids), old_ref/new_ref, review_id, in order',
   repository: 'GET /repos/{owner}/{repo}: default_delete_branch_after_merge, parent',
   target: 'GET /repos/{owner}/{repo}/branches/{base}: commit.id',
   branch: 'GET /repos/{owner}/{repo}/branches/{branch}: commit.id, protected',
+  recheck:
+    'GET /repos/{owner}/{repo}/branches/{branch} and /pulls/{index}, read again right before the write: commit.id, head.sha',
   landing: 'GET /repos/{owner}/{repo}/compare/{commit}...{target}: commits[].sha, commits[].parents[].sha',
   protections: 'GET /repos/{owner}/{repo}/branch_protections: rule_name',
   openPulls:

@@ -2,15 +2,29 @@
 // one the caller reviewed, an official reviewer other than the author and the merger approved that
 // very head as their latest verdict, no official reviewer's latest verdict requests changes, and the
 // merge deletes no branch by the repository's default (only the guarded cleanup deletes branches).
-import { isOpen, sameLogin, sameRepo, type PullFacts, type RepositoryFacts, type ReviewFact } from './facts.js';
+// An approval counts only for the content it saw: the timeline must show that its commit was the
+// head when it was submitted (a review's commit_id is the caller's word) and that nothing was pushed
+// and no base was changed after it (Gitea keeps reviews across a retarget).
+import {
+  isOpen,
+  sameLogin,
+  sameRepo,
+  type PullFacts,
+  type RepositoryFacts,
+  type ReviewFact,
+  type TimelineEntry,
+} from './facts.js';
 import type { MergeSettings } from './settings.js';
 import { notAuthor } from './self-review-guard.js';
 import { check, CheckList, type Fact, type GuardCheck, type GuardVerdict } from './verdict.js';
+import type { ReasonCode } from '../reasons.js';
 
 export interface MergeFacts {
   identity: Fact<string>;
   pull: Fact<PullFacts>;
   reviews: Fact<ReviewFact[]>;
+  /** The pull request's timeline: pushes, changes of base and reviews, in order. */
+  timeline: Fact<TimelineEntry[]>;
   /** Read only when the merge names no delete_branch_after_merge; otherwise unused. */
   repository: Fact<RepositoryFacts>;
   /** body.head_commit_id as passed by the caller; null when not passed. */
@@ -36,8 +50,10 @@ export function judgeMerge(facts: MergeFacts, settings: MergeSettings): GuardVer
     list.need({ pull: facts.pull }, ({ pull }) => headShaCheck(facts.expectedHeadSha, pull));
   }
   if (settings.require_independent_approval) {
-    list.need({ identity: facts.identity, pull: facts.pull, reviews: facts.reviews }, ({ identity, pull, reviews }) =>
-      approvalChecks(identity, pull, reviews),
+    const timeline = historyOf(facts.timeline, facts.pull);
+    list.need(
+      { identity: facts.identity, pull: facts.pull, reviews: facts.reviews, timeline },
+      ({ identity, pull, reviews, timeline: history }) => approvalChecks(identity, pull, reviews, history),
     );
   }
   if (facts.deleteBranch === null) {
@@ -71,7 +87,60 @@ export function latestVerdicts(reviews: readonly ReviewFact[]): ReviewFact[] {
   return [...latest.values()];
 }
 
-function approvalChecks(merger: string, pull: PullFacts, reviews: ReviewFact[]): GuardCheck[] {
+/** What the timeline says about each review: the head when it was submitted, and what happened after it. */
+export interface History {
+  reviews: ReadonlyMap<number, { headThen: string | null; pushedAfter: boolean; retargetedAfter: string | null }>;
+}
+
+/**
+ * The timeline as a record the guard can trust, or a missing fact: its last push must have left the
+ * live head, and its last change of base the live base; otherwise Gitea has not recorded a push yet
+ * or the timeline was not read to its end, and nothing it says is judged.
+ */
+export function historyOf(timeline: Fact<TimelineEntry[]>, pull: Fact<PullFacts>): Fact<History> {
+  if (!timeline.ok || !pull.ok) return timeline.ok ? { ok: false, detail: 'The pull request is unknown.' } : timeline;
+  const { headSha, baseRef } = pull.value;
+  let head: string | null = null;
+  let base: string | null = null;
+  const reviews = new Map<number, { headThen: string | null; pushedAfter: boolean; retargetedAfter: string | null }>();
+  for (const entry of timeline.value) {
+    if (entry.kind === 'push') {
+      head = entry.head;
+      for (const review of reviews.values()) review.pushedAfter = true;
+    } else if (entry.kind === 'retarget') {
+      base = entry.to;
+      for (const review of reviews.values()) review.retargetedAfter ??= `${entry.from} to ${entry.to}`;
+    } else reviews.set(entry.reviewId, { headThen: head, pushedAfter: false, retargetedAfter: null });
+  }
+  if (head === null || head.toLowerCase() !== headSha.toLowerCase())
+    return {
+      ok: false,
+      detail: `The timeline of pull request #${pull.value.number} does not end on its live head ${headSha} (last push recorded: ${head ?? 'none'}).`,
+    };
+  if (base !== null && base !== baseRef)
+    return {
+      ok: false,
+      detail: `The timeline of pull request #${pull.value.number} does not end on its live base ${baseRef} (last change of base: ${base}).`,
+    };
+  return { ok: true, value: { reviews } };
+}
+
+/** Why the timeline does not let an approval count, or null when it does. */
+function historyProblem(review: ReviewFact, history: History): { code: ReasonCode; why: string } | null {
+  const seen = history.reviews.get(review.id);
+  if (!seen) return { code: 'approval_unseen_head', why: 'no review entry in the timeline' };
+  if (seen.headThen === null || seen.headThen.toLowerCase() !== review.commitId?.toLowerCase())
+    return {
+      code: 'approval_unseen_head',
+      why: `it names ${review.commitId ?? 'no commit'} but the head was ${seen.headThen ?? 'unknown'} when it was submitted`,
+    };
+  if (seen.pushedAfter) return { code: 'approval_stale', why: 'commits were pushed after it' };
+  if (seen.retargetedAfter)
+    return { code: 'approval_base_changed', why: `the base changed after it (${seen.retargetedAfter})` };
+  return null;
+}
+
+function approvalChecks(merger: string, pull: PullFacts, reviews: ReviewFact[], history: History): GuardCheck[] {
   const verdicts = latestVerdicts(reviews);
   // Any official, undismissed request for changes blocks, as MergeBlockedByRejectedReview counts them: a
   // pending review submitted late keeps its older id, but SubmitReview made it the reviewer's official one.
@@ -101,19 +170,40 @@ function approvalChecks(merger: string, pull: PullFacts, reviews: ReviewFact[]):
   }
   // Bound to the exact head: Gitea's content-based stale would keep an approval across a rebase or base merge; the product does not.
   const current = independent.filter((r) => !r.stale && r.commitId?.toLowerCase() === pull.headSha.toLowerCase());
-  const approval =
-    current.length > 0
-      ? check('approval_stale', true, `Approved on the current head ${pull.headSha} by ${names(current)}.`, [
-          'reviews',
-          'pull',
-        ])
-      : check(
-          'approval_stale',
-          false,
-          `Every independent approval (${names(independent)}) is stale or on another commit than the head ${pull.headSha}.`,
-          ['reviews', 'pull'],
-        );
-  return [approval, changes];
+  if (current.length === 0)
+    return [
+      check(
+        'approval_stale',
+        false,
+        `Every independent approval (${names(independent)}) is stale or on another commit than the head ${pull.headSha}.`,
+        ['reviews', 'pull'],
+      ),
+      changes,
+    ];
+  const problems = current.map((review) => ({ review, problem: historyProblem(review, history) }));
+  const counted = problems.filter((p) => p.problem === null).map((p) => p.review);
+  if (counted.length > 0)
+    return [
+      check(
+        'approval_stale',
+        true,
+        `Approved on the current head ${pull.headSha} by ${names(counted)}, who saw it as the head, with nothing pushed or retargeted since.`,
+        ['reviews', 'pull', 'timeline'],
+      ),
+      changes,
+    ];
+  const failing = new Map<ReasonCode, string[]>();
+  for (const { review, problem } of problems) {
+    if (!problem) continue;
+    failing.set(problem.code, [
+      ...(failing.get(problem.code) ?? []),
+      `${review.reviewer} (review ${review.id}: ${problem.why})`,
+    ]);
+  }
+  const failed = [...failing].map(([code, why]) =>
+    check(code, false, `The approval of ${pull.headSha} does not count: ${why.join('; ')}.`, ['reviews', 'timeline']),
+  );
+  return [...failed, changes];
 }
 
 function unofficialNote(verdicts: ReviewFact[], pull: PullFacts, merger: string): string {

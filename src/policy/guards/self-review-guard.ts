@@ -1,5 +1,7 @@
 // Nobody approves or requests changes on their own pull request, whatever the profile allows.
 // The author is read live from the pull request; the identity is the session's verified login.
+// A verdict names the head it judged: one that names another commit than the live head is refused
+// (Gitea stores a review's commit_id as sent, and un-stales it once that commit is pushed).
 import { sameLogin, type PullFacts } from './facts.js';
 import { check, CheckList, type Fact, type GuardCheck, type GuardVerdict } from './verdict.js';
 
@@ -7,14 +9,27 @@ export interface SelfReviewFacts {
   /** The verified login of the session (GET /user, or the sudo user). */
   identity: Fact<string>;
   pull: Fact<PullFacts>;
+  /** The commit the verdict names (body.commit_id); null when it names none (the server then sets the live head). */
+  expectedHeadSha?: string | null;
 }
 
 export function judgeSelfReview(facts: SelfReviewFacts): GuardVerdict {
-  return new CheckList()
-    .need({ identity: facts.identity, pull: facts.pull }, ({ identity, pull }) =>
-      notAuthor('self_review', identity, pull, 'review'),
-    )
-    .verdict('self_review');
+  const named = facts.expectedHeadSha ?? null;
+  const list = new CheckList().need({ identity: facts.identity, pull: facts.pull }, ({ identity, pull }) =>
+    notAuthor('self_review', identity, pull, 'review'),
+  );
+  if (named !== null)
+    list.need({ pull: facts.pull }, ({ pull }) =>
+      named.toLowerCase() === pull.headSha.toLowerCase()
+        ? check('review_head_mismatch', true, `The verdict names the live head ${pull.headSha}.`, 'pull')
+        : check(
+            'review_head_mismatch',
+            false,
+            `The verdict names ${named}, not the live head ${pull.headSha} of pull request #${pull.number}.`,
+            'pull',
+          ),
+    );
+  return list.verdict('self_review');
 }
 
 /** Shared with the merge guard: the acting identity must not be the PR author, and the author must be known. */

@@ -30,6 +30,10 @@ export interface GuardsConfig {
   merge: MergeSettings;
   cleanup: Pick<BranchPatterns, 'preserved_refs'>;
   guarded_only: GuardedOnly;
+  /** operationId -> the body field naming the commit a review verdict judges (set to the head the guards read). */
+  verdict_head: Readonly<Record<string, string>>;
+  /** The mutations a call may make under sudo; every other one is refused. */
+  sudo: { mutations_allowed: string[] };
   facts: FactBounds;
   /** Per-profile overrides, keyed by profile name. */
   profiles: Record<string, { merge?: Partial<MergeSettings> }>;

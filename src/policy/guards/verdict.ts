@@ -64,6 +64,14 @@ const HINTS: Partial<Record<ReasonCode, string>> = {
   branch_preserved: 'policies/guards.yaml lists this branch under cleanup.preserved_refs.',
   branch_in_use:
     'Open pull requests still use this branch as head or base (Gitea closes them when it is deleted); merge, retarget or close them first.',
+  approval_base_changed:
+    'The pull request was retargeted after the approval; ask for a fresh approval against the new base.',
+  approval_unseen_head:
+    'The approval names a commit that was not the head when it was given; ask for a fresh approval of the current head.',
+  review_head_mismatch:
+    'Review the current head: leave body.commit_id out (the live head is used) or pass the head you read.',
+  branch_moved: 'The branch moved after it was judged; nothing was deleted. Check it again and retry.',
+  head_moved: 'The pull request head moved after it was judged; nothing was closed. Check it again and retry.',
 };
 
 export function check(

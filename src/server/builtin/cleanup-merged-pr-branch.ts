@@ -5,6 +5,7 @@
 // for clients that cannot ask their person. The report lists every check.
 import { cleanupMergedPrBranch } from '../../gitea/reconcile.js';
 import { judgeCleanup, type CleanupRequest } from '../../policy/guards/cleanup-branch-guard.js';
+import { judgeUnmoved } from '../../policy/guards/unmoved-guard.js';
 import { cleanupPatterns } from '../../policy-files/policy-set.js';
 import { PULL_REQUEST_REF_PROPERTIES, pullRequestOf } from './pull-request-ref.js';
 import type { BuiltinTool } from './types.js';
@@ -60,7 +61,12 @@ export const cleanupMergedPrBranchTool: BuiltinTool = {
       operations: OPERATIONS,
       targets: { repositories: [`${request.owner}/${request.repo}`], branches: [request.branch] },
       act: (gitea) =>
-        cleanupMergedPrBranch(gitea, request, (gathered) => judgeCleanup(request, gathered, patterns), facts),
+        cleanupMergedPrBranch(
+          gitea,
+          request,
+          { judge: (gathered) => judgeCleanup(request, gathered, patterns), unmoved: judgeUnmoved },
+          facts,
+        ),
     };
   },
 };

@@ -3,6 +3,7 @@
 // the report, when the head has not landed or the pull request is not open.
 import { reconcileAlreadyLandedPr } from '../../gitea/reconcile.js';
 import { judgeReconcileLanded } from '../../policy/guards/reconcile-landed-guard.js';
+import { judgeUnmoved } from '../../policy/guards/unmoved-guard.js';
 import { PULL_REQUEST_REF_PROPERTIES, pullRequestOf } from './pull-request-ref.js';
 import type { BuiltinTool } from './types.js';
 
@@ -40,7 +41,7 @@ export const reconcileAlreadyLandedPrTool: BuiltinTool = {
       guard: 'reconcile_landed',
       operations: OPERATIONS,
       targets: { repositories: [`${ref.owner}/${ref.repo}`] },
-      act: (gitea) => reconcileAlreadyLandedPr(gitea, ref, judgeReconcileLanded),
+      act: (gitea) => reconcileAlreadyLandedPr(gitea, ref, { judge: judgeReconcileLanded, unmoved: judgeUnmoved }),
     };
   },
 };

@@ -1,13 +1,14 @@
 // The guards stage of a call: the live-fact guards its operations need (self-review, merge), judged
 // over facts read now; a decision that passed the profile may become a denial. The pull request is
-// the call's own read (shared with its live targets), so a scoped merge reads it once.
+// the call's own read (shared with its live targets), so a scoped merge reads it once. A review
+// verdict that passed carries the head the guard read (policies/guards.yaml verdict_head).
 import { gatherCallFacts } from '../../gitea/facts.js';
 import type { FactReader } from '../../gitea/types.js';
 import type { Decision } from '../../policy/decision.js';
 import { callGuardEntry, callGuardsFor, judgeCall, type CallGuard } from '../../policy/guards/call-guards.js';
 import { mergeSettingsFor } from '../../policy/guards/settings.js';
 import { applyGuardVerdict, combineVerdicts } from '../../policy/guards/verdict.js';
-import type { CallContext } from './context.js';
+import { isObject, type CallContext, type GiteaCallContext } from './context.js';
 
 const ROLES_FILE = { file: 'policies/roles.yaml', line: null };
 
@@ -42,4 +43,26 @@ export async function applyLiveGuards(call: CallContext, decision: Decision): Pr
   const source =
     failing === 'ownership' ? ROLES_FILE : failing ? callGuardEntry(table, failing, decision.operations) : undefined;
   return applyGuardVerdict(decision, combineVerdicts(verdicts), source);
+}
+
+/**
+ * The arguments the call is executed with: for an approval or request for changes through an
+ * operation of guards.yaml verdict_head that names no commit, the head the self-review guard read
+ * (Gitea would otherwise store whatever head it reads itself, perhaps one pushed since).
+ */
+export async function executedArguments(
+  call: GiteaCallContext,
+  decision: Decision,
+): Promise<Readonly<Record<string, unknown>>> {
+  const field = call.session.policy.guards.verdict_head[call.entry.operationId];
+  if (
+    field === undefined ||
+    !callGuardsFor(decision.operations, call.session.policy.callGuards).includes('self_review')
+  )
+    return call.args;
+  const body = isObject(call.args.body) ? call.args.body : {};
+  if (typeof body[field] === 'string' && body[field] !== '') return call.args;
+  const pull = await call.live.pull();
+  // The guard passed on this very read; a failed read was already a denial.
+  return pull.ok ? { ...call.args, body: { ...body, [field]: pull.value.headSha } } : call.args;
 }

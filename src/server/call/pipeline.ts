@@ -41,8 +41,14 @@ import { takeBudgets } from './budget.js';
 import { callContext, callTargetOf, isObject, type CallTarget, type GiteaCallContext } from './context.js';
 import { runGuardedAction } from './guarded-action.js';
 import { identityRefusal } from './identity-gate.js';
-import { liveBranchProtection, liveOperations, liveTargets, withLiveOperationsFact } from './live.js';
-import { applyLiveGuards } from './live-guards.js';
+import {
+  liveBranchProtection,
+  liveOperations,
+  liveTargets,
+  withLiveOperationsFact,
+  withLiveTargetNotes,
+} from './live.js';
+import { applyLiveGuards, executedArguments } from './live-guards.js';
 import { auditUnavailable, denied, deniedRecord, errorRecord, type Outcome } from './outcome.js';
 import { applyResultScope } from './result-scope.js';
 import { applyTaint, labelExecuted, taintEvidence } from './integrity.js';
@@ -355,13 +361,18 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit, asking: As
   const request = {
     operationId: entry.operationId,
     arguments: call.args,
-    ...(live ? { targets: live } : {}),
+    ...(live ? { targets: live.targets } : {}),
     ...(liveBranches ? { liveBranches } : {}),
   };
   const decideWith = (operations: MappedCall) =>
     decideMappedCall(session.profile, request, operations, session.policy.operationMap, session.decideContext);
   let decision = traceStage('decide', () =>
-    judged(withLiveOperationsFact(decideWith(liveOps.mapped), liveOps, () => decideWith(call.mapped))),
+    judged(
+      withLiveTargetNotes(
+        withLiveOperationsFact(decideWith(liveOps.mapped), liveOps, () => decideWith(call.mapped)),
+        live,
+      ),
+    ),
   );
   if (decision.effect === 'deny') return denied(decision, target);
   decision = await traceStage('guards', async () => judged(await applyLiveGuards(call, decision)));
@@ -374,7 +385,8 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit, asking: As
   if (!confirmed.go) return confirmed.outcome;
   const budget = await traceStage('budget', () => takeBudgets(session, allowed, target));
   if (budget.kind === 'refused') return budget.outcome;
-  const outcome = await executeCall(call, decision, confirmed.evidence, asking);
+  const args = await executedArguments(call, decision);
+  const outcome = await executeCall(call, decision, args, confirmed.evidence, asking);
   return budget.budgets.length > 0 ? { ...outcome, record: { ...outcome.record, budgets: budget.budgets } } : outcome;
 }
 
@@ -391,13 +403,14 @@ function judged(decision: Decision): Decision {
 async function executeCall(
   call: GiteaCallContext,
   decision: Decision,
+  args: Readonly<Record<string, unknown>>,
   confirmation: AuditEvidence,
   asking: Asking,
 ): Promise<Outcome> {
   const { session, entry, target } = call;
   const { operation, reason } = decision;
   const executed = await traceStage('execute', () =>
-    execute(entry, call.args, { identity: session.gitea, login: session.identity.login() }, session.executorOptions),
+    execute(entry, args, { identity: session.gitea, login: session.identity.login() }, session.executorOptions),
   );
   noteScopeRefusal(session, executed.isError ? executed.payload.error : null);
   const scoped = traceStage('scope', () => applyResultScope(session, entry.operationId, executed));

@@ -8,7 +8,7 @@ import { toolResult } from './tool-result.js';
 
 /** Schema errors as JSON paths and messages; never the offending value. */
 export function invalidArguments(schema: JsonSchema, args: unknown, target: CallRecord['target']): Outcome | null {
-  const errors = validationErrors(schema, args);
+  const errors = validationErrors(schema, args).map(({ path, message }) => ({ path, message }));
   if (errors.length === 0) return null;
   const result = toolResult(
     {
