@@ -41,7 +41,7 @@ const cli = (cwd: string, ...args: string[]) =>
 
 test('decide from a user repository: the reference profile as gitea-warden:, the user profile relative', () => {
   const reference = JSON.parse(
-    cli(work, 'decide', '--profile', 'gitea-author', '--operation', 'gitea.pr.merge').stdout,
+    cli(work, 'decide', '--profile', 'gitea-warden:gitea-author', '--operation', 'gitea.pr.merge').stdout,
   );
   const line =
     readFileSync(join(packageRoot, 'profiles', 'gitea-author.yaml'), 'utf8')

@@ -75,7 +75,13 @@ describe('/metrics and /ready of the HTTP service', () => {
     const store = await pg.createDatabase('warden_state');
     const env = namespaceEnv(sandbox, 'gitea-merger', {
       auditLog: join(dir.path, 'audit.jsonl'),
-      extra: { GITEA_MCP_PROFILE: writeProfile(dir.path), MCP_BEARER_TOKEN: BEARER, OAUTH_STORE: store },
+      extra: {
+        GITEA_MCP_PROFILE: writeProfile(dir.path),
+        MCP_BEARER_TOKEN: BEARER,
+        OAUTH_STORE: store,
+        // Replicas on a shared store seal confirmations with one key (src/server/confirm/runtime.ts).
+        CONFIRMATION_KEY: 'c'.repeat(40),
+      },
     });
     server = await spawnHttpNamespace(env);
     base = new URL(server.url).origin;

@@ -14,6 +14,7 @@ import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { seedWithApprovedPulls } from './support/approved-pulls.js';
 import {
   connectHttp,
+  connectStdio,
   namespaceEnv,
   payloadOf,
   spawnHttpNamespace,
@@ -116,11 +117,20 @@ describe('traces of tools/call through the HTTP service, exported to an OTLP rec
       { traceparent: `00-${CLIENT_TRACE}-${CLIENT_SPAN}-01` },
     );
     const head = (await call('gitea_pulls_get', { ...WHERE, index: PR })).data.head.sha as string;
-    results.merge = await call('gitea_pulls_merge', {
-      ...WHERE,
-      index: PR,
-      body: { do: 'merge', head_commit_id: head },
-    });
+    // The merge waits for a person's yes. Stateless HTTP on the 2025 revision has no channel to ask one,
+    // so the guarded merge runs over stdio, where the test client's person is asked and says yes; its
+    // spans go to the same receiver.
+    const stdio = await connectStdio({ ...env, AUDIT_LOG: join(dir.path, 'merge-audit.jsonl') });
+    try {
+      results.merge = payloadOf(
+        await stdio.client.callTool({
+          name: 'gitea_pulls_merge',
+          arguments: { ...WHERE, index: PR, body: { do: 'merge', head_commit_id: head } },
+        }),
+      );
+    } finally {
+      await stdio.close();
+    }
     await receiver.waitFor((spans) => spans.filter((s) => s.name === 'result').length >= 5);
   });
 
@@ -134,7 +144,8 @@ describe('traces of tools/call through the HTTP service, exported to an OTLP rec
   });
 
   const callSpan = (tool: string): ReceivedSpan => {
-    const span = receiver.spans.find((s) => s.name === `tools/call ${tool}`);
+    // The last: a confirmed call's second round, the one that reached Gitea.
+    const span = receiver.spans.filter((s) => s.name === `tools/call ${tool}`).at(-1);
     assert.ok(span, `no span for ${tool}: ${receiver.spans.map((s) => s.name).join(', ')}`);
     return span;
   };
@@ -200,6 +211,7 @@ describe('traces of tools/call through the HTTP service, exported to an OTLP rec
         'decide',
         'guards',
         'taint',
+        'confirm',
         'budget',
         'execute',
         'scope',
@@ -250,6 +262,7 @@ describe('traces of tools/call through the HTTP service, exported to an OTLP rec
       'decide',
       'guards',
       'taint',
+      'confirm',
       'budget',
       'execute',
       'scope',
