@@ -72,12 +72,11 @@ test('the SDK client with the bearer token lists and calls tools', async () => {
   assert.ok(!server.stderr().includes(sandbox.users.bob?.token ?? 'none'), 'the Gitea token never reaches the log');
 });
 
-test('without a token: 401; with a foreign Host: 403; past the rate limit: 429', async () => {
+// Past the rate limit (429): the test of the namespace limited to 3. Exhausting this shared server's
+// minute here would fail the tests after it whenever they run within that minute.
+test('without a token: 401; with a foreign Host: 403', async () => {
   assert.equal(await post(server.url, {}), 401);
   assert.equal(await post(server.url, { authorization: `Bearer ${BEARER}`, host: 'evil.example:80' }), 403);
-  const statuses: number[] = [];
-  for (let i = 0; i < 25; i++) statuses.push(await post(server.url, { authorization: `Bearer ${BEARER}` }));
-  assert.ok(statuses.includes(429), `statuses: ${statuses.join(',')}`);
 });
 
 /** A raw POST of any JSON body; resolves with the status and the parsed answer. */
