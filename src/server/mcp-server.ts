@@ -8,6 +8,8 @@ import type { CallRound, InputAsk } from './confirm/round.js';
 import { operationIndexFor } from './operation-index.js';
 import type { Namespace, Session } from './session.js';
 
+const MAX_QUESTIONS_PER_CALL = 3;
+
 /**
  * `notifications`: whether the transport can carry a server-initiated message (stdio can; stateless
  * HTTP answers each POST and has no stream). `tools.listChanged` is advertised only where it can arrive.
@@ -51,8 +53,9 @@ export function createMcpServer(namespace: Namespace, transport: { notifications
       requestState: undefined,
     };
     let answer = await answerToolCall(namespace, request.params.name, request.params.arguments, round, meta);
-    // A question is answered at most once per call: the retry carries the answer, and a second ask ends the call.
-    if (answer.ask) {
+    // Each retry carries the answer; a push between question and answer voids it and the stage asks again
+    // with the new facts. A call that keeps changing under its person ends refused (the last round's answer).
+    for (let asked = 0; answer.ask && asked < MAX_QUESTIONS_PER_CALL; asked += 1) {
       round = { ...round, requestState: answer.ask.state, inputResponses: await askClient(server, answer.ask) };
       answer = await answerToolCall(namespace, request.params.name, request.params.arguments, round, meta);
     }
