@@ -50,7 +50,9 @@ export async function trustFindings(profiles: readonly FoundProfile[], env: Node
           line,
           severity: 'warning',
           code: 'trusted_user_outside',
-          message: `integrity.trusted_users names '${login}', who is no member, owner or collaborator of anything this profile names (${answer.asked.join(', ')})`,
+          message:
+            `integrity.trusted_users names '${login}', who is no member, owner or collaborator of anything this profile names ` +
+            `(${answer.asked.join(', ')})`,
           fix: `remove '${login}' unless their text should pass the floor, or name the repository or organization they work in`,
         });
       else if (answer.verdict === 'unknown') skipped.push(`${data.profile_name ?? file}: ${login}: ${answer.detail}`);

@@ -52,7 +52,8 @@ export async function run(argv: string[]): Promise<number> {
   if (paths.length === 0) {
     return fail(
       'check',
-      `no profiles to check: neither ./profiles/ nor ${shownPath(userProfilesDir())} exists; give the files or directories to check (gitea-warden init writes profiles)`,
+      `no profiles to check: neither ./profiles/ nor ${shownPath(userProfilesDir())} exists; give the files or directories to check ` +
+        `(gitea-warden init writes profiles)`,
     );
   }
   const missing = paths.find((path) => !existsSync(path));

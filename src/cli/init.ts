@@ -409,7 +409,8 @@ function nextSteps(plan: Plan): string {
           `  gitea-warden doctor --profile ${profiles}/gitea-${plan.roles[0]?.role ?? 'author'}.yaml   # URL, token, scopes, login`,
           ...(plan.client
             ? [
-                `  then restart ${CLIENT_NAMES[plan.client]} in ${shown(plan.project)}: it starts one namespace per role from ${CLIENT_FILES[plan.client].file}`,
+                `  then restart ${CLIENT_NAMES[plan.client]} in ${shown(plan.project)}: it starts one namespace per role from ` +
+                  `${CLIENT_FILES[plan.client].file}`,
                 `  merges, branch cleanups and landed closes then ask you to confirm in a ${CLIENT_NAMES[plan.client]} dialog (elicitation);`,
                 `  nothing to configure for that, and no hook should answer for you (docs/confirmations.md)`,
               ]

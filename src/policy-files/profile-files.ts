@@ -151,7 +151,8 @@ export function profileFileFor(reference: string, search: ProfileSearch = defaul
   const differing = others.filter((file) => !sameContent(file, first));
   if (differing.length > 0) {
     throw new ProfileError(
-      `profile name '${reference}' is ambiguous: ${[first, ...differing].map((file) => shownPath(file)).join(' and ')} differ; give the path of the one you mean`,
+      `profile name '${reference}' is ambiguous: ${[first, ...differing].map((file) => shownPath(file)).join(' and ')} differ; give the path ` +
+        `of the one you mean`,
     );
   }
   return first;

@@ -438,7 +438,9 @@ export function wholeProfile(side: DiffSide, direction: Direction, context: Diff
     {
       direction,
       field: 'profile',
-      change: `${direction === 'gain' ? 'new' : 'removed'} profile ${name}: ${operations.length} operation(s)${operations.length > 0 ? ` (${operations.join(', ')})` : ''}`,
+      change:
+        `${direction === 'gain' ? 'new' : 'removed'} profile ${name}: ${operations.length} ` +
+        `operation(s)${operations.length > 0 ? ` (${operations.join(', ')})` : ''}`,
       file: side.profile.file,
       line: side.profile.lineOf([]) ?? null,
     },

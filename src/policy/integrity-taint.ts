@@ -239,7 +239,9 @@ export function judgeSecrecy(
         : sink.kind === 'url'
           ? `the URL ${sink.url}`
           : `a public target (${sink.operation})`;
-    const message = `this session read the private repository ${first.repository}; ${until} it writes to nothing public, and ${what} is not among the profile's secrecy.allowed_sinks`;
+    const message =
+      `this session read the private repository ${first.repository}; ${until} it writes to nothing public, and ${what} is not ` +
+      `among the profile's secrecy.allowed_sinks`;
     return { code: 'secrecy_public_sink', message };
   }
   return null;

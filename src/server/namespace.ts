@@ -110,7 +110,8 @@ export async function loadNamespace(
   else if (!client)
     logger.error(
       { profile: profile.name, variable: tokenVariableOf(profile) },
-      `no Gitea token: ${tokenVariableOf(profile)} is not set; every ${settings.authMode === 'bearer' ? '' : 'bearer-token '}Gitea call is refused until it is (no other variable is read)`,
+      `no Gitea token: ${tokenVariableOf(profile)} is not set; every ${settings.authMode === 'bearer' ? '' : 'bearer-token '}Gitea call is ` +
+        `refused until it is (no other variable is read)`,
     );
   // In the background: a Gitea that does not answer must not hold the client's handshake. Mutations
   // wait for this check (identity-gate.ts); reads do not need it.

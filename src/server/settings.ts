@@ -107,7 +107,8 @@ export const SETTINGS: readonly SettingSpec[] = [
     flag: 'profile',
     default: null,
     description:
-      'profile file; a bare name is the one init wrote (~/.config/gitea-warden/profiles/NAME.yaml), else ./profiles/NAME.yaml; gitea-warden:NAME is a reference profile; in a config, an identity',
+      'profile file; a bare name is the one init wrote (~/.config/gitea-warden/profiles/NAME.yaml), else ./profiles/NAME.yaml; ' +
+      'gitea-warden:NAME is a reference profile; in a config, an identity',
     parse: text,
   },
   {

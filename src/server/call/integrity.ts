@@ -67,9 +67,11 @@ function refuse(call: GiteaCallContext, decision: Decision, verdict: Refusal): D
       : { path: ['integrity', 'after_untrusted'], rule: 'integrity.after_untrusted: same_repository_only' };
   const hint =
     verdict.code === 'untrusted_content_taint'
-      ? `Untrusted content decides nothing here: write only to the repository it came from, in a session that has read no other repository, or wait until the taint lapses (integrity.taint_expires_after in ${profile.file}).`
+      ? `Untrusted content decides nothing here: write only to the repository it came from, in a session that has read no other repository, ` +
+        `or wait until the taint lapses (integrity.taint_expires_after in ${profile.file}).`
       : verdict.code === 'secrecy_public_sink'
-        ? `Private content stays private: write to a private repository, name the target in secrecy.allowed_sinks of ${profile.file}, or wait until the window closes (secrecy.expires_after).`
+        ? `Private content stays private: write to a private repository, name the target in secrecy.allowed_sinks of ${profile.file}, or ` +
+          `wait until the window closes (secrecy.expires_after).`
         : 'Check the state store (the server log names it); writes are refused until it answers.';
   return {
     ...decision,
