@@ -1,8 +1,9 @@
 // The installed command, as a user gets it: `npm pack` in the checkout, then `npm install --global`
 // of the tarball into a prefix of its own (the README's two lines). Packing and installing take a
 // minute on a loaded machine, so it is done once per build, not once per test file: the result is
-// kept under the system's temporary directory, keyed by a hash of everything the tarball holds, and
-// a test file that finds it ready uses it. Two files starting at once take turns through a lock
+// kept under the system's temporary directory, keyed by a hash of everything the tarball holds and by
+// the running Node's native ABI (better-sqlite3 is compiled at install, for one ABI: CI runs Node 20,
+// 22 and 24 one after another on one machine), and a test file that finds it ready uses it. Two files starting at once take turns through a lock
 // directory; another build's copy is removed when a new one is made.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -39,6 +40,8 @@ function contentHash(): string {
     hash.update(relative(packageRoot, path)).update('\0').update(readFileSync(path)).update('\0');
   };
   for (const entry of [...manifest.files, 'package.json', 'README.md']) add(join(packageRoot, entry));
+  // The installed addon is built for one Node: another Node gets a copy of its own.
+  hash.update(`node-abi-${process.versions.modules}-${process.platform}-${process.arch}`);
   return hash.digest('hex').slice(0, 16);
 }
 
@@ -77,6 +80,18 @@ function packAndInstall(dir: string): void {
   // dist/ is what `npm test` just built: packing does not build it again under the other test files.
   run(['pack', '--ignore-scripts', '--pack-destination', join(building, 'pack')], packageRoot);
   run(['install', '--global', `./${`gitea-warden-${version}.tgz`}`], join(building, 'pack'));
+  // npm builds the addon against the headers its nodedir names; with another Node's headers the
+  // install succeeds and every command that opens a store fails later, far from the cause.
+  const addon = join(target.packageDir, 'node_modules', 'better-sqlite3');
+  const load = spawnSync(process.execPath, ['-e', `new (require(${JSON.stringify(addon)}))(':memory:').close()`], {
+    encoding: 'utf8',
+  });
+  if (load.status !== 0) {
+    throw new Error(
+      `the installed better-sqlite3 does not load on Node ${process.version} (ABI ${process.versions.modules}); ` +
+        `set npm_config_nodedir to this Node's headers (the directory holding include/node/node.h) and run again:\n${load.stderr}`,
+    );
+  }
   renameSync(building, dir);
 }
 
