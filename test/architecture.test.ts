@@ -169,11 +169,18 @@ test('src/policy is pure: no I/O modules, no shell rooms, no clock or environmen
   }
 });
 
-test('only src/server and src/transports import the MCP SDK', () => {
-  const offending = edges.filter(
-    (e) => e.specifier.startsWith('@modelcontextprotocol/sdk') && !['server', 'transports'].includes(roomOf(e)),
+test('only src/server and src/transports import the MCP SDK, and only its v2 line', () => {
+  const sdk = edges.filter((e) => e.specifier.startsWith('@modelcontextprotocol/'));
+  assert.ok(sdk.length > 0, 'no MCP SDK import seen');
+  assert.deepEqual(
+    sdk.filter((e) => !['server', 'transports'].includes(roomOf(e))),
+    [],
   );
-  assert.deepEqual(offending, []);
+  // The v1 package (@modelcontextprotocol/sdk) is a dev dependency, for the test that drives a v1 client.
+  assert.deepEqual(
+    sdk.filter((e) => e.specifier.startsWith('@modelcontextprotocol/sdk')),
+    [],
+  );
 });
 
 test('only src/telemetry imports OpenTelemetry, and only otel.ts (loaded when configured) its SDK', () => {

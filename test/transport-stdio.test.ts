@@ -23,7 +23,7 @@ describe('serveStdio', () => {
   test('answers JSON-RPC lines on the given streams: initialize, then tools/call', async () => {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
-    const handle = await serveStdio(createEchoServer(), { stdin, stdout });
+    const handle = await serveStdio(() => createEchoServer(), { stdin, stdout });
     try {
       const send = (message: object) => stdin.write(`${JSON.stringify(message)}\n`);
       const initialized = nextMessage(stdout);

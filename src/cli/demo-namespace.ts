@@ -6,7 +6,7 @@ import type { Stream } from 'node:stream';
 import { readDocument } from '../shared/document.js';
 import { PACKAGE_PREFIX, packageRoot, profilesDir } from '../shared/paths.js';
 import { isRecord } from '../gitea/errors.js';
-import { Client, ElicitRequestSchema, StdioClientTransport } from '../server/sdk-client.js';
+import { Client, StdioClientTransport } from '../server/sdk-client.js';
 import { selfCommand } from './self-command.js';
 
 export interface NamespaceSpec {
@@ -60,7 +60,7 @@ export function createNamespace(spec: NamespaceSpec): Namespace {
     { name: 'gitea-warden-demo', version: '1' },
     { capabilities: { elicitation: { form: {} } } },
   );
-  client.setRequestHandler(ElicitRequestSchema, (request) => {
+  client.setRequestHandler('elicitation/create', (request) => {
     const yes = spec.person(request.params.message);
     const fields = 'requestedSchema' in request.params ? Object.keys(request.params.requestedSchema.properties) : [];
     return yes

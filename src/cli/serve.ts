@@ -159,7 +159,7 @@ async function serve(
   // The audit sink and version stay the same across profile switches.
   const { audit, version, profile } = namespace.session;
   if (http === null) {
-    const connection = await serveStdio(createMcpServer(namespace, { notifications: true }));
+    const connection = await serveStdio((era) => createMcpServer(namespace, { era, transport: 'stdio' }));
     // A client that stops the server with a signal still gets the closing checkpoint written.
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void connection.close());
     await connection.closed;
@@ -189,7 +189,8 @@ async function serve(
       pages: (base: string) => confirmationPages(namespace.session, base),
     },
     // A signed-in person's call runs in a namespace of its own, as that person.
-    (caller) => createMcpServer(caller ? namespaceForCaller(namespace, caller) : namespace, { notifications: false }),
+    (caller, era) =>
+      createMcpServer(caller ? namespaceForCaller(namespace, caller) : namespace, { era, transport: 'http' }),
     logger,
   );
   await new Promise<void>((resolve) => {

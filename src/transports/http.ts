@@ -13,8 +13,14 @@ import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { OAuthService } from '../auth/oauth-service.js';
-import type { Server } from '../server/sdk.js';
-import { StreamableHTTPServerTransport } from '../server/sdk-http.js';
+import type { McpRequestContext, Server } from '../server/sdk.js';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  NodeStreamableHTTPServerTransport,
+  toNodeHandler,
+  type AuthInfo,
+} from '../server/sdk-http.js';
 import { BearerCheck } from './bearer.js';
 import { readJsonBody } from './body.js';
 import { serveInfoRoute, type ServerInfo } from './health.js';
@@ -59,8 +65,11 @@ export interface HttpTransportOptions extends StartupOptions {
   metricsOpen?: boolean;
 }
 
-/** A request's MCP server: null caller for the static bearer (or none), the person for an OAuth token. */
-export type ServerFactory = (caller: OAuthCaller | null) => Server;
+/**
+ * A request's MCP server: null caller for the static bearer (or none), the person for an OAuth token;
+ * `era` is the revision family the SDK's entry read from the request.
+ */
+export type ServerFactory = (caller: OAuthCaller | null, era: McpRequestContext['era']) => Server;
 
 export interface HttpTransportHandle {
   /** The MCP endpoint, e.g. http://127.0.0.1:8741/mcp (the real port when 0 was asked for). */
@@ -139,6 +148,7 @@ function buildApp(
       : createHash('sha256').update(options.bearerToken).digest('hex').slice(0, 16);
   const refused = (req: IncomingMessage, status: number, why: string) =>
     logger.warn({ remote: req.socket.remoteAddress, status }, `request refused: ${why}`);
+  const mcp = mcpHandler(createServer, logger);
 
   const app = express();
   app.disable('x-powered-by');
@@ -182,11 +192,11 @@ function buildApp(
       return decision.allowed;
     };
     if (bearer === null && routes === null) {
-      if (await rate(tokenTag)) await serveMcp(req, res, options.maxBodyBytes, () => createServer(null));
+      if (await rate(tokenTag)) await serveMcp(req, res, options.maxBodyBytes, mcp, null);
       return;
     }
     if (bearer?.matches(req.headers.authorization)) {
-      if (await rate(tokenTag)) await serveMcp(req, res, options.maxBodyBytes, () => createServer(null));
+      if (await rate(tokenTag)) await serveMcp(req, res, options.maxBodyBytes, mcp, null);
       return;
     }
     if (routes === null) {
@@ -206,13 +216,7 @@ function buildApp(
       return;
     }
     if (await rate(`user:${caller.login.toLowerCase()}`))
-      await serveMcp(
-        req,
-        res,
-        options.maxBodyBytes,
-        () => createServer(caller),
-        (message) => routes.challenge(res, caller, message),
-      );
+      await serveMcp(req, res, options.maxBodyBytes, mcp, caller, (message) => routes.challenge(res, caller, message));
   });
   if (routes) app.use(routes.router);
   if (pages) app.use(pages);
@@ -239,11 +243,68 @@ function buildApp(
   return app;
 }
 
+type McpHandler = (
+  req: IncomingMessage & { auth?: AuthInfo },
+  res: ServerResponse,
+  body: unknown,
+  caller: OAuthCaller | null,
+) => Promise<void>;
+
+/**
+ * Both eras on one path. A 2026-07-28 request goes to the SDK's entry (a fresh server per request;
+ * it checks the envelope and the Mcp-Method / Mcp-Name headers against the body); the person an
+ * OAuth token stands for reaches the factory through the entry's pass-through AuthInfo (never a
+ * token). A 2025 request is served statelessly as before, answered with one JSON body (the SDK's
+ * own fallback would answer it as an event stream).
+ */
+function mcpHandler(createServer: ServerFactory, logger: Logger): McpHandler {
+  const modern = toNodeHandler(
+    createMcpHandler(
+      ({ era, authInfo }) => createServer((authInfo?.extra?.caller as OAuthCaller | undefined) ?? null, era),
+      {
+        legacy: 'reject',
+        // One JSON body per POST: nothing streams mid-call (a question is an input_required result).
+        responseMode: 'json',
+        onerror: (error) => logger.debug({ error: error.message }, 'MCP request refused by the protocol layer'),
+      },
+    ),
+    { onerror: (error) => logger.error({ error: error.message }, 'MCP HTTP request failed') },
+  );
+  return async (req, res, body, caller) => {
+    if (await isLegacyRequest(headersOnly(req), body)) {
+      const server = createServer(caller, 'legacy');
+      const transport = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      res.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+      return;
+    }
+    if (caller) req.auth = { token: '', clientId: caller.login, scopes: [], extra: { caller } };
+    await modern(req, res, body);
+  };
+}
+
+/** The request line and headers as a web Request (the body is already parsed; the predicate reads it from there). */
+function headersOnly(req: IncomingMessage): globalThis.Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return new globalThis.Request(`http://localhost${req.url ?? '/'}`, { method: req.method ?? 'POST', headers });
+}
+
 async function serveMcp(
   req: IncomingMessage,
   res: ServerResponse,
   maxBodyBytes: number,
-  createServer: () => Server,
+  mcp: McpHandler,
+  caller: OAuthCaller | null,
   /** Answers the message itself instead (the OAuth step-up challenge) and returns true, or leaves it. */
   answered: (message: unknown) => boolean = () => false,
 ): Promise<void> {
@@ -270,14 +331,7 @@ async function serveMcp(
     return;
   }
   if (answered(body.value)) return;
-  const server = createServer();
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  res.on('close', () => {
-    void transport.close();
-    void server.close();
-  });
-  await server.connect(transport);
-  await transport.handleRequest(req, res, body.value);
+  await mcp(req, res, body.value, caller);
 }
 
 function answerInternalError(res: ServerResponse, error: unknown, logger: Logger): void {

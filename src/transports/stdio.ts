@@ -1,7 +1,9 @@
-// The stdio transport: JSON-RPC on stdin/stdout. Nothing else may reach stdout, so logs go to
-// stderr (see logger.ts) and stray console.log calls are sent there too.
+// The stdio transport: JSON-RPC on stdin/stdout, both protocol eras. The SDK's entry reads the
+// opening (a 2025 `initialize`, or a 2026-07-28 request with its envelope) and pins one server for
+// the connection from the factory. Nothing else may reach stdout, so logs go to stderr (see
+// logger.ts) and stray console.log calls are sent there too.
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport, type Server } from '../server/sdk.js';
+import { serveSdkStdio, StdioServerTransport, type McpRequestContext, type Server } from '../server/sdk.js';
 
 export interface StdioStreams {
   stdin: Readable;
@@ -14,19 +16,31 @@ export interface StdioHandle {
   close(): Promise<void>;
 }
 
-/** Connects the server to stdin/stdout (or the given streams); closes it when stdin ends. */
+/** Builds the server for the connection's era. */
+export type StdioServerFactory = (era: McpRequestContext['era']) => Server;
+
+/** Serves the factory's servers on stdin/stdout (or the given streams); closes when stdin ends. */
 export async function serveStdio(
-  server: Server,
+  createServer: StdioServerFactory,
   streams: StdioStreams = { stdin: process.stdin, stdout: process.stdout },
 ): Promise<StdioHandle> {
   if (streams.stdout === process.stdout) keepStdoutForProtocol();
-  const transport = new StdioServerTransport(streams.stdin, streams.stdout);
+  let settle: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
-    server.onclose = resolve;
+    settle = resolve;
   });
-  await server.connect(transport);
-  streams.stdin.once('end', () => void server.close());
-  return { closed, close: () => server.close() };
+  // The entry owns the transport's onclose; its close() is the one place both an ended stdin and
+  // handle.close() pass through.
+  class Transport extends StdioServerTransport {
+    override async close(): Promise<void> {
+      await super.close();
+      settle();
+    }
+  }
+  const handle = serveSdkStdio(({ era }) => createServer(era), {
+    transport: new Transport(streams.stdin, streams.stdout),
+  });
+  return { closed, close: () => handle.close() };
 }
 
 /** A dependency's console.log on stdout would corrupt the JSON-RPC stream; send it to stderr. */

@@ -40,7 +40,8 @@ export async function connectInProcess(
 ): Promise<InProcessConnection> {
   const namespace = await openNamespace(env, options);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await createMcpServer(namespace, { notifications: true }).connect(serverSide);
+  // The test client is a 2025 one (initialize): the server it meets is a 2025 stdio connection's.
+  await createMcpServer(namespace, { era: 'legacy', transport: 'stdio' }).connect(serverSide);
   const client = testClient();
   prepare(client);
   await client.connect(clientSide);

@@ -33,7 +33,7 @@ import { mapCall, type MappedCall } from '../../policy/operation-map.js';
 import type { ReasonCode } from '../../policy/reasons.js';
 import { callDuration, calls, secondsSince } from '../../telemetry/instruments.js';
 import { annotateSpan, startCallSpan, traceStage, type TraceCarrier } from '../../telemetry/tracing.js';
-import { ErrorCode, McpError, type CallToolResult } from '../sdk.js';
+import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '../sdk.js';
 import type { Namespace, Session } from '../session.js';
 import { noteScopeRefusal, tokenScopeRefusal } from '../token-scopes.js';
 import { CallAudit, type CallRecord } from './audit.js';
@@ -118,7 +118,7 @@ export async function handleToolCall(
 
 /**
  * Handles one tools/call (one round of it: `round` carries what the client can ask and its answers);
- * an unknown tool is a protocol error (McpError InvalidParams), audited all the same.
+ * an unknown tool is a protocol error (ProtocolError InvalidParams), audited all the same.
  */
 export async function answerToolCall(
   namespace: Namespace,
@@ -168,7 +168,7 @@ export async function answerToolCall(
   });
   const record = outcome === 'unknown_tool' ? errorRecord('unknown_tool', null) : outcome.record;
   const errorType =
-    outcome === 'unknown_tool' ? String(ErrorCode.InvalidParams) : outcome.result.isError ? 'tool_error' : null;
+    outcome === 'unknown_tool' ? String(ProtocolErrorCode.InvalidParams) : outcome.result.isError ? 'tool_error' : null;
   const namespaceLabel = namespaceName(session);
   calls.record(1, {
     namespace: namespaceLabel,
@@ -188,7 +188,7 @@ export async function answerToolCall(
       'gitea_warden.decision': record.decision,
       'gitea_warden.reason': record.reason,
       'gitea_warden.status': record.status,
-      ...(outcome === 'unknown_tool' ? { 'rpc.response.status_code': String(ErrorCode.InvalidParams) } : {}),
+      ...(outcome === 'unknown_tool' ? { 'rpc.response.status_code': String(ProtocolErrorCode.InvalidParams) } : {}),
     },
   });
   logCall(session, record, {
@@ -200,7 +200,7 @@ export async function answerToolCall(
   if (outcome === 'unknown_tool') {
     // Suggests only tools this namespace lists: a hidden tool stays hidden.
     const listed = session.registry.tools.map((t) => t.definition.name);
-    throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}${didYouMean(name, listed)}`);
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}${didYouMean(name, listed)}`);
   }
   // The question quotes Gitea (a title, a branch name): it passes the same redaction as a result.
   return outcome.ask ? { result: outcome.result, ask: redactedAsk(session, outcome.ask) } : { result: outcome.result };
