@@ -5,6 +5,7 @@ import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
   OAuthClientProvider,
+  OAuthDiscoveryState,
   OAuthTokens,
 } from '../server/sdk-client.js';
 import { fieldOf, type BrowserResponse, type ScriptedBrowser } from '../sandbox/scripted-browser.js';
@@ -15,6 +16,8 @@ export class AgentClientProvider implements OAuthClientProvider {
   saved: OAuthTokens | undefined;
   verifier = '';
   authorizationUrl: URL | undefined;
+  /** Which authorization server the sign-in started at: the SDK checks the callback against it. */
+  discovery: OAuthDiscoveryState | undefined;
 
   constructor(
     readonly redirectUrl = 'http://127.0.0.1:9/callback',
@@ -50,6 +53,12 @@ export class AgentClientProvider implements OAuthClientProvider {
   }
   codeVerifier() {
     return this.verifier;
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
   }
 }
 

@@ -74,13 +74,20 @@ export async function runOAuthDemo(out: NodeJS.WritableStream, colour: boolean):
       signIn.consentPage.includes('Alice&#39;s coding agent') && summary !== '',
       summary,
     );
-    const code = signIn.final.location ? new URL(signIn.final.location).searchParams.get('code') : null;
+    const callback = signIn.final.location ? new URL(signIn.final.location) : null;
+    const code = callback?.searchParams.get('code') ?? null;
     check(
       'alice approves, signs in at Gitea and grants; the agent gets a code',
       code !== null,
       "Gitea's sign-in form and grant page, then /oauth/callback in the same browser",
     );
-    const second = code ? await auth(alice, { serverUrl: serve.url, authorizationCode: code }) : 'no code';
+    // The client's callback: the SDK checks the answer's issuer (RFC 9207), then exchanges the code.
+    const second =
+      callback && code
+        ? await new StreamableHTTPClientTransport(new URL(serve.url), { authProvider: alice })
+            .finishAuth(callback.searchParams)
+            .then(() => 'AUTHORIZED')
+        : 'no code';
     check(
       'the agent exchanges the code (PKCE S256) for tokens bound to this namespace',
       second === 'AUTHORIZED',

@@ -42,6 +42,48 @@ export interface SuccessPayload {
   data: unknown;
 }
 
+/**
+ * The JSON Schema of both payloads, for clients that check a result against it (the MCP outputSchema
+ * of every tool that answers with them). Fields are added over time, so no object is closed.
+ */
+export const PAYLOAD_JSON_SCHEMA = {
+  type: 'object',
+  description:
+    'A success (identity, request, status, pagination, truncated, untrusted_content, data) or an error (error, request).',
+  anyOf: [
+    { required: ['identity', 'request', 'status', 'pagination', 'untrusted_content', 'data'] },
+    { required: ['error', 'request'] },
+  ],
+  properties: {
+    identity: {
+      type: 'object',
+      properties: { login: { type: ['string', 'null'] }, mode: { type: 'string' }, sudo: { type: ['string', 'null'] } },
+    },
+    request: {
+      type: ['object', 'null'],
+      properties: { method: { type: 'string' }, path: { type: 'string' } },
+    },
+    status: { type: 'integer' },
+    pagination: { type: ['object', 'null'] },
+    truncated: { type: ['string', 'null'] },
+    untrusted_content: { type: 'string' },
+    file_contents: { type: 'array' },
+    integrity: { type: 'object' },
+    secrets: { type: 'object' },
+    data: {},
+    error: {
+      type: 'object',
+      properties: {
+        status: { type: ['integer', 'null'] },
+        kind: { type: 'string' },
+        message: { type: 'string' },
+        hint: { type: 'string' },
+      },
+      required: ['kind', 'message'],
+    },
+  },
+} as const;
+
 export interface IntegrityBlock {
   floor: FloorLevel;
   below: 'withhold' | 'fence';

@@ -6,5 +6,6 @@ export type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
   OAuthClientProvider,
+  OAuthDiscoveryState,
   OAuthTokens,
 } from '@modelcontextprotocol/client';

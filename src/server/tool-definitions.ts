@@ -4,8 +4,17 @@
 // parameter's name, type, required flag, enum and format, the summary) and leaves out what repeats
 // in every tool or only restates a name. Calls are always validated against the full schema.
 import type { CatalogEntry, JsonSchema } from '../catalog/types.js';
+import { PAYLOAD_JSON_SCHEMA } from '../gitea/envelope.js';
 import { withRevealOption } from '../gitea/reveal.js';
 import type { BuiltinTool, ToolAnnotations } from './builtin/types.js';
+
+/**
+ * The result envelope's schema (src/gitea/envelope.ts), advertised as outputSchema where a tool answers
+ * with it: the full definition (gitea_describe_operation) and the built-in tools that run any
+ * operation. A static listing leaves it out of each generated tool: some 240 tokens a tool, which
+ * would push most profiles past the listing limits TOOL_MODE=auto keeps (docs/namespaces.md).
+ */
+const RESULT_SCHEMA = PAYLOAD_JSON_SCHEMA as unknown as JsonSchema;
 
 /** A tool as tools/list sends it. */
 export interface ToolDefinition {
@@ -13,6 +22,8 @@ export interface ToolDefinition {
   title?: string;
   description: string;
   inputSchema: JsonSchema;
+  /** The result's structuredContent, for tools that answer with the result envelope (src/gitea/envelope.ts). */
+  outputSchema?: JsonSchema;
   annotations: Partial<ToolAnnotations> & { title?: string };
 }
 
@@ -31,6 +42,7 @@ export function fullDefinition(entry: CatalogEntry): ToolDefinition {
     title,
     description,
     inputSchema: withRevealOption(entry, entry.inputSchema),
+    outputSchema: RESULT_SCHEMA,
     annotations: {
       title,
       readOnlyHint: entry.annotations.readOnly,
@@ -69,6 +81,7 @@ export function builtinDefinition(tool: BuiltinTool): ToolDefinition {
     title: tool.title,
     description: tool.description,
     inputSchema: tool.inputSchema,
+    ...(tool.answersWithEnvelope ? { outputSchema: RESULT_SCHEMA } : {}),
     annotations: leanAnnotations(tool.annotations),
   };
 }
