@@ -4,6 +4,7 @@
 // with only the tool name in the audit events differing; gitea_find_operations never returns an
 // operation the profile cannot perform; gitea_describe_operation answers the full definition.
 import { after, before, describe, test } from 'node:test';
+import { Ajv } from 'ajv';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -260,6 +261,33 @@ describe('gitea_describe_operation', () => {
         arguments: { tool: 'gitea_no_such_tool' },
       });
       assert.equal(payloadOf(unknown).error.reason, 'unknown_tool');
+    } finally {
+      await ns.close();
+    }
+  });
+});
+
+describe('the outputSchema of the full definition', () => {
+  test('describes what calls really answer: a result, a refusal by the profile, an error from Gitea', async () => {
+    const ns = await open('gitea-merger', 'output-schema', { TOOL_MODE: 'discovery' });
+    try {
+      const described = payloadOf(
+        await ns.client.callTool({ name: 'gitea_describe_operation', arguments: { tool: 'gitea_repos_get' } }),
+      );
+      const valid = new Ajv({ strict: false }).compile(described.outputSchema);
+      const call = async (tool: string, args: Record<string, unknown>) =>
+        payloadOf(await ns.client.callTool({ name: 'gitea_call_operation', arguments: { tool, arguments: args } }));
+      const answers = {
+        result: await call('gitea_repos_get', { owner: 'acme', repo: 'widgets' }),
+        'not found': await call('gitea_repos_get', { owner: 'acme', repo: 'no-such-repo' }),
+        refusal: await call('gitea_repos_delete', { owner: 'acme', repo: 'widgets' }),
+      };
+      assert.equal(answers.result.status, 200);
+      assert.ok(answers['not found'].error && answers.refusal.error, 'two errors of different origins');
+      for (const [what, answer] of Object.entries(answers))
+        assert.ok(valid(answer), `${what}: ${JSON.stringify(valid.errors)}`);
+      // It is not a schema that takes anything.
+      assert.equal(valid({ data: [] }), false);
     } finally {
       await ns.close();
     }

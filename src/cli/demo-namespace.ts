@@ -45,9 +45,16 @@ export function profileIdentity(profile: string): { login: string | null; tokenV
   };
 }
 
+/**
+ * The SDK's own stdio transport probes the server's revision in a second, short-lived server process
+ * (some servers exit on an unknown first request); a subclass probes on its own connection, and
+ * gitea-warden answers the probe, so each namespace starts once.
+ */
+class InPlaceProbe extends StdioClientTransport {}
+
 /** A namespace not yet started: hand its close() to the clean-up first, then connect(). */
 export function createNamespace(spec: NamespaceSpec): Namespace {
-  const transport = new StdioClientTransport({
+  const transport = new InPlaceProbe({
     ...selfCommand(['serve']),
     cwd: packageRoot,
     env: childEnvironment(spec),
@@ -56,9 +63,10 @@ export function createNamespace(spec: NamespaceSpec): Namespace {
   });
   const lastWords = tailOf(transport.stderr);
   // Like Claude Code or VS Code, the client shows the server's questions to its person (form elicitation).
+  // It speaks the current revision, 2026-07-28: a question arrives as an input_required result.
   const client = new Client(
     { name: 'gitea-warden-demo', version: '1' },
-    { capabilities: { elicitation: { form: {} } } },
+    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
   );
   client.setRequestHandler('elicitation/create', (request) => {
     const yes = spec.person(request.params.message);

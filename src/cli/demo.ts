@@ -85,7 +85,9 @@ async function demo(options: Options): Promise<number> {
       `Sandbox Gitea at ${sandbox.url}: repository acme/widgets (main and dev protected), users alice, bob, carol, dave; ` +
         'the outsider mallory; the private acme/vault.',
     );
-    printer.say(`Starting four namespaces (${ROLES.map(profileOf).join(', ')}), one process each, over stdio…`);
+    printer.say(
+      `Starting four namespaces (${ROLES.map(profileOf).join(', ')}), one process each, over stdio, speaking MCP 2026-07-28…`,
+    );
     const namespaces = await startNamespaces(sandbox, auditDir, cleanup, printer);
     await tellStory(new LiveStage(namespaces.byRole, printer, rows), namespaces.logins);
   } catch (error) {

@@ -412,7 +412,8 @@ function nextSteps(plan: Plan): string {
                 `  then restart ${CLIENT_NAMES[plan.client]} in ${shown(plan.project)}: it starts one namespace per role from ` +
                   `${CLIENT_FILES[plan.client].file}`,
                 `  merges, branch cleanups and landed closes then ask you to confirm in a ${CLIENT_NAMES[plan.client]} dialog (elicitation);`,
-                `  nothing to configure for that, and no hook should answer for you (docs/confirmations.md)`,
+                `  nothing to configure for that, and no hook should answer for you (docs/confirmations.md);`,
+                `  the namespaces speak MCP 2026-07-28 and the 2025 revisions over stdio, whichever ${CLIENT_NAMES[plan.client]} opens with`,
               ]
             : [
                 `  then: GITEA_MCP_PROFILE=${profiles}/gitea-${plan.roles[0]?.role ?? 'author'}.yaml gitea-warden serve`,

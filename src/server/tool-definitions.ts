@@ -9,10 +9,10 @@ import { withRevealOption } from '../gitea/reveal.js';
 import type { BuiltinTool, ToolAnnotations } from './builtin/types.js';
 
 /**
- * The result envelope's schema (src/gitea/envelope.ts), advertised as outputSchema where a tool answers
- * with it: the full definition (gitea_describe_operation) and the built-in tools that run any
- * operation. A static listing leaves it out of each generated tool: some 240 tokens a tool, which
- * would push most profiles past the listing limits TOOL_MODE=auto keeps (docs/namespaces.md).
+ * The result envelope's schema (src/gitea/envelope.ts), the outputSchema of a generated tool's full
+ * definition (what gitea_describe_operation answers). Listings leave it out like the rest of what
+ * repeats in every tool: some 240 tokens a tool, which would push static listings past the limits
+ * TOOL_MODE=auto keeps and the discovery listing past its budget (docs/namespaces.md).
  */
 const RESULT_SCHEMA = PAYLOAD_JSON_SCHEMA as unknown as JsonSchema;
 
@@ -81,7 +81,6 @@ export function builtinDefinition(tool: BuiltinTool): ToolDefinition {
     title: tool.title,
     description: tool.description,
     inputSchema: tool.inputSchema,
-    ...(tool.answersWithEnvelope ? { outputSchema: RESULT_SCHEMA } : {}),
     annotations: leanAnnotations(tool.annotations),
   };
 }

@@ -80,14 +80,14 @@ export const ROOMS: readonly Room[] = [
     name: 'server',
     job:
       'the MCP surface: registry, call stages, identity, built-in tools, namespace loading; ' +
-      'the one module that imports the SDK (`sdk.ts`)',
+      'the modules that import the MCP SDK (`sdk.ts`; `sdk-http.ts` and `sdk-client.ts`, loaded only where needed)',
     mayImport: ['catalog', 'policy', 'shared', 'policy-files', 'gitea', 'audit', 'telemetry', 'auth'],
     uses: 'everything above (`auth`: the state store, sealing, the confirmation page)',
   },
   {
     name: 'transports',
     job:
-      'stdio and stateless streamable HTTP (an express app), health, start-up checks, ' +
+      "stdio and streamable HTTP in both protocol eras (the SDK's entries behind an express app), health, start-up checks, " +
       'request checks (Host, Origin, batch, rate), the OAuth endpoints over `auth` (our own, no SDK)',
     mayImport: ['server', 'auth', 'shared', 'telemetry'],
     uses: '`server` (`sdk.ts`, sessions), `auth`, `shared`, `telemetry` (`/metrics`), the SDK',

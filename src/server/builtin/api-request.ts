@@ -12,7 +12,6 @@ export const apiRequestTool: BuiltinTool = {
     'Call any Gitea REST operation by method and path below /api/v1 (e.g. GET /repos/{owner}/{repo}/pulls/1). ' +
     "It is resolved to the matching catalog operation and checked exactly like that operation's own tool: same schema, same policy, same guards. " +
     'Paths must not be percent-encoded; pass query parameters in `query`, the JSON body in `body`.',
-  answersWithEnvelope: true,
   inputSchema: {
     type: 'object',
     properties: {

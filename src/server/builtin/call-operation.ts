@@ -14,7 +14,6 @@ export const callOperationTool: BuiltinTool = {
   description:
     'Call an operation by the tool name gitea_find_operations returned, with the arguments its schema (gitea_describe_operation) takes. ' +
     'Checked exactly like calling that tool: same schema, policy, guards and audit.',
-  answersWithEnvelope: true,
   inputSchema: {
     type: 'object',
     properties: {

@@ -49,8 +49,6 @@ export interface BuiltinTool {
   description: string;
   inputSchema: JsonSchema;
   annotations: ToolAnnotations;
-  /** It answers with the result envelope of the operation it runs: its outputSchema is the envelope's. */
-  answersWithEnvelope?: true;
   /** Canonical operations the profile must all allow for the tool to be listed; empty: always listed. */
   operations: readonly string[];
   /**
