@@ -10,7 +10,8 @@ import { openBudgetDriver, SqlBudgetStore } from '../src/auth/budget-store.js';
 import { judgeBudget } from '../src/policy/budgets.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { seedWithApprovedPulls } from './support/approved-pulls.js';
-import { callConfirmed } from './support/rounds.js';
+import { askingRound, callConfirmed } from './support/rounds.js';
+import { answerToolCall } from '../src/server/call/pipeline.js';
 import { loadNamespace } from '../src/server/namespace.js';
 import type { Namespace } from '../src/server/session.js';
 import { readSettings } from '../src/server/settings.js';
@@ -154,6 +155,15 @@ for (const kind of ['postgres', 'sqlite'] as const) {
         );
         assert.match(error.message, /next call fits at/);
       }
+      // Nobody is asked to confirm a merge the budget would refuse: the first round already says so.
+      const firstRound = await answerToolCall(
+        two.b,
+        'gitea_pulls_merge',
+        { ...WHERE, index: 5, body: { do: 'merge', head_commit_id: heads[2] } },
+        askingRound(),
+      );
+      assert.equal(firstRound.ask, undefined, 'no question');
+      assert.equal((firstRound.result.structuredContent as { error: { kind: string } }).error.kind, 'budget_exceeded');
       assert.equal(mergeRequests(sandbox, 5), 0, 'the refused merge never reached Gitea');
       assert.equal(mergeRequests(sandbox, 3) + mergeRequests(sandbox, 4), 2);
       const pull = await callConfirmed(two.a, 'gitea_pulls_get', { ...WHERE, index: 5 });

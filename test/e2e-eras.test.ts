@@ -15,7 +15,9 @@ import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/clien
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
+import { builtinTools } from '../src/server/builtin/index.js';
 import { TOOL_LIST_TTL_MS } from '../src/server/mcp-server.js';
+import type { Namespace } from '../src/server/session.js';
 import { openNamespace } from './support/in-process.js';
 import { callConfirmed } from './support/rounds.js';
 import { namespaceEnv, SERVE_ARGS, spawnHttpNamespace, tempDir, type HttpNamespace } from './support/namespace.js';
@@ -34,7 +36,9 @@ interface Run {
   /** What the person was asked, in order. */
   asked: string[];
   merges: number;
-  /** The head commit of #1 when the calls ran. */
+  /** Merges that reached Gitea before the last, confirmed one. */
+  mergedBeforeYes: number;
+  /** The head commit of #1 at the last merge. */
   head: string;
   cacheHints: { ttlMs?: unknown; cacheScope?: unknown } | null;
   /** The audit log's result events: tool, operation, decision, reason, status. */
@@ -55,10 +59,19 @@ const dir = tempDir('warden-eras-');
 const started: Array<{ close(): Promise<void> }> = [];
 const runs: Run[] = [];
 
-/** The person at the client: no to the first question, yes to the next. */
-function person(asked: string[]) {
-  return (message: string) => {
+/**
+ * The person at the client: no to the first question; to the second, yes, but only after alice has
+ * pushed to the pull request's head while the question was open (`beforeSecond`); yes to the rest.
+ */
+interface Person {
+  asked: string[];
+  beforeSecond: () => Promise<void>;
+}
+
+function person({ asked, beforeSecond }: Person) {
+  return async (message: string) => {
     asked.push(message);
+    if (asked.length === 2) await beforeSecond();
     return asked.length > 1;
   };
 }
@@ -69,8 +82,8 @@ function answer(yes: boolean, fields: string[]) {
     : { action: 'decline' as const };
 }
 
-async function connect(era: Era, wire: Wire, env: Record<string, string>, asked: string[]): Promise<Driver> {
-  const says = person(asked);
+async function connect(era: Era, wire: Wire, env: Record<string, string>, who: Person): Promise<Driver> {
+  const says = person(who);
   let http: HttpNamespace | null = null;
   if (wire === 'http') {
     http = await spawnHttpNamespace(env);
@@ -80,9 +93,9 @@ async function connect(era: Era, wire: Wire, env: Record<string, string>, asked:
   const stdio = { command: process.execPath, args: SERVE_ARGS, env, stderr: 'pipe' as const };
   if (era === 'v1') {
     const client = new V1Client({ name: 'eras-v1', version: '0' }, { capabilities: { elicitation: { form: {} } } });
-    client.setRequestHandler(ElicitRequestSchema, (request) =>
+    client.setRequestHandler(ElicitRequestSchema, async (request) =>
       answer(
-        says(request.params.message),
+        await says(request.params.message),
         Object.keys((request.params as { requestedSchema?: { properties: object } }).requestedSchema?.properties ?? {}),
       ),
     );
@@ -101,9 +114,9 @@ async function connect(era: Era, wire: Wire, env: Record<string, string>, asked:
       ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}),
     },
   );
-  client.setRequestHandler('elicitation/create', (request) =>
+  client.setRequestHandler('elicitation/create', async (request) =>
     answer(
-      says(request.params.message),
+      await says(request.params.message),
       'requestedSchema' in request.params ? Object.keys(request.params.requestedSchema.properties) : [],
     ),
   );
@@ -114,6 +127,13 @@ async function connect(era: Era, wire: Wire, env: Record<string, string>, asked:
     era: () => client.getProtocolEra(),
     close: () => client.close(),
   };
+}
+
+async function pullHead(reviewer: Namespace): Promise<string> {
+  const pull = (await callConfirmed(reviewer, 'gitea_pulls_get', { ...where, index: 1 })).structuredContent as {
+    data: { head: { sha: string } };
+  };
+  return pull.data.head.sha;
 }
 
 /** Runs the script for one client: its own sandbox, pull request #1 (alice's) approved by bob. */
@@ -137,11 +157,21 @@ async function drive(era: Era, wire: Wire): Promise<Run> {
     });
     assert.equal(review.isError, false, `bob approves #${index}`);
   }
-  await reviewer.session.audit.close();
-  await reviewer.session.confirm.close();
-
   const asked: string[] = [];
-  const client = await connect(era, wire, namespaceEnv(sandbox, 'gitea-merger', { auditLog }), asked);
+  // alice pushes to the head branch (straight to the sandbox, as her own git client would).
+  const beforeSecond = async () => {
+    const pushed = await fetch(`${sandbox.url}/api/v1/repos/acme/widgets/contents/src/late.js`, {
+      method: 'POST',
+      headers: { Authorization: `token ${sandbox.users.alice?.token ?? ''}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        branch: 'feature/login',
+        message: 'A push while the person reads the question',
+        content: Buffer.from('late\n').toString('base64'),
+      }),
+    });
+    assert.equal(pushed.status, 201, 'alice pushes');
+  };
+  const client = await connect(era, wire, namespaceEnv(sandbox, 'gitea-merger', { auditLog }), { asked, beforeSecond });
   try {
     const listed = await client.list();
     const outcomes: Record<string, string> = {};
@@ -158,10 +188,24 @@ async function drive(era: Era, wire: Wire): Promise<Run> {
     await step('read', 'gitea_repos_get', where);
     await step('forbidden', 'gitea_api_request', { method: 'DELETE', path: '/repos/acme/widgets' });
     await step('unknown tool', 'gitea_no_such_tool', {});
-    const merge = { ...where, index: 1, body: { do: 'merge', head_commit_id: heads[1] } };
-    await step('merge (no)', 'gitea_pulls_merge', merge);
-    await step('merge (yes)', 'gitea_pulls_merge', merge);
-    const merges = sandbox.requests.filter((r) => r.method === 'POST' && /\/pulls\/\d+\/merge$/.test(r.path)).length;
+    const merge = (head: string) => ({ ...where, index: 1, body: { do: 'merge', head_commit_id: head } });
+    const merged = () =>
+      sandbox.requests.filter((r) => r.method === 'POST' && /\/pulls\/\d+\/merge$/.test(r.path)).length;
+    await step('merge (no)', 'gitea_pulls_merge', merge(heads[1] ?? ''));
+    await step('merge (pushed while asked)', 'gitea_pulls_merge', merge(heads[1] ?? ''));
+    const mergedBeforeYes = merged();
+    // Where the person was asked, the head moved: bob approves what is there now, and the merge names it.
+    const head = await pullHead(reviewer);
+    if (head !== heads[1]) {
+      const again = await callConfirmed(reviewer, 'gitea_pulls_create_review', {
+        ...where,
+        index: 1,
+        body: { event: 'APPROVED', body: 'still right', commit_id: head },
+      });
+      assert.equal(again.isError, false, 'bob approves the new head');
+    }
+    await step('merge (yes)', 'gitea_pulls_merge', merge(head));
+    const merges = merged();
     const negotiated = client.era();
     await client.close();
     // The result events, in order (the write-ahead ones carry no decision yet).
@@ -171,6 +215,8 @@ async function drive(era: Era, wire: Wire): Promise<Run> {
       .map((line) => JSON.parse(line) as Record<string, unknown>)
       .filter((event) => event.phase === 'result')
       .map((event) => [event.tool, event.operation, event.decision, event.reason, event.status].join(' '));
+    await reviewer.session.audit.close();
+    await reviewer.session.confirm.close();
     return {
       era,
       wire,
@@ -179,7 +225,8 @@ async function drive(era: Era, wire: Wire): Promise<Run> {
       outcomes,
       asked,
       merges,
-      head: heads[1] ?? '',
+      mergedBeforeYes,
+      head,
       cacheHints: listed.ttlMs === undefined ? null : { ttlMs: listed.ttlMs, cacheScope: listed.cacheScope },
       audit,
     };
@@ -225,6 +272,17 @@ describe('both protocol eras, stdio and streamable HTTP, from one set of handler
     const reference = run('modern', 'stdio').tools;
     assert.ok(reference.includes('gitea_pulls_merge') && reference.includes('gitea_whoami'));
     for (const r of runs) assert.deepEqual(r.tools, reference, `${r.era} over ${r.wire}`);
+    // The documented order: the built-in tools in their fixed order, then Gitea's operations by name.
+    const builtins = builtinTools().map((tool) => tool.name);
+    const firstGenerated = reference.findIndex((name) => !builtins.includes(name));
+    const listedBuiltins = reference.slice(0, firstGenerated);
+    assert.deepEqual(
+      listedBuiltins,
+      builtins.filter((name) => listedBuiltins.includes(name)),
+    );
+    const generated = reference.slice(firstGenerated);
+    assert.ok(generated.length > 10 && generated.every((name) => !builtins.includes(name)));
+    assert.deepEqual(generated, [...generated].sort());
     for (const r of runs.filter((r) => r.era === 'modern'))
       assert.deepEqual(r.cacheHints, { ttlMs: TOOL_LIST_TTL_MS, cacheScope: 'private' }, `${r.wire}`);
   });
@@ -238,15 +296,22 @@ describe('both protocol eras, stdio and streamable HTTP, from one set of handler
       assert.equal(r.outcomes['unknown tool'], 'protocol_error -32602', label);
       if (canAsk(r)) {
         assert.equal(r.outcomes['merge (no)'], 'confirmation_declined', `${label}: the person said no`);
+        // The yes came after a push: the retry read the new head, and the merge naming the old one is refused.
+        assert.notEqual(r.outcomes['merge (pushed while asked)'], 'ok', `${label}: a push voids the answer`);
+        assert.ok(
+          r.audit.includes('gitea_pulls_merge gitea.pr.merge deny head_sha_mismatch denied'),
+          `${label}: the retry read the new head`,
+        );
+        assert.equal(r.mergedBeforeYes, 0, `${label}: nothing reached Gitea before the last yes`);
         assert.equal(r.outcomes['merge (yes)'], 'ok', `${label}: the person said yes`);
         assert.equal(r.merges, 1, `${label}: only the confirmed merge reached Gitea`);
-        assert.equal(r.asked.length, 2, `${label}: one question per call`);
+        assert.equal(r.asked.length, 3, `${label}: one question per call`);
         // The question shows what will happen: the operation, the repository, the pull request and its head.
         for (const shown of ['acme/widgets', '#1', heads1(r)])
-          assert.ok(r.asked[1]?.includes(shown), `${label}: ${shown}`);
+          assert.ok(r.asked[2]?.includes(shown), `${label}: ${shown}`);
       } else {
-        assert.equal(r.outcomes['merge (no)'], 'confirmation_unavailable', label);
-        assert.equal(r.outcomes['merge (yes)'], 'confirmation_unavailable', label);
+        for (const step of ['merge (no)', 'merge (pushed while asked)', 'merge (yes)'])
+          assert.equal(r.outcomes[step], 'confirmation_unavailable', `${label}: ${step}`);
         assert.equal(r.merges, 0, `${label}: nothing reached Gitea`);
         assert.deepEqual(r.asked, [], label);
       }

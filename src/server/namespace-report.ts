@@ -116,6 +116,12 @@ export function renderNamespacesDoc(): string {
     '',
     'Tokens are estimated as bytes / 4 of the `tools/list` result.',
     '',
+    "The order is fixed: gitea-warden's built-in tools first, in the order of `src/server/builtin/index.ts`, then Gitea's",
+    "operations by tool name. The list depends only on the namespace's profile and filters and on what the caller's",
+    'authorization allows (per-user OAuth, token scopes), never on the connection; a 2026-07-28 client may keep it',
+    'for 60 seconds (`ttlMs`, `cacheScope: private`). Full definitions (`gitea_describe_operation`) carry the result',
+    "envelope's `outputSchema`; listings leave it out, as they leave out everything that repeats in every tool.",
+    '',
     ...modesTable(listings),
     '',
     `Profiles: ${profileFilesIn(profilesDir)

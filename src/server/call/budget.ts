@@ -87,6 +87,32 @@ export async function takeBudgets(session: Session, decision: Decision, target: 
   return { kind: 'taken', budgets: shown, release: () => giveBack(store, taken) };
 }
 
+/**
+ * Whether the budgets would refuse the call now, counting nothing: asked before a person is asked to
+ * confirm it, so nobody confirms a call the budget then refuses. The count itself still happens after
+ * the answer (takeBudgets), where a call that raced in between is refused as usual.
+ */
+export async function peekBudgets(
+  session: Session,
+  decision: Decision,
+  target: CallRecord['target'],
+): Promise<Outcome | null> {
+  for (const budget of budgetsFor(session.profile.budgets, decision.operations)) {
+    let peeked: Exclude<Counted, { kind: 'counted' }> | null;
+    try {
+      const window = await session.budgets.read(budgetKey(session, budget));
+      const judged = judgeBudget(budget, window.stamps, window.now);
+      peeked = judged.over
+        ? { kind: 'over', used: judged.used, freesAt: judged.freesAt as number, now: window.now }
+        : null;
+    } catch {
+      peeked = { kind: 'unavailable' };
+    }
+    if (peeked) return refuse(session, decision, budget, peeked, target);
+  }
+  return null;
+}
+
 type Counted =
   | { kind: 'counted'; at: number; used: number }
   | { kind: 'over'; used: number; freesAt: number; now: number }

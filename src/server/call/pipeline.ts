@@ -37,7 +37,7 @@ import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '../sdk.js
 import type { Namespace, Session } from '../session.js';
 import { noteScopeRefusal, tokenScopeRefusal } from '../token-scopes.js';
 import { CallAudit, type CallRecord } from './audit.js';
-import { takeBudgets } from './budget.js';
+import { peekBudgets, takeBudgets } from './budget.js';
 import { callContext, callTargetOf, isObject, type CallTarget, type GiteaCallContext } from './context.js';
 import { runGuardedAction } from './guarded-action.js';
 import { identityRefusal } from './identity-gate.js';
@@ -382,6 +382,8 @@ async function runGiteaCall(call: GiteaCallContext, audit: CallAudit, asking: As
   if (decision.effect === 'deny') return withIntegrity(denied(decision, target), taintEvidence(tainted.source));
   const allowed = decision;
   const confirmed = await traceStage('confirm', () => confirmGiteaCall(call, allowed.operations, round));
+  // A question the budget would refuse anyway is not put to anyone.
+  if (!confirmed.go && confirmed.outcome.ask) return (await peekBudgets(session, allowed, target)) ?? confirmed.outcome;
   if (!confirmed.go) return confirmed.outcome;
   const budget = await traceStage('budget', () => takeBudgets(session, allowed, target));
   if (budget.kind === 'refused') return budget.outcome;
