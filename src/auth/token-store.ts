@@ -229,7 +229,8 @@ export class TokenStore {
 
   async putCode(code: CodeRow): Promise<void> {
     await this.q(
-      'INSERT INTO oauth_codes (code_hash, grant_id, client_id, redirect_uri, code_challenge, resource, used, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+      'INSERT INTO oauth_codes (code_hash, grant_id, client_id, redirect_uri, ' +
+        'code_challenge, resource, used, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
       [
         code.codeHash,
         code.grantId,

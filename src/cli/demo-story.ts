@@ -208,7 +208,8 @@ async function mergerMerges(stage: Stage, pr: PullRequest, logins: Record<Role, 
   });
   const baseSha = field(read, ['data', 'base', 'sha']);
   stage.note(
-    `#${pr.number} by ${String(field(read, ['data', 'user', 'login']))}, head ${short(String(field(read, ['data', 'head', 'sha'])))}, mergeable ${String(field(read, ['data', 'mergeable']))}`,
+    `#${pr.number} by ${String(field(read, ['data', 'user', 'login']))}, head ` +
+      `${short(String(field(read, ['data', 'head', 'sha'])))}, mergeable ${String(field(read, ['data', 'mergeable']))}`,
   );
   stage.say(
     `A merge that names another head (here main's tip ${short(String(baseSha))}) is refused: a push after the review cannot slip in.`,
@@ -235,7 +236,8 @@ async function mergerMerges(stage: Stage, pr: PullRequest, logins: Record<Role, 
   });
   if (merged.verdict === 'allow') {
     stage.note(
-      'checks passed: not a self-merge, head_commit_id is the current head, an official independent approval of that head, no changes requested, no branch deleted by default',
+      'checks passed: not a self-merge, head_commit_id is the current head, an official independent approval ' +
+        'of that head, no changes requested, no branch deleted by default',
     );
   }
 }

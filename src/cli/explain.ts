@@ -120,7 +120,8 @@ export function render(
     `  decided by:  ${where}  ${decision.determining.rule}`,
     ...decision.failed.map(
       (failed) =>
-        `  failed:      ${failed.code}: ${failed.message}${failed.entry ? ` [${failed.entry.file}${failed.entry.line ? `:${failed.entry.line}` : ''} ${failed.entry.rule}]` : ''}`,
+        `  failed:      ${failed.code}: ` +
+        `${failed.message}${failed.entry ? ` [${failed.entry.file}${failed.entry.line ? `:${failed.entry.line}` : ''} ${failed.entry.rule}]` : ''}`,
     ),
     ...(decision.hint ? [`  hint:        ${decision.hint}`] : []),
     ...(decision.fix ? [`  fix:         ${decision.fix}`] : []),

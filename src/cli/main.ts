@@ -45,7 +45,10 @@ const commands: Record<string, Command> = {
 function usage(): string {
   const width = Math.max(...Object.keys(commands).map((c) => c.length));
   const lines = Object.entries(commands).map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`);
-  return `usage: gitea-warden <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun gitea-warden <command> --help for a command's options; gitea-warden --version for the version.\n`;
+  return (
+    `usage: gitea-warden <command> [options]\n\ncommands:\n${lines.join('\n')}\n\nRun gitea-warden ` +
+    `<command> --help for a command's options; gitea-warden --version for the version.\n`
+  );
 }
 
 /** The installed package's version (src/cli or dist/cli sit two levels below package.json). */

@@ -35,7 +35,10 @@ export function forOutput(decision: Decision): Decision {
 
 /** One finding for a person: `file:line: severity code: message (fix: ...)`, as check and migrate print it. */
 export function findingLine(finding: Finding): string {
-  return `${shownPath(finding.file)}${finding.line ? `:${finding.line}` : ''}: ${finding.severity} ${finding.code}: ${finding.message}${finding.fix ? ` (fix: ${finding.fix})` : ''}`;
+  return (
+    `${shownPath(finding.file)}${finding.line ? `:${finding.line}` : ''}: ${finding.severity} ` +
+    `${finding.code}: ${finding.message}${finding.fix ? ` (fix: ${finding.fix})` : ''}`
+  );
 }
 
 export function fail(command: string, message: string): number {

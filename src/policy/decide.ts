@@ -167,7 +167,8 @@ function forbiddenDenial(
       'forbidden_list_invalid',
       entryOf(profile, broken),
       `this profile denies everything while a forbidden_operations entry does not normalize; a person who maintains the profile must correct it`,
-      `fix or remove forbidden_operations entry '${broken.written}' in ${where(profile, broken.line)}: while it does not normalize, this profile denies everything`,
+      `fix or remove forbidden_operations entry '${broken.written}' in ` +
+        `${where(profile, broken.line)}: while it does not normalize, this profile denies everything`,
     );
   }
   const operation = operations.find((name) => profile.forbiddenBy.has(name));

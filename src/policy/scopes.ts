@@ -226,7 +226,9 @@ function branchFailures(
     if (protectedBy)
       failures.push({
         code: 'protected_branch',
-        message: `branch ${branch} is protected (${policy.protectedBranches.field}: ${protectedBy.written}); ${guarded.join(', ')} never targets it through these tools`,
+        message:
+          `branch ${branch} is protected (${policy.protectedBranches.field}: ` +
+          `${protectedBy.written}); ${guarded.join(', ')} never targets it through these tools`,
         entry: {
           file: policy.targetsFile,
           line: protectedBy.line,

@@ -80,7 +80,9 @@ export function resolveTaskCapability(catalog: TaskCatalog, task: string, sessio
     };
   }
   if (missing.length > 0) {
-    const hint = `Profile ${session.profileName} does not allow ${missing.join(', ')}; ask its owner to add ${missing.length > 1 ? 'them' : 'it'}, or use a namespace whose profile does.`;
+    const hint =
+      `Profile ${session.profileName} does not allow ${missing.join(', ')}; ask its owner ` +
+      `to add ${missing.length > 1 ? 'them' : 'it'}, or use a namespace whose profile does.`;
     return {
       ...base,
       allowed_in_current_session: false,

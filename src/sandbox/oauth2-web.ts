@@ -395,7 +395,8 @@ function grantPage(app: OAuth2App, session: Session, scope: string): string {
 <h1>Authorize "${escape(app.name)}" to access your account?</h1>
 <p>Signed in as ${escape(session.value.user ?? '')}. You will be redirected to ${escape(parked?.redirectUri ?? '')} if you authorize this application.</p>
 <form method="post" action="/login/oauth/grant">
-${field('_csrf', session.value.csrf)}${field('client_id', app.clientId)}${field('state', parked?.state ?? '')}${field('scope', scope)}${field('redirect_uri', parked?.redirectUri ?? '')}
+${field('_csrf', session.value.csrf)}${field('client_id', app.clientId)}${field('state', parked?.state ?? '')}
+${field('scope', scope)}${field('redirect_uri', parked?.redirectUri ?? '')}
 <button id="authorize" type="submit" name="granted" value="true">Authorize Application</button>
 <button id="cancel" type="submit" name="granted" value="false">Cancel</button>
 </form></body></html>`;

@@ -185,7 +185,8 @@ export function renderClientTable(): string {
     README_BEGIN,
     `With the default \`TOOL_MODE=auto\` each reference namespace serves ${autoModes}. A static listing holds up to`,
     `${staticMost.tools.length} tools (${staticMost.profile}) and ~${staticTokens.estimatedTokens} tokens (${staticTokens.profile});`,
-    `a discovery listing ${discovery.tools.length} tools and ~${discovery.estimatedTokens} tokens (${discovery.profile}); per namespace: [docs/namespaces.md](docs/namespaces.md).`,
+    `a discovery listing ${discovery.tools.length} tools and ~${discovery.estimatedTokens} ` +
+      `tokens (${discovery.profile}); per namespace: [docs/namespaces.md](docs/namespaces.md).`,
     '',
     '| client | its limit | TOOL_MODE=auto (default) gets | TOOL_MODE=static gets | TOOL_MODE=discovery gets |',
     '|---|---|---|---|---|',

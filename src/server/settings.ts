@@ -125,7 +125,8 @@ export const SETTINGS: readonly SettingSpec[] = [
     flag: 'gitea-url',
     default: null,
     description:
-      'Gitea base URL (a trailing /api/v1 is dropped); the token comes only from the env var the profile names (token_source_name; GITEA_TOKEN when it names none)',
+      'Gitea base URL (a trailing /api/v1 is dropped); the token comes only from the env var the ' +
+      'profile names (token_source_name; GITEA_TOKEN when it names none)',
     parse: giteaBaseUrl,
   },
   {
@@ -307,7 +308,8 @@ export const SETTINGS: readonly SettingSpec[] = [
     flag: 'oauth-store',
     default: null,
     description:
-      'oauth token store: a SQLite file (default oauth-tokens.sqlite in the state directory) or postgres://... for several replicas (password via env or PGPASSWORD)',
+      'oauth token store: a SQLite file (default oauth-tokens.sqlite in the state directory) or ' +
+      'postgres://... for several replicas (password via env or PGPASSWORD)',
     parse: text,
   },
   {

@@ -21,7 +21,8 @@ export function judgeOwnership(facts: OwnershipFacts): GuardVerdict {
         : check(
             'own_pull_request',
             false,
-            `pull request #${pull.number} was opened by ${pull.author} (live: user.login), not by ${identity}; this role edits and closes its own pull requests only.`,
+            `pull request #${pull.number} was opened by ${pull.author} (live: user.login), ` +
+              `not by ${identity}; this role edits and closes its own pull requests only.`,
           );
     })
     .verdict('ownership');

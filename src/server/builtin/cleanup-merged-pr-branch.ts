@@ -34,7 +34,8 @@ export const cleanupMergedPrBranchTool: BuiltinTool = {
       confirmation: {
         type: 'string',
         description:
-          'Only where the profile keeps confirmation_fallback: phrase and the client cannot ask its person: exactly CLEANUP MERGED PR <pr_number> BRANCH <branch>',
+          'Only where the profile keeps confirmation_fallback: phrase and the client cannot ask its ' +
+          'person: exactly CLEANUP MERGED PR <pr_number> BRANCH <branch>',
       },
     },
     required: ['owner', 'repo', 'pr_number', 'branch'],

@@ -6,7 +6,8 @@ export const whoamiTool: BuiltinTool = {
   name: 'gitea_whoami',
   title: 'Who am I',
   description:
-    'The Gitea identity of this namespace: the login verified with GET /user, the active profile, its role and audit label, the repositories, branches and file paths it is scoped to, and whether verification passed. Mutating tools are refused while it has not.',
+    'The Gitea identity of this namespace: the login verified with GET /user, the active profile, its role and audit label, the repositories, branches ' +
+    'and file paths it is scoped to, and whether verification passed. Mutating tools are refused while it has not.',
   inputSchema: { type: 'object', properties: {}, additionalProperties: false },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   operations: [],

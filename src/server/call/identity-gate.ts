@@ -32,7 +32,8 @@ export async function identityRefusal(
     status.state === 'mismatch'
       ? [
           'identity_mismatch',
-          `The token belongs to ${status.login}, but profile ${session.profile.name} is for ${status.expected ?? 'an unnamed user'}; mutating calls are refused.`,
+          `The token belongs to ${status.login}, but profile ${session.profile.name} ` +
+            `is for ${status.expected ?? 'an unnamed user'}; mutating calls are refused.`,
           `The namespace's operator must give it the token of ${status.expected ?? 'the profile user'} (env ${tokenVariable}).`,
         ]
       : status.cause === 'token_scope'

@@ -103,7 +103,8 @@ export function offerReveal(
     ...present.map((v) => `  ${v.shown}`),
     `Acts as: ${session.identity.login() ?? 'an unverified identity'} (namespace ${session.profile.name ?? session.profile.file})`,
     '',
-    `The agent, and the model behind it, will see these values. Nothing is shown unless you confirm; your answer holds for ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    `The agent, and the model behind it, will see these values. Nothing is shown unless ` +
+      `you confirm; your answer holds for ${minutes} minute${minutes === 1 ? '' : 's'}.`,
   ];
   const ask: InputAsk = {
     requests: {
