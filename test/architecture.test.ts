@@ -239,3 +239,19 @@ test('src imports only declared runtime dependencies and node builtins', () => {
   });
   assert.deepEqual(offending, []);
 });
+
+test('no file name in two rooms: a name says which job, wherever it is found', () => {
+  const rooms = new Map<string, Set<string>>();
+  for (const file of sourceFiles(join(packageRoot, 'src'))) {
+    const path = relative(join(packageRoot, 'src'), file);
+    const name = path.split('/').at(-1) as string;
+    const room = path.split('/')[0] as string;
+    // A command is named for the command (src/cli/decide.ts runs `gitea-warden decide` over src/policy/decide.ts).
+    if (room === 'cli') continue;
+    rooms.set(name, new Set([...(rooms.get(name) ?? []), path]));
+  }
+  const twice = [...rooms]
+    .filter(([, paths]) => paths.size > 1)
+    .map(([name, paths]) => `${name}: ${[...paths].join(', ')}`);
+  assert.deepEqual(twice, []);
+});

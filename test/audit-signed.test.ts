@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { canonicalJson, GENESIS_PREV, sealEvent, sha256Hex } from '../src/audit/chain.js';
 import { publicKeyFromPem, signerFromPem, type Signer } from '../src/audit/checkpoint.js';
 import { AuditLog, checkpointPathOf } from '../src/audit/log.js';
-import { AuditStartRefused } from '../src/audit/start.js';
+import { AuditStartRefused } from '../src/audit/checkpoint-check.js';
 import { verifyAuditLog } from '../src/audit/verify.js';
 import { sampleEvent } from './fixtures/audit-sample.js';
 import { CLI_ARGS } from './support/namespace.js';

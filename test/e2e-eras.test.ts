@@ -15,7 +15,7 @@ import { StdioClientTransport as V1Stdio } from '@modelcontextprotocol/sdk/clien
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
-import { builtinTools } from '../src/server/builtin/index.js';
+import { builtinTools } from '../src/server/builtin/builtin-tools.js';
 import { TOOL_LIST_TTL_MS } from '../src/server/mcp-server.js';
 import type { Namespace } from '../src/server/session.js';
 import { openNamespace } from './support/in-process.js';

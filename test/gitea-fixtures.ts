@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CatalogEntry, CatalogParameter, CatalogPathParameter, HttpMethod } from '../src/catalog/types.js';
-import type { GiteaIdentity } from '../src/gitea/types.js';
+import type { GiteaIdentity } from '../src/gitea/gitea-identity.js';
 
 export const TOKEN = '0123456789abcdef0123456789abcdef01234567';
 

@@ -16,12 +16,12 @@ import {
   readTimeline,
 } from '../src/gitea/facts.js';
 import { cleanupMergedPrBranch, reconcileAlreadyLandedPr } from '../src/gitea/reconcile.js';
-import type { FactReader, GiteaWriter, ReadResult, WriteResult } from '../src/gitea/types.js';
+import type { FactReader, GiteaWriter, ReadResult, WriteResult } from '../src/gitea/gitea-identity.js';
 import { callGuardsFor, judgeCall } from '../src/policy/guards/call-guards.js';
 import { judgeCleanup, type CleanupRequest } from '../src/policy/guards/cleanup-branch-guard.js';
 import { judgeReconcileLanded } from '../src/policy/guards/reconcile-landed-guard.js';
 import { judgeUnmoved } from '../src/policy/guards/unmoved-guard.js';
-import type { BranchPatterns, FactBounds, MergeSettings } from '../src/policy/guards/settings.js';
+import type { BranchPatterns, FactBounds, MergeSettings } from '../src/policy/guards/guard-settings.js';
 import { applyGuardVerdict } from '../src/policy/guards/verdict.js';
 import type { Decision } from '../src/policy/decision.js';
 import { loadPolicySet } from '../src/policy-files/policy-set.js';

@@ -11,7 +11,7 @@ import {
   type BranchPatterns,
   type GuardsConfig,
   type MergeSettings,
-} from '../src/policy/guards/settings.js';
+} from '../src/policy/guards/guard-settings.js';
 import { applyGuardVerdict, combineVerdicts, type Fact, type GuardVerdict } from '../src/policy/guards/verdict.js';
 import type {
   LandingFacts,
@@ -20,7 +20,7 @@ import type {
   RepositoryFacts,
   ReviewFact,
   TimelineEntry,
-} from '../src/policy/guards/facts.js';
+} from '../src/policy/guards/guard-facts.js';
 import type { Decision } from '../src/policy/decision.js';
 import { loadPolicySet } from '../src/policy-files/policy-set.js';
 

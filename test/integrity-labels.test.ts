@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadCatalog } from '../src/catalog/load.js';
-import type { FactReader, ReadResult } from '../src/gitea/types.js';
+import type { FactReader, ReadResult } from '../src/gitea/gitea-identity.js';
 import { compileIntegrity, type IntegrityData } from '../src/policy/integrity.js';
 import { loadPolicySet } from '../src/policy-files/policy-set.js';
 import { labelAnswer } from '../src/server/integrity-labels.js';

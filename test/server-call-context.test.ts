@@ -1,5 +1,5 @@
 // One typed context per tools/call: the server's own code reads what a call names (owner, repo,
-// number, sudo, the expected head) from its arguments once, in src/server/call/context.ts, and every
+// number, sudo, the expected head) from its arguments once, in src/server/call/call-context.ts, and every
 // later stage takes it from the context. The stages are listed in the pipeline's header from the code.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -109,7 +109,7 @@ describe('a tools/call reads its arguments once', () => {
       .slice(before)
       .filter((r) => r.method === 'GET' && r.path === '/api/v1/repos/acme/widgets/pulls/1');
     assert.equal(pullReads.length, 1);
-    const context = 'src/server/call/context.ts';
+    const context = 'src/server/call/call-context.ts';
     assert.deepEqual(reads.sort(), [
       `${context} body`,
       `${context} index`,
@@ -160,7 +160,7 @@ describe('a tools/call reads its arguments once', () => {
     const { args, reads } = watched({ owner: 'acme', repo: 'widgets', pr_number: 1 });
     const payload = payloadOf(await handleToolCall(reconciler, 'gitea_reconcile_already_landed_pr', args));
     assert.equal(payload.error?.report?.checks?.length > 0, true, JSON.stringify(payload)); // refused: PR #1 has not landed
-    const context = 'src/server/call/context.ts';
+    const context = 'src/server/call/call-context.ts';
     assert.deepEqual(reads.sort(), [
       `${context} body`,
       `${context} index`,

@@ -5,7 +5,7 @@ import { validationErrors } from '../src/shared/document.js';
 import { loadCatalog } from '../src/catalog/load.js';
 import { loadPolicySet } from '../src/policy-files/policy-set.js';
 import { loadProfile } from '../src/policy-files/profile-files.js';
-import { builtinTools } from '../src/server/builtin/index.js';
+import { builtinTools } from '../src/server/builtin/builtin-tools.js';
 import { profileReference, registryFor } from '../src/server/namespace.js';
 import { possiblePrimaries, ToolRegistryError } from '../src/server/tool-registry.js';
 

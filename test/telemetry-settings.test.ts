@@ -2,7 +2,7 @@
 // honour stops start-up with a message naming the variable, rather than exporting somewhere else.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { telemetryOn, telemetrySettings } from '../src/telemetry/settings.js';
+import { telemetryOn, telemetrySettings } from '../src/telemetry/otel-settings.js';
 
 test('nothing set: both signals off', () => {
   const settings = telemetrySettings({});

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import type { Session } from '../src/server/session.js';
-import { noteScopeRefusal, TokenScopeState } from '../src/server/token-scopes.js';
+import { noteScopeRefusal, TokenScopeState } from '../src/server/token-scope-filter.js';
 import {
   connectStdio,
   namespaceEnv,

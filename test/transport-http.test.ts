@@ -9,7 +9,7 @@ import {
   startHttpTransport,
   type HttpTransportHandle,
   type HttpTransportOptions,
-} from '../src/transports/http.js';
+} from '../src/transports/streamable-http.js';
 import { createLogger } from '../src/shared/logger.js';
 import { StartupError } from '../src/shared/startup-error.js';
 import { createEchoServer } from './fixtures/echo-server.js';

@@ -2,7 +2,7 @@
 // for a merge, the merge guard judged over the gathered facts.
 import { decideCall, type DecideContext } from '../../src/policy/decide.js';
 import { callGuardsFor, judgeCall, type CallFacts } from '../../src/policy/guards/call-guards.js';
-import type { MergeSettings } from '../../src/policy/guards/settings.js';
+import type { MergeSettings } from '../../src/policy/guards/guard-settings.js';
 import { applyGuardVerdict } from '../../src/policy/guards/verdict.js';
 import type { HolderIndex } from '../../src/policy/hints.js';
 import type { BenchRequest, MergeFactsInput, Workload } from '../workload.js';

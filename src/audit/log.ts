@@ -20,7 +20,7 @@ import type { AuditEvent, ChainedAuditEvent } from './event.js';
 import { TRUNCATED_FINAL_LINE } from './verify.js';
 import { lockLog, LogLockedError, type LogLock } from './lock.js';
 import type { HighWaterMark } from './high-water.js';
-import { AuditStartRefused, checkSignedStart, type StartFindings } from './start.js';
+import { AuditStartRefused, checkSignedStart, type StartFindings } from './checkpoint-check.js';
 
 /** Writing to (or opening) the log failed. Names the path and errno code, never event data. */
 export class AuditWriteError extends Error {

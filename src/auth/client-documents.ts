@@ -5,7 +5,7 @@
 // client cannot make this server fetch the same URL on every request). One fetch per URL at a time.
 import { checkMetadata, type ResolvedClient } from './clients.js';
 import { fetchDocument, type DocumentFetchPolicy } from './document-fetch.js';
-import { AuthFailure } from './errors.js';
+import { AuthFailure } from './auth-failure.js';
 
 const MAX_ENTRIES = 200;
 const DEFAULT_TTL_MS = 5 * 60_000;

@@ -3,7 +3,7 @@
 // metadata document (draft-ietf-oauth-client-id-metadata-document, MCP 2025-11-25). Both shapes are
 // checked here by the same rules; the document's fetch is ./client-documents.ts.
 import { isLoopbackHostname } from '../shared/loopback.js';
-import { AuthFailure } from './errors.js';
+import { AuthFailure } from './auth-failure.js';
 
 /** A client as /authorize, consent and /token see it. */
 export interface ResolvedClient {

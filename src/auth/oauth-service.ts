@@ -9,7 +9,7 @@ import { UpstreamRefused, type GiteaOAuthClient, type UpstreamTokens } from '../
 import type { ClientDocuments } from './client-documents.js';
 import { checkMetadata, isDocumentClientId, matchRedirectUri, type ResolvedClient } from './clients.js';
 import type { ConsentView, Notice } from './consent-page.js';
-import { AuthFailure } from './errors.js';
+import { AuthFailure } from './auth-failure.js';
 import { GrantAccess, type NamespaceAccess } from './grant-access.js';
 import { newToken, tokenHash, type Sealer } from './sealing.js';
 import type { GrantRow, ParkRow, TokenStore } from './token-store.js';

@@ -7,7 +7,7 @@ import { checkProfileFile, profileFilesIn, type FoundProfile } from '../policy-f
 import { policiesDir, userProfilesDir } from '../shared/paths.js';
 import type { Finding } from '../policy/findings.js';
 import { loadCatalog } from '../catalog/load.js';
-import { tokenScopeFindings } from '../server/token-scopes.js';
+import { tokenScopeFindings } from '../server/token-scope-filter.js';
 import { compileProfile } from '../policy/profile.js';
 import { trustFindings } from './check-trust.js';
 import { errorMessage, fail, findingLine } from './policy-context.js';

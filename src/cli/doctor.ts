@@ -1,10 +1,10 @@
 // gitea-warden doctor: before any MCP client is wired, does this namespace's setup work? The
-// settings as serve reads them, the profile, then Gitea's answers (src/gitea/readiness.ts): the URL,
+// settings as serve reads them, the profile, then Gitea's answers (src/gitea/doctor-checks.ts): the URL,
 // the token, its scopes, whose it is, and the repositories the profile names. One line per check,
 // each failure with its fix.
 import { parseArgs } from 'node:util';
 import { GiteaHttpClient } from '../gitea/http.js';
-import { readiness, type Probe } from '../gitea/readiness.js';
+import { readiness, type Probe } from '../gitea/doctor-checks.js';
 import { loadProfile } from '../policy-files/profile-files.js';
 import type { PolicySet } from '../policy-files/policy-set.js';
 import { effectiveOperations, tokenVariableOf, type CompiledProfile } from '../policy/profile.js';

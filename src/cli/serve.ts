@@ -14,10 +14,10 @@ import { checkStartup, type StartupOptions } from '../transports/startup.js';
 import type { Namespace } from '../server/session.js';
 import { isDatabaseUrl } from '../audit/database-url.js';
 import type { PostgresRateLimiter } from '../transports/rate-limit-postgres.js';
-import { namespaceTokenScopes, stepUpScopes } from '../server/token-scopes.js';
+import { namespaceTokenScopes, stepUpScopes } from '../server/token-scope-filter.js';
 import { profileWords } from '../policy/profile-words.js';
 import type { SqlBudgetStore } from '../auth/budget-store.js';
-import { startTelemetry } from '../telemetry/start.js';
+import { startTelemetry } from '../telemetry/start-telemetry.js';
 import { GiteaHttpClient } from '../gitea/http.js';
 
 export async function run(argv: string[]): Promise<number> {
@@ -39,7 +39,7 @@ export async function run(argv: string[]): Promise<number> {
     const settings = readSettings(flags, process.env);
     // An unsafe HTTP setup is refused before anything is loaded, opened or written.
     // HTTP (express, the OAuth routes) and OAuth (database drivers) load only when used: stdio starts lean.
-    const transport = settings.transport === 'http' ? await import('../transports/http.js') : null;
+    const transport = settings.transport === 'http' ? await import('../transports/streamable-http.js') : null;
     const http = transport ? httpOptions(settings, process.env, transport.DEFAULT_MAX_BODY_BYTES) : null;
     if (http) checkStartup(http);
     if (settings.authMode !== 'bearer' && http === null)
@@ -167,7 +167,7 @@ async function serve(
     await audit.close();
     return;
   }
-  const { startHttpTransport } = await import('../transports/http.js');
+  const { startHttpTransport } = await import('../transports/streamable-http.js');
   const { confirmationPages } = await import('../transports/approval-routes.js');
   const shared = await sharedRateLimiter(process.env.AUDIT_SINK, http.rateLimitPerMinute);
   const readiness = await readinessFor(namespace, oauth, extras.budgets);
@@ -204,7 +204,7 @@ async function serve(
 
 /** /ready's checks: Gitea (the identity, or that it answers under per-user OAuth), the audit log, every state store. */
 async function readinessFor(namespace: Namespace, oauth: OAuthSetup | null, budgets: SqlBudgetStore | null) {
-  const { Readiness } = await import('../transports/readiness.js');
+  const { Readiness } = await import('../transports/ready-route.js');
   const stores: Record<string, () => Promise<void>> = {};
   if (oauth) stores.token_store = async () => void (await oauth.store.driver.query('SELECT 1'));
   if (budgets) stores.budget_store = () => budgets.ping();

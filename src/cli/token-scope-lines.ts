@@ -1,13 +1,13 @@
 // The Gitea token scopes a profile needs, for people: `explain --profile P` (or `explain P`) prints
 // them with one operation that needs each, and `init` prints them for every profile it wrote, so a
-// token is issued with exactly these (src/server/token-scopes.ts derives them from Gitea's routes).
+// token is issued with exactly these (src/server/token-scope-filter.ts derives them from Gitea's routes).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadCatalog } from '../catalog/load.js';
 import type { PolicySet } from '../policy-files/policy-set.js';
 import { loadProfile } from '../policy-files/profile-files.js';
 import { tokenVariableOf } from '../policy/profile.js';
-import { profileScopeNeeds, profileTokenScopes } from '../server/token-scopes.js';
+import { profileScopeNeeds, profileTokenScopes } from '../server/token-scope-filter.js';
 import { profilesDir, shownPath } from '../shared/paths.js';
 
 /** explain's answer for a profile alone: the minimal token scopes and why each. */

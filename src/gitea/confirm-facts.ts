@@ -6,7 +6,7 @@
 import type { Fact } from '../policy/guards/verdict.js';
 import { isRecord } from './errors.js';
 import { repoPath, type PullRef } from './facts.js';
-import type { FactReader } from './types.js';
+import type { FactReader } from './gitea-identity.js';
 
 export interface RepositoryIdentity {
   id: number;

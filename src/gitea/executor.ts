@@ -1,7 +1,7 @@
 // One catalog operation + validated arguments + an identity -> one HTTP call to Gitea -> one
 // bounded, redacted result. Never throws for argument or upstream problems, and decides no policy.
 import type { CatalogEntry } from '../catalog/types.js';
-import type { GiteaIdentity } from './types.js';
+import type { GiteaIdentity } from './gitea-identity.js';
 import { encodeBody, encodePath, encodeQuery, type Encoded } from './encode.js';
 import { decodeBody, type BinaryData, type Decoded } from './decode.js';
 import {

@@ -10,12 +10,12 @@ import type {
   RepositoryFacts,
   ReviewFact,
   TimelineEntry,
-} from '../policy/guards/facts.js';
-import type { FactBounds } from '../policy/guards/settings.js';
+} from '../policy/guards/guard-facts.js';
+import type { FactBounds } from '../policy/guards/guard-settings.js';
 import type { Fact } from '../policy/guards/verdict.js';
 import { encodePathValue } from './encode.js';
 import { isRecord } from './errors.js';
-import type { FactReader } from './types.js';
+import type { FactReader } from './gitea-identity.js';
 
 export interface PullRef {
   owner: string;

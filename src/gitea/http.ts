@@ -4,7 +4,7 @@
 // one connection, and a namespace does not load undici (a tenth of its start-up) to make them.
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { HttpMethod } from '../catalog/types.js';
-import type { FactReader, GiteaIdentity, ReadResult } from './types.js';
+import type { FactReader, GiteaIdentity, ReadResult } from './gitea-identity.js';
 import type { RequestBody } from './encode.js';
 import { decodeBody } from './decode.js';
 import { giteaDuration, giteaErrors, secondsSince } from '../telemetry/instruments.js';

@@ -8,7 +8,7 @@
 //       (or no such organization: a personal owner); 303 when the asking token's user is outside the
 //       organization, which therefore cannot be told
 //   GET /users/{login}/repos?limit=1                 userListRepos (UserAssignmentAPI): 404 no such user
-import type { FactReader } from './types.js';
+import type { FactReader } from './gitea-identity.js';
 
 /** What the profile names that a trusted person may belong to. */
 export interface TrustDomain {

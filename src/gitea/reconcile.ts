@@ -5,13 +5,13 @@
 // compare-and-delete, so the window left is the time between that read and the write).
 // The report lists every check and the evidence, so the server can audit it.
 import type { CleanupFacts, CleanupRequest } from '../policy/guards/cleanup-branch-guard.js';
-import type { BranchFacts, LandingFacts, PullFacts } from '../policy/guards/facts.js';
+import type { BranchFacts, LandingFacts, PullFacts } from '../policy/guards/guard-facts.js';
 import type { UnmovedFacts } from '../policy/guards/unmoved-guard.js';
 import type { ReconcileFacts } from '../policy/guards/reconcile-landed-guard.js';
-import type { FactBounds } from '../policy/guards/settings.js';
+import type { FactBounds } from '../policy/guards/guard-settings.js';
 import type { Fact, GuardCheck, GuardVerdict } from '../policy/guards/verdict.js';
 import { readBranch, readLanding, readOpenPulls, readProtectionRules, readPull, type PullRef } from './facts.js';
-import type { FactReader, GiteaWriter, WriteResult } from './types.js';
+import type { FactReader, GiteaWriter, WriteResult } from './gitea-identity.js';
 
 /** held: every check passed, and the write waits for a person's confirmation (the gate said no, for now). */
 export type ReconcileAction = 'deleted' | 'closed' | 'refused' | 'failed' | 'held';

@@ -6,7 +6,7 @@ import type { FactRequest, IntegrityLevel } from '../policy/integrity.js';
 import { encodePathValue } from './encode.js';
 import { isRecord } from './errors.js';
 import { repoPath } from './facts.js';
-import type { FactReader } from './types.js';
+import type { FactReader } from './gitea-identity.js';
 
 // GetRepoPermissions (routers/api/v1/repo/collaborators.go) answers ToUserAndPermission with the
 // AccessMode's name; a site admin's user object says is_admin to an admin caller.

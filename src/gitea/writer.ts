@@ -2,7 +2,7 @@
 // Gitea never answered throws (the caller reports it as a failed action); any answer returns its status.
 import { repoPath } from './facts.js';
 import type { GiteaHttpClient, HttpRequest } from './http.js';
-import type { GiteaWriter, WriteResult } from './types.js';
+import type { GiteaWriter, WriteResult } from './gitea-identity.js';
 
 export class HttpGiteaWriter implements GiteaWriter {
   constructor(private readonly client: GiteaHttpClient) {}

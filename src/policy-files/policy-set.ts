@@ -15,7 +15,7 @@ import { conflictMarkerFindings, type Finding, type RoleInvariants } from '../po
 import type { KnownValues, MapRule, OperationMap, OperationMapping } from '../policy/operation-map.js';
 import type { RiskClass, Vocabulary, VocabularyEntry } from '../policy/vocabulary.js';
 import { unknownGuardedOperations } from '../policy/guards/guarded-only.js';
-import type { BranchPatterns, GuardsConfig } from '../policy/guards/settings.js';
+import type { BranchPatterns, GuardsConfig } from '../policy/guards/guard-settings.js';
 import type { CallGuard, CallGuardTable } from '../policy/guards/call-guards.js';
 import type { SudoRule } from '../policy/guards/sudo.js';
 import type { IntegrityCatalog } from '../policy/integrity-walk.js';

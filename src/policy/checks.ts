@@ -2,7 +2,7 @@
 // argument conditions. Both read the call (operationId + validated arguments); a request without a
 // call must state its targets (`{}` for none) or a scoped profile denies it.
 import type { ConditionCheck, DecideContext } from './decide.js';
-import type { GuardedOnly } from './guards/settings.js';
+import type { GuardedOnly } from './guards/guard-settings.js';
 import type { HolderIndex } from './hints.js';
 import type { FailedCondition } from './decision.js';
 import { checkConditions, type ConditionSet } from './conditions.js';

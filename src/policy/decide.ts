@@ -13,7 +13,7 @@ import { mapCall, type MappedCall, type OperationMap } from './operation-map.js'
 import { forbiddenHint, notAllowedFix, notAllowedHint, normalizeHint, type HolderIndex } from './hints.js';
 import type { ReasonCode } from './reasons.js';
 import { guardedOnlyDenial } from './guards/guarded-only.js';
-import type { GuardedOnly } from './guards/settings.js';
+import type { GuardedOnly } from './guards/guard-settings.js';
 
 export interface DecisionRequest {
   /** Operation names as written (legacy or canonical); the primary first. All must be allowed. */

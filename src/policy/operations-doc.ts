@@ -2,7 +2,7 @@
 // the vocabulary, the operation map, the reference profiles, the catalog tools and the guarded-only
 // operations. Pure: data in, Markdown out; src/cli/catalog-docs.ts reads the files.
 import type { RepositoryReach } from '../catalog/reach.js';
-import type { GuardedOnly } from './guards/settings.js';
+import type { GuardedOnly } from './guards/guard-settings.js';
 import { conditionText, type MapRule, type OperationMap, type OperationMapping } from './operation-map.js';
 import { normalizeName } from './normalize.js';
 import { effectiveOperations, type CompiledProfile } from './profile.js';

@@ -35,7 +35,7 @@ export interface ProfileData {
   allowed_operations?: string[];
   forbidden_operations?: string[];
   token_source_name?: string;
-  /** The Gitea scopes the token carries (src/server/token-scopes.ts), when the profile declares them. */
+  /** The Gitea scopes the token carries (src/server/token-scope-filter.ts), when the profile declares them. */
   token_scopes?: string[];
   audit_label?: string;
   can_approve_prs?: boolean;

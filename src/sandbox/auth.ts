@@ -2,7 +2,7 @@
 // `Basic <login:password>`, `Sudo` (header or query) for site admins only, and the repository
 // access level from ownership, organization teams, collaborators and visibility.
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError, forbidden, notFound, unauthorized } from './errors.js';
+import { ApiError, forbidden, notFound, unauthorized } from './api-errors.js';
 import type { AccessLevel, Account, Repo, SandboxState } from './model.js';
 import { oauthAccessToken } from './oauth2-tokens.js';
 

@@ -24,7 +24,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { authenticate, type Caller } from './auth.js';
 import type { Reply, Route } from './context.js';
-import { ApiError, errorBody, RepoRedirect } from './errors.js';
+import { ApiError, errorBody, RepoRedirect } from './api-errors.js';
 import { branchRoutes } from './handlers/branches.js';
 import { collaboratorRoutes } from './handlers/collaborators.js';
 import { commitRoutes } from './handlers/commits.js';
@@ -53,7 +53,7 @@ import { timelineRoutes } from './handlers/timeline.js';
 import type { SandboxState } from './model.js';
 import { OAUTH_WEB_PATHS, serveOAuthWeb } from './oauth2-web.js';
 import { Router } from './router.js';
-import { requireTokenScopes } from './scopes.js';
+import { requireTokenScopes } from './token-scope-check.js';
 import { defaultSeed, loadSeed, type Credentials, type SandboxSeed } from './seed.js';
 
 export const API_PREFIX = '/api/v1';

@@ -5,7 +5,7 @@
 import { GiteaHttpClient } from '../gitea/http.js';
 import { IdentityVerifier } from './identity.js';
 import type { Namespace, Session } from './session.js';
-import { TokenScopeState } from './token-scopes.js';
+import { TokenScopeState } from './token-scope-filter.js';
 
 export interface SignedInCaller {
   login: string;

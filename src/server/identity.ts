@@ -2,8 +2,8 @@
 // check passed (and whenever it failed) mutating calls fail closed; reads may proceed.
 import { missingScopes } from '../gitea/errors.js';
 import { GiteaReadError } from '../gitea/http.js';
-import type { FactReader } from '../gitea/types.js';
-import { sameLogin } from '../policy/guards/facts.js';
+import type { FactReader } from '../gitea/gitea-identity.js';
+import { sameLogin } from '../policy/guards/guard-facts.js';
 
 export type IdentityStatus =
   /** GET /user answered with the profile's login. */

@@ -3,7 +3,7 @@
 // max_lookups), then label and hold back (pure).
 import type { CatalogEntry } from '../catalog/types.js';
 import { StandingReader } from '../gitea/standing.js';
-import type { FactReader } from '../gitea/types.js';
+import type { FactReader } from '../gitea/gitea-identity.js';
 import { factKey, type IntegrityLevel, type IntegritySettings } from '../policy/integrity.js';
 import {
   findItems,

@@ -6,7 +6,7 @@ import { loadCatalog } from '../catalog/load.js';
 import { loadPolicySet } from '../policy-files/policy-set.js';
 import { loadProfile, profileFilesIn } from '../policy-files/profile-files.js';
 import { packageRoot, profilesDir } from '../shared/paths.js';
-import { builtinTools } from './builtin/index.js';
+import { builtinTools } from './builtin/builtin-tools.js';
 import { confirmationsSection } from './confirm/report.js';
 import { profileReference, registryFor } from './namespace.js';
 import type { ToolModeSetting } from './settings.js';
@@ -116,7 +116,7 @@ export function renderNamespacesDoc(): string {
     '',
     'Tokens are estimated as bytes / 4 of the `tools/list` result.',
     '',
-    "The order is fixed: gitea-warden's built-in tools first, in the order of `src/server/builtin/index.ts`, then Gitea's",
+    "The order is fixed: gitea-warden's built-in tools first, in the order of `src/server/builtin/builtin-tools.ts`, then Gitea's",
     "operations by tool name. The list depends only on the namespace's profile and filters and on what the caller's",
     'authorization allows (per-user OAuth, token scopes), never on the connection; a 2026-07-28 client may keep it',
     'for 60 seconds (`ttlMs`, `cacheScope: private`). Full definitions (`gitea_describe_operation`) carry the result',

@@ -12,7 +12,7 @@ import { loadTaskCatalog } from '../policy-files/task-catalog.js';
 import { databasePassword, isDatabaseUrl } from '../audit/database-url.js';
 import { defaultAuditPath } from '../audit/path.js';
 import { GiteaHttpClient } from '../gitea/http.js';
-import type { GiteaIdentity } from '../gitea/types.js';
+import type { GiteaIdentity } from '../gitea/gitea-identity.js';
 import { guardedOperations } from '../policy/guards/guarded-only.js';
 import { decideContextFor } from '../policy/checks.js';
 import { effectiveOperations, tokenVariableOf, type CompiledProfile } from '../policy/profile.js';
@@ -21,8 +21,8 @@ import { unexpandedMessage, unexpandedReference } from '../shared/unexpanded.js'
 import type { Logger } from '../shared/logger.js';
 import { AuditSink } from './audit-sink.js';
 import { fileSha256 } from './file-hash.js';
-import { builtinTools } from './builtin/index.js';
-import type { BuiltinTool } from './builtin/types.js';
+import { builtinTools } from './builtin/builtin-tools.js';
+import type { BuiltinTool } from './builtin/builtin-tool.js';
 import { MemoryTaintStore, TaintTracker } from './taint-tracker.js';
 import { ConfirmRuntime } from './confirm/runtime.js';
 import { CONFIRMATION_KEY_SETTING } from './confirm/request-state.js';
@@ -30,7 +30,7 @@ import { MemoryBudgetStore, type BudgetStore } from './call/budget.js';
 import { IdentityVerifier } from './identity.js';
 import type { Namespace, Session, WatchedFile } from './session.js';
 import type { Settings } from './settings.js';
-import { staticTokenScopes } from './token-scopes.js';
+import { staticTokenScopes } from './token-scope-filter.js';
 import { buildToolRegistry, ToolRegistryError, type ToolRegistry } from './tool-registry.js';
 
 export interface NamespaceOptions {

@@ -5,7 +5,7 @@
 import type { PolicySet } from '../policy-files/policy-set.js';
 import type { CatalogEntry } from '../catalog/types.js';
 import type { ExecutorOptions } from '../gitea/options.js';
-import type { GiteaIdentity } from '../gitea/types.js';
+import type { GiteaIdentity } from '../gitea/gitea-identity.js';
 import type { GiteaHttpClient } from '../gitea/http.js';
 import type { DecideContext } from '../policy/decide.js';
 import type { CompiledProfile } from '../policy/profile.js';
@@ -14,7 +14,7 @@ import type { Logger } from '../shared/logger.js';
 import type { Settings } from './settings.js';
 import type { AuditSink } from './audit-sink.js';
 import type { IdentityVerifier } from './identity.js';
-import type { BuiltinTool } from './builtin/types.js';
+import type { BuiltinTool } from './builtin/builtin-tool.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { TaintTracker } from './taint-tracker.js';
 import type { ConfirmRuntime } from './confirm/runtime.js';

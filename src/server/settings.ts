@@ -38,7 +38,7 @@ export interface Settings {
   authMode: AuthMode;
   oauthStore: string | null;
   oauthClientId: string | null;
-  /** Null: the scopes the profile needs (src/server/token-scopes.ts). */
+  /** Null: the scopes the profile needs (src/server/token-scope-filter.ts). */
   oauthGiteaScopes: string[] | null;
   oauthTeamsMaxAge: number;
   oauthDocumentTimeoutMs: number;

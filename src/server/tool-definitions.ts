@@ -6,7 +6,7 @@
 import type { CatalogEntry, JsonSchema } from '../catalog/types.js';
 import { PAYLOAD_JSON_SCHEMA } from '../gitea/envelope.js';
 import { withRevealOption } from '../gitea/reveal.js';
-import type { BuiltinTool, ToolAnnotations } from './builtin/types.js';
+import type { BuiltinTool, ToolAnnotations } from './builtin/builtin-tool.js';
 
 /**
  * The result envelope's schema (src/gitea/envelope.ts), the outputSchema of a generated tool's full

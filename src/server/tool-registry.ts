@@ -7,9 +7,9 @@
 import type { CatalogEntry } from '../catalog/types.js';
 import type { OperationMap } from '../policy/operation-map.js';
 import { didYouMean } from '../policy/nearest.js';
-import type { BuiltinTool } from './builtin/types.js';
+import type { BuiltinTool } from './builtin/builtin-tool.js';
 import type { ToolModeSetting } from './settings.js';
-import type { TokenScopeState } from './token-scopes.js';
+import type { TokenScopeState } from './token-scope-filter.js';
 import { builtinDefinition, listedDefinition, type ToolDefinition } from './tool-definitions.js';
 
 export type { ToolDefinition } from './tool-definitions.js';

@@ -1,4 +1,4 @@
-// The OpenTelemetry SDK behind tracing.ts and metrics.ts, loaded (by start.ts, with import()) only
+// The OpenTelemetry SDK behind tracing.ts and metrics.ts, loaded (by start-telemetry.ts, with import()) only
 // when OTEL_* variables turn a signal on: a namespace without them never loads a byte of it. The one
 // module of the project that imports @opentelemetry/* besides the API types (ADR 0025).
 import {
@@ -39,7 +39,7 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace';
 import type { MetricDefinition, MetricsRegistry } from './metrics.js';
-import type { TelemetrySettings } from './settings.js';
+import type { TelemetrySettings } from './otel-settings.js';
 import type {
   Attributes,
   CallEnd,

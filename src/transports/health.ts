@@ -1,9 +1,9 @@
 // The unauthenticated routes: GET / (what this server is), GET /health (the process is up) and GET
-// /ready (it could serve a call now: readiness.ts). They reveal the name, version, profile, MCP path
+// /ready (it could serve a call now: ready-route.ts). They reveal the name, version, profile, MCP path
 // and which readiness check fails: nothing secret, no URL, no error text.
 import type { ServerResponse } from 'node:http';
 import { sendJson } from './http-response.js';
-import type { Readiness, ReadyReport } from './readiness.js';
+import type { Readiness, ReadyReport } from './ready-route.js';
 
 export interface ServerInfo {
   name: string;

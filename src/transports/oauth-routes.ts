@@ -7,7 +7,7 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { ServerResponse } from 'node:http';
 import { renderConsent, renderNotice } from '../auth/consent-page.js';
-import { AuthFailure, statusOf } from '../auth/errors.js';
+import { AuthFailure, statusOf } from '../auth/auth-failure.js';
 import {
   authorizationServerMetadata,
   protectedResourceMetadata,
@@ -44,7 +44,7 @@ export interface OAuthRouteOptions {
   limiter: RateLimit;
   /**
    * For a JSON-RPC message calling an operation the profile offers: the scopes of `offered` a grant
-   * holding `held` must add to make it (src/server/token-scopes.ts); null when none or none can help.
+   * holding `held` must add to make it (src/server/token-scope-filter.ts); null when none or none can help.
    */
   stepUpScopes?: (held: readonly string[], offered: readonly string[], message: unknown) => string[] | null;
 }

@@ -2,10 +2,10 @@
 // call_guards, and the verdict over the facts gathered for them. The server gathers the facts
 // (src/gitea/facts.ts) between the two.
 import { judgeMerge } from './merge-guard.js';
-import type { PullFacts, RepositoryFacts, ReviewFact, TimelineEntry } from './facts.js';
+import type { PullFacts, RepositoryFacts, ReviewFact, TimelineEntry } from './guard-facts.js';
 import { judgeOwnership } from './ownership-guard.js';
 import { judgeSelfReview } from './self-review-guard.js';
-import type { MergeSettings } from './settings.js';
+import type { MergeSettings } from './guard-settings.js';
 import { combineVerdicts, type Fact, type GuardSource, type GuardVerdict } from './verdict.js';
 
 /** ownership comes from the role (policies/roles.yaml own_pull_requests), the others from call_guards. */

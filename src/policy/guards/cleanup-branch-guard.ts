@@ -4,10 +4,10 @@
 // condition is judged; a missing fact fails closed. A person confirms the deletion afterwards, in the
 // server's confirm stage (policies/confirmations.yaml), not through a phrase the model types here.
 import micromatch from 'micromatch';
-import { sameRepo, type BranchFacts, type LandingFacts, type OpenPull, type PullFacts } from './facts.js';
+import { sameRepo, type BranchFacts, type LandingFacts, type OpenPull, type PullFacts } from './guard-facts.js';
 import { landedCheck } from './landed-check.js';
 import type { ReasonCode } from '../reasons.js';
-import type { BranchPatterns } from './settings.js';
+import type { BranchPatterns } from './guard-settings.js';
 import { check, CheckList, type Fact, type GuardCheck, type GuardVerdict } from './verdict.js';
 
 export interface CleanupRequest {

@@ -3,7 +3,7 @@
 // the guarded tool decides its own operations without this step (its request names no call) and
 // then judges live facts.
 import type { Decision } from '../decision.js';
-import type { GuardedOnly } from './settings.js';
+import type { GuardedOnly } from './guard-settings.js';
 import type { Vocabulary } from '../vocabulary.js';
 
 /** guarded_only entries that are not canonical operations: they would guard nothing, so loading fails on them. */

@@ -4,7 +4,7 @@
 // ahead" is no proof. The proof is positive: the commit is the target's tip, or it is a parent of a
 // commit the compare lists, which the target reaches. A squash or rebase merge copies the commits,
 // so their branches are never proven landed (docs/gitea-semantics.md).
-import type { BranchFacts, LandingFacts } from './facts.js';
+import type { BranchFacts, LandingFacts } from './guard-facts.js';
 import { check, type GuardCheck } from './verdict.js';
 
 export function landedCheck(commit: string, what: string, target: BranchFacts, landing: LandingFacts): GuardCheck {

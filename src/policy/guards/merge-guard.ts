@@ -13,8 +13,8 @@ import {
   type RepositoryFacts,
   type ReviewFact,
   type TimelineEntry,
-} from './facts.js';
-import type { MergeSettings } from './settings.js';
+} from './guard-facts.js';
+import type { MergeSettings } from './guard-settings.js';
 import { notAuthor } from './self-review-guard.js';
 import { check, CheckList, type Fact, type GuardCheck, type GuardVerdict } from './verdict.js';
 import type { ReasonCode } from '../reasons.js';

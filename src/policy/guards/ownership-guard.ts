@@ -2,7 +2,7 @@
 // retitles and closes its own, never someone else's), the poster is read live from the pull request
 // (user.login) and compared with the session's verified login. Gitea itself lets any writer edit or
 // close any pull request (EditPullRequest: the poster or CanWrite(pull requests)).
-import { sameLogin, type PullFacts } from './facts.js';
+import { sameLogin, type PullFacts } from './guard-facts.js';
 import { check, CheckList, type Fact, type GuardVerdict } from './verdict.js';
 
 export interface OwnershipFacts {

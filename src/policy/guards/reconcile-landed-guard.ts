@@ -1,6 +1,6 @@
 // Closing an open pull request as "already landed" is allowed only when its head is proven to be an
 // ancestor of its target branch as fetched just now (landed-check.ts).
-import { isOpen, type BranchFacts, type LandingFacts, type PullFacts } from './facts.js';
+import { isOpen, type BranchFacts, type LandingFacts, type PullFacts } from './guard-facts.js';
 import { landedCheck } from './landed-check.js';
 import { check, CheckList, type Fact, type GuardVerdict } from './verdict.js';
 

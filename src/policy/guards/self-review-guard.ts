@@ -2,7 +2,7 @@
 // The author is read live from the pull request; the identity is the session's verified login.
 // A verdict names the head it judged: one that names another commit than the live head is refused
 // (Gitea stores a review's commit_id as sent, and un-stales it once that commit is pushed).
-import { sameLogin, type PullFacts } from './facts.js';
+import { sameLogin, type PullFacts } from './guard-facts.js';
 import { check, CheckList, type Fact, type GuardCheck, type GuardVerdict } from './verdict.js';
 
 export interface SelfReviewFacts {

@@ -2,7 +2,7 @@
 // head again right before it deletes or closes, and refuses when either moved since the facts it was
 // judged on were read. Gitea offers no compare-and-delete, so the window that remains is the time
 // between that read and the write (docs/gitea-semantics.md).
-import type { BranchFacts, PullFacts } from './facts.js';
+import type { BranchFacts, PullFacts } from './guard-facts.js';
 import { check, type Fact, type GuardCheck, type GuardVerdict } from './verdict.js';
 
 export interface UnmovedFacts {

@@ -3,7 +3,7 @@
 // (fact_unavailable), never a skipped one.
 import type { Decision, FailedCondition } from '../decision.js';
 import type { ReasonCode } from '../reasons.js';
-import { FACT_SOURCES, type FactName } from './facts.js';
+import { FACT_SOURCES, type FactName } from './guard-facts.js';
 
 export interface GuardCheck {
   /** Listed code (reasons.ts) of the condition, e.g. self_merge; on failure, the specific reason (head_sha_mismatch). */

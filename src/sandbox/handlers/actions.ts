@@ -6,9 +6,9 @@
 // repository) and ToActionWorkflowJob (it names the repository only in its API URLs).
 import { requireSignedIn } from '../auth.js';
 import type { RequestContext, Route } from '../context.js';
-import { forbidden, notFound } from '../errors.js';
+import { forbidden, notFound } from '../api-errors.js';
 import type { Account, ActionRun, ActionStatus, Repo, SandboxState } from '../model.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 import { presentRepo, presentUser } from '../present.js';
 
 /** services/convert ToActionsStatus: Gitea's run status as GitHub's status and conclusion. */

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { deflateSync, gzipSync } from 'node:zlib';
 import { zipSync, type Zippable } from 'fflate';
 import type { RequestContext, Route } from '../context.js';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError, notFound } from '../api-errors.js';
 import type { Commit, Repo } from '../model.js';
 import { paxRecords, tarEntry, writeTar } from '../../shared/tar.js';
 import { pathRepo, resolveRef } from './lookup.js';

@@ -1,7 +1,7 @@
 // GET /repos/{owner}/{repo}/git/blobs/{sha} (GetBlob, routers/api/v1/repo/blob.go): a blob by its
 // hash, base64-encoded (files_service.GetBlobBySHA); a hash the repository does not hold is 400.
 import { ok, type Route } from '../context.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../api-errors.js';
 import { blobSha } from '../model.js';
 import { pathRepo } from './lookup.js';
 

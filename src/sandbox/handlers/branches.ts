@@ -2,9 +2,9 @@
 // repository admins only).
 import { accessLevel, atLeast, requireSignedIn } from '../auth.js';
 import { bodyObject, noContent, ok, stringField, type RequestContext, type Route } from '../context.js';
-import { ApiError, conflict, forbidden, notFound, unprocessable } from '../errors.js';
+import { ApiError, conflict, forbidden, notFound, unprocessable } from '../api-errors.js';
 import { ancestors, type Repo, type SandboxState } from '../model.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 import { presentBranch, presentProtection, protectionFor, protectionNamed } from '../present.js';
 import { pathRepo, resolveRef } from './lookup.js';
 

@@ -2,7 +2,7 @@
 // admins, repository admins and the user themself.
 import { accessLevel, memberLevel, requireSignedIn } from '../auth.js';
 import { noContent, ok, type RequestContext, type Route } from '../context.js';
-import { forbidden, notFound, unprocessable } from '../errors.js';
+import { forbidden, notFound, unprocessable } from '../api-errors.js';
 import type { Account, Repo, SandboxState } from '../model.js';
 import { presentUser } from '../present.js';
 import { pathRepo } from './lookup.js';

@@ -2,9 +2,9 @@
 // base lacks, each with the files it changed; none means head is already contained in base, or that
 // the two share no history).
 import { ok, type RequestContext, type Route } from '../context.js';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError, notFound } from '../api-errors.js';
 import { ancestors, commitsBetween, type Commit, type Repo } from '../model.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 import { presentCommit } from '../present.js';
 import { compareHead, pathRepo, resolveRef } from './lookup.js';
 

@@ -2,7 +2,7 @@
 // exactly one of file_contents and dir_contents; a file's content only with includes=file_content,
 // an unknown include option is 400 (the sandbox keeps no LFS objects, so lfs_metadata adds nothing).
 import { ok, type RequestContext, type Route } from '../context.js';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError, notFound } from '../api-errors.js';
 import type { Commit } from '../model.js';
 import { presentContents } from '../present.js';
 import { directoryEntries } from './contents.js';

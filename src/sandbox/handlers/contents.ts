@@ -2,7 +2,7 @@
 // create, update and delete one file, and the multi-file ChangeFilesOptions. A write lands on
 // `branch` (default branch when absent) or on `new_branch` started from it, and moves that branch.
 import { bodyObject, ok, stringField, type RequestContext, type Route } from '../context.js';
-import { forbidden, notFound, unprocessable } from '../errors.js';
+import { forbidden, notFound, unprocessable } from '../api-errors.js';
 import { blobSha, type Account, type Commit, type Repo, type Tree } from '../model.js';
 import { presentContents, presentFileCommit, protectionFor, unsignedVerification } from '../present.js';
 import { pathRepo, resolveRef } from './lookup.js';

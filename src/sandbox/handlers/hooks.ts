@@ -1,8 +1,8 @@
 // Repository webhooks (repository admins only). Like Gitea, a hook echoes its authorization_header.
 import { bodyObject, noContent, ok, stringField, type RequestContext, type Route } from '../context.js';
-import { notFound, unprocessable } from '../errors.js';
+import { notFound, unprocessable } from '../api-errors.js';
 import type { Hook, Repo } from '../model.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 import { presentHook } from '../present.js';
 import { pathRepo } from './lookup.js';
 

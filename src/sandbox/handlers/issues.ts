@@ -2,9 +2,9 @@
 // Pull requests are issues too, as in Gitea: they share the numbering and show in issue lists.
 import { accessLevel, atLeast, requireSignedIn } from '../auth.js';
 import { bodyObject, noContent, ok, stringField, type RequestContext, type Route } from '../context.js';
-import { forbidden, notFound, unprocessable } from '../errors.js';
+import { forbidden, notFound, unprocessable } from '../api-errors.js';
 import type { Comment, Issue, Label, Repo } from '../model.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 import { presentComment, presentIssue, presentLabel } from '../present.js';
 import { newIssue } from '../seed.js';
 import { pathIssue, pathRepo } from './lookup.js';

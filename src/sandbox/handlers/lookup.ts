@@ -1,7 +1,7 @@
 // Finding the things a path names (repository, issue, pull request) with Gitea's visibility rules.
 import { accessLevel, repoFor, requireSignedIn } from '../auth.js';
 import type { RequestContext } from '../context.js';
-import { notFound, RepoRedirect } from '../errors.js';
+import { notFound, RepoRedirect } from '../api-errors.js';
 import type { AccessLevel, Issue, PullState, Repo } from '../model.js';
 
 export type PullIssue = Issue & { pull: PullState };

@@ -4,7 +4,7 @@
 // markdown, gfm, comment, wiki or file is a 422. The rendering is a small subset: paragraphs, escaping
 // and issue references.
 import { bodyObject, stringField, type RequestContext, type Route } from '../context.js';
-import { unprocessable } from '../errors.js';
+import { unprocessable } from '../api-errors.js';
 
 const MODES = new Set(['', 'markdown', 'gfm', 'comment', 'wiki', 'file']);
 

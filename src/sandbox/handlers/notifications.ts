@@ -5,7 +5,7 @@
 import { accessLevel, requireSignedIn } from '../auth.js';
 import type { RequestContext, Route } from '../context.js';
 import type { Notification, Repo } from '../model.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 import { presentRepo } from '../present.js';
 
 function presentThread(ctx: RequestContext, n: Notification): Record<string, unknown> {

@@ -3,9 +3,9 @@
 // in an organisation (GetUserOrgsPermissions, from the highest access mode of their teams there).
 import { requireSignedIn } from '../auth.js';
 import { ok, type RequestContext, type Route } from '../context.js';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError, notFound } from '../api-errors.js';
 import { teamIdOf, type Account, type SandboxState, type Team } from '../model.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 import { presentOrganization, presentTeam, presentUser } from '../present.js';
 
 const sameLogin = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();

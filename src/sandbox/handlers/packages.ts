@@ -4,9 +4,9 @@
 // ToPackage: `repository` is the linked repository when the caller may access it, else null.
 import { accessLevel } from '../auth.js';
 import { ok, type RequestContext, type Route } from '../context.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../api-errors.js';
 import type { Account, PackageVersion } from '../model.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 import { presentRepo, presentUser } from '../present.js';
 
 function presentPackage(ctx: RequestContext, pkg: PackageVersion, owner: Account): Record<string, unknown> {

@@ -2,8 +2,8 @@
 // convert.ToUser shows them to the caller. The profile text (full name, description, website,
 // location) is the user's own, which is what integrity labels judge.
 import { ok, type RequestContext, type Route } from '../context.js';
-import { notFound } from '../errors.js';
-import { paginate } from '../pagination.js';
+import { notFound } from '../api-errors.js';
+import { paginate } from '../list-paging.js';
 import { presentUser } from '../present.js';
 
 function search(ctx: RequestContext) {

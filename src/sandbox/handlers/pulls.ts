@@ -4,11 +4,11 @@
 // commit; then the head branch deletion ShouldDeleteBranchAfterMerge decides.
 import { accessLevel, atLeast, requireSignedIn } from '../auth.js';
 import { bodyObject, noContent, ok, stringField, type RequestContext, type Route } from '../context.js';
-import { ApiError, conflict, forbidden, notFound, unprocessable } from '../errors.js';
+import { ApiError, conflict, forbidden, notFound, unprocessable } from '../api-errors.js';
 import { mergePull, mergeTrees } from '../merge.js';
 import { ancestors, copyCommits, mergeBase, openingPushContent, type Account, type Repo } from '../model.js';
 import { deleteBranchClosingPulls } from './branches.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 import { presentPull, protectionFor } from '../present.js';
 import { newIssue } from '../seed.js';
 import { compareHead, pathPull, pathRepo, type PullIssue } from './lookup.js';

@@ -2,10 +2,10 @@
 // per-organization lists, creation, forks and syncing a fork with its upstream.
 import { accessLevel, memberLevel, requireSignedIn } from '../auth.js';
 import { bodyObject, ok, stringField, type RequestContext, type Route } from '../context.js';
-import { ApiError, forbidden, notFound, unprocessable } from '../errors.js';
+import { ApiError, forbidden, notFound, unprocessable } from '../api-errors.js';
 import { mergeTrees } from '../merge.js';
 import { ancestors, mergeBase, type Account, type Repo } from '../model.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 import { presentRepo } from '../present.js';
 import { pathRepo } from './lookup.js';
 

@@ -7,9 +7,9 @@
 // does: X-Total-Count counts every review, the page then leaves out other users' pending ones.
 import { requireSignedIn } from '../auth.js';
 import { bodyObject, ok, stringField, type RequestContext, type Route } from '../context.js';
-import { notFound, unprocessable } from '../errors.js';
+import { notFound, unprocessable } from '../api-errors.js';
 import type { Account, Review, ReviewState } from '../model.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 import { presentReview } from '../present.js';
 import { recordVerdict } from '../review-rules.js';
 import { pathPull, pathRepo, type PullIssue } from './lookup.js';

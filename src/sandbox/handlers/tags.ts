@@ -2,9 +2,9 @@
 // at whatever commit its target names.
 import { requireSignedIn } from '../auth.js';
 import { bodyObject, ok, stringField, type RequestContext, type Route } from '../context.js';
-import { ApiError, conflict, notFound, unprocessable } from '../errors.js';
+import { ApiError, conflict, notFound, unprocessable } from '../api-errors.js';
 import type { Release } from '../model.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 import { presentRelease, presentTag } from '../present.js';
 import { pathRepo, resolveRef } from './lookup.js';
 

@@ -2,7 +2,7 @@
 // of, each with its organization, as Gitea's ListUserTeams answers (routers/api/v1/user/teams.go).
 import { requireSignedIn } from '../auth.js';
 import type { Route } from '../context.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 import { presentTeam } from '../present.js';
 
 export const teamRoutes: Route[] = [

@@ -2,9 +2,9 @@
 // issue dependencies with the comments they leave on both issues.
 import { accessLevel, requireSignedIn } from '../auth.js';
 import { bodyObject, ok, stringField, type RequestContext, type Route } from '../context.js';
-import { notFound, unprocessable } from '../errors.js';
+import { notFound, unprocessable } from '../api-errors.js';
 import type { Account, Comment, Issue, Repo, SandboxState, TimelineEvent } from '../model.js';
-import { listOptions } from '../pagination.js';
+import { listOptions } from '../list-paging.js';
 import { presentIssue, presentTimelineComment } from '../present.js';
 import { pathIssue, pathRepo } from './lookup.js';
 

@@ -5,7 +5,7 @@
 import { requireSignedIn } from '../auth.js';
 import type { RequestContext, Route } from '../context.js';
 import type { Repo, SandboxState } from '../model.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 import { presentIssue } from '../present.js';
 
 function issueOf(state: SandboxState, repoId: number, number: number) {

@@ -4,9 +4,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { requireSignedIn } from '../auth.js';
 import { bodyObject, noContent, ok, stringField, type RequestContext, type Route } from '../context.js';
-import { ApiError, forbidden, notFound, unauthorized } from '../errors.js';
+import { ApiError, forbidden, notFound, unauthorized } from '../api-errors.js';
 import type { AccessToken, Account, OAuth2App, SandboxState } from '../model.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 
 const scopeCategories = [
   'activitypub',

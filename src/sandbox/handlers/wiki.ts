@@ -4,9 +4,9 @@
 import { createHash } from 'node:crypto';
 import { requireSignedIn } from '../auth.js';
 import { bodyObject, ok, stringField, type RequestContext, type Route } from '../context.js';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError, notFound } from '../api-errors.js';
 import type { Account, Repo, SandboxState, WikiPage } from '../model.js';
-import { paginate } from '../pagination.js';
+import { paginate } from '../list-paging.js';
 import { pathRepo } from './lookup.js';
 
 type Json = Record<string, unknown>;

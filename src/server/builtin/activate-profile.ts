@@ -6,7 +6,7 @@ import { loadProfile } from '../../policy-files/profile-files.js';
 import { runtimeSwitchingAllowed } from '../../policy-files/runtime-switching.js';
 import { switchProfile } from '../namespace.js';
 import type { ReasonCode } from '../../policy/reasons.js';
-import type { BuiltinOutcome, BuiltinTool } from './types.js';
+import type { BuiltinOutcome, BuiltinTool } from './builtin-tool.js';
 
 export const activateProfileTool: BuiltinTool = {
   name: 'gitea_activate_profile',

@@ -3,7 +3,7 @@
 // generated tool (schema, mapping, decision, identity, guards, executor). No route: refused.
 import { matchRoute, routeTableOf } from '../../catalog/routes.js';
 import type { CatalogEntry } from '../../catalog/types.js';
-import type { BuiltinTool } from './types.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 export const apiRequestTool: BuiltinTool = {
   name: 'gitea_api_request',

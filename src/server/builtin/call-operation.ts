@@ -6,7 +6,7 @@
 import { catalogByName } from '../../catalog/load.js';
 import type { ReasonCode } from '../../policy/reasons.js';
 import type { Session } from '../session.js';
-import type { BuiltinOutcome, BuiltinTool } from './types.js';
+import type { BuiltinOutcome, BuiltinTool } from './builtin-tool.js';
 
 export const callOperationTool: BuiltinTool = {
   name: 'gitea_call_operation',

@@ -8,7 +8,7 @@ import { judgeCleanup, type CleanupRequest } from '../../policy/guards/cleanup-b
 import { judgeUnmoved } from '../../policy/guards/unmoved-guard.js';
 import { cleanupPatterns } from '../../policy-files/policy-set.js';
 import { PULL_REQUEST_REF_PROPERTIES, pullRequestOf } from './pull-request-ref.js';
-import type { BuiltinTool } from './types.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 const OPERATIONS = ['gitea.branch.delete'];
 

@@ -2,7 +2,7 @@
 // description and the input schema its calls are validated against. Not offered: an error that says so.
 import { fullDefinition } from '../tool-definitions.js';
 import { notOffered } from './call-operation.js';
-import type { BuiltinTool } from './types.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 export const describeOperationTool: BuiltinTool = {
   name: 'gitea_describe_operation',

@@ -2,7 +2,7 @@
 // query by the full-text index. Only the registry's offered operations are searched, so an operation
 // the profile cannot perform (or TOOLSETS, READ_ONLY, DISABLED_TOOLS take away) is never returned.
 import { operationIndexFor } from '../operation-index.js';
-import type { BuiltinTool } from './types.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 export const DEFAULT_FIND_LIMIT = 8;
 export const MAX_FIND_LIMIT = 25;

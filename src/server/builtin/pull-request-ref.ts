@@ -3,7 +3,7 @@
 import { LOGIN_SCHEMA, REPO_NAME_SCHEMA } from '../../catalog/gitea-names.js';
 import type { JsonSchema } from '../../catalog/types.js';
 import type { PullRef } from '../../gitea/facts.js';
-import type { CallContext } from '../call/context.js';
+import type { CallContext } from '../call/call-context.js';
 
 export const PULL_REQUEST_REF_PROPERTIES: Record<string, JsonSchema> = {
   owner: LOGIN_SCHEMA,

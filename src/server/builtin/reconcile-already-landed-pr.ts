@@ -5,7 +5,7 @@ import { reconcileAlreadyLandedPr } from '../../gitea/reconcile.js';
 import { judgeReconcileLanded } from '../../policy/guards/reconcile-landed-guard.js';
 import { judgeUnmoved } from '../../policy/guards/unmoved-guard.js';
 import { PULL_REQUEST_REF_PROPERTIES, pullRequestOf } from './pull-request-ref.js';
-import type { BuiltinTool } from './types.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 const OPERATIONS = ['gitea.pr.close', 'gitea.issue.comment'];
 

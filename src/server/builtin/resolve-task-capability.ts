@@ -2,7 +2,7 @@
 // which namespace can. An unknown task fails closed (an error naming the known tasks).
 import { effectiveOperations } from '../../policy/profile.js';
 import { resolveTaskCapability } from '../../policy/tasks.js';
-import type { BuiltinTool } from './types.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 export const resolveTaskCapabilityTool: BuiltinTool = {
   name: 'gitea_resolve_task_capability',

@@ -3,7 +3,7 @@
 import { shownPath } from '../../shared/paths.js';
 import { fileSha256 } from '../file-hash.js';
 import type { Session } from '../session.js';
-import type { BuiltinTool } from './types.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 /** The profile's floor and, while the principal's taint lasts, the item that tainted it and the private repositories read. */
 async function integrityStatus(session: Session) {

@@ -1,6 +1,6 @@
 // gitea_whoami: who this namespace acts as. The verified login, never the token.
 import { describeScopes } from '../../policy/scope-views.js';
-import type { BuiltinTool } from './types.js';
+import type { BuiltinTool } from './builtin-tool.js';
 
 export const whoamiTool: BuiltinTool = {
   name: 'gitea_whoami',

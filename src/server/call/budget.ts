@@ -9,7 +9,7 @@ import type { Decision } from '../../policy/decision.js';
 import { budgetRefusals } from '../../telemetry/instruments.js';
 import { shownPath } from '../../shared/paths.js';
 import type { Session } from '../session.js';
-import type { CallRecord } from './audit.js';
+import type { CallRecord } from './call-audit.js';
 import { deniedRecord, type Outcome } from './outcome.js';
 import { refusal } from './tool-result.js';
 

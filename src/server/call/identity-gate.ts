@@ -4,7 +4,7 @@
 import type { Decision } from '../../policy/decision.js';
 import { tokenVariableOf } from '../../policy/profile.js';
 import type { ReasonCode } from '../../policy/reasons.js';
-import type { CallRecord } from './audit.js';
+import type { CallRecord } from './call-audit.js';
 import { deniedRecord, type Outcome } from './outcome.js';
 import type { Session } from '../session.js';
 import { refusal } from './tool-result.js';

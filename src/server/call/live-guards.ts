@@ -3,12 +3,12 @@
 // the call's own read (shared with its live targets), so a scoped merge reads it once. A review
 // verdict that passed carries the head the guard read (policies/guards.yaml verdict_head).
 import { gatherCallFacts } from '../../gitea/facts.js';
-import type { FactReader } from '../../gitea/types.js';
+import type { FactReader } from '../../gitea/gitea-identity.js';
 import type { Decision } from '../../policy/decision.js';
 import { callGuardEntry, callGuardsFor, judgeCall, type CallGuard } from '../../policy/guards/call-guards.js';
-import { mergeSettingsFor } from '../../policy/guards/settings.js';
+import { mergeSettingsFor } from '../../policy/guards/guard-settings.js';
 import { applyGuardVerdict, combineVerdicts } from '../../policy/guards/verdict.js';
-import { isObject, type CallContext, type GiteaCallContext } from './context.js';
+import { isObject, type CallContext, type GiteaCallContext } from './call-context.js';
 
 const ROLES_FILE = { file: 'policies/roles.yaml', line: null };
 

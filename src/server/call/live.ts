@@ -16,12 +16,12 @@ import {
   readRefMoveFiles,
 } from '../../gitea/facts.js';
 import type { Decision, FailedCondition } from '../../policy/decision.js';
-import type { PullFacts } from '../../policy/guards/facts.js';
+import type { PullFacts } from '../../policy/guards/guard-facts.js';
 import type { Fact } from '../../policy/guards/verdict.js';
 import type { LiveBranchFacts } from '../../policy/scopes.js';
 import { compareHeadOf, newBranchNames, readPath, readRefMove, readTargets } from '../../policy/targets.js';
 import { pullRequestOperations, withOperations, type MappedCall } from '../../policy/operation-map.js';
-import type { CallContext, GiteaCallContext } from './context.js';
+import type { CallContext, GiteaCallContext } from './call-context.js';
 
 /** The operations a call needs once live facts are read, and the fact that added any. */
 export interface LiveOperations {

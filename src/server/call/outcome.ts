@@ -3,7 +3,7 @@
 import { shownPath } from '../../shared/paths.js';
 import { withShownFiles, type Decision } from '../../policy/decision.js';
 import type { ReasonCode } from '../../policy/reasons.js';
-import type { CallRecord } from './audit.js';
+import type { CallRecord } from './call-audit.js';
 import type { CallToolResult } from '../sdk.js';
 import type { InputAsk } from '../confirm/round.js';
 import { refusal } from './tool-result.js';

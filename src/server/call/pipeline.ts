@@ -1,20 +1,20 @@
 // tools/call, stage by stage, in the order CALL_STAGES lists them (a test keeps this list equal to it):
 //   1 look-up      the tool by name, the namespace's filters applied     ../tool-registry.ts
 //   2 validate     the arguments against the tool's input schema         validate.ts
-//   3 context      what the call names and its live reads, made once     context.ts
+//   3 context      what the call names and its live reads, made once     call-context.ts
 //   4 map          the canonical operations of the operationId and args  ../../policy/operation-map.ts
-//   5 write-ahead  the audit event before anything reaches Gitea         audit.ts
+//   5 write-ahead  the audit event before anything reaches Gitea         call-audit.ts
 //   6 decide       the profile's lists, scopes and conditions            ../../policy/decide.ts
 //   7 identity     a mutation runs only under the verified identity      identity-gate.ts
 //   8 live         operations and branch targets only Gitea can tell     live.ts
 //   9 guards       self-review and merge guards over live facts          live-guards.ts
-//  10 taint        after untrusted content, writes stay where it was     integrity.ts
+//  10 taint        after untrusted content, writes stay where it was     integrity-stages.ts
 //  11 confirm      a person confirms what policy marks (input_required)  ../confirm/gate.ts
 //  12 budget       the profile's call budgets, counted in the store      budget.ts
 //  13 execute      the Gitea request, bounded and redacted               ../../gitea/executor.ts
 //  14 scope        the result cut down to the profile's repositories     result-scope.ts
-//  15 label        who wrote each item; below the floor held back        integrity.ts
-//  16 result       the audit event of the outcome                        audit.ts
+//  15 label        who wrote each item; below the floor held back        integrity-stages.ts
+//  16 result       the audit event of the outcome                        call-audit.ts
 // Built-in tools run stages 1 to 3 and 5, then answer themselves, hand a Gitea call back into stages
 // 2 to 16 (gitea_api_request), or run a guarded write (guarded-action.ts, whose confirm stage sits
 // between its judge and its write). gitea_call_operation names its call before stage 5, so the
@@ -35,10 +35,10 @@ import { callDuration, calls, secondsSince } from '../../telemetry/instruments.j
 import { annotateSpan, startCallSpan, traceStage, type TraceCarrier } from '../../telemetry/tracing.js';
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '../sdk.js';
 import type { Namespace, Session } from '../session.js';
-import { noteScopeRefusal, tokenScopeRefusal } from '../token-scopes.js';
-import { CallAudit, type CallRecord } from './audit.js';
+import { noteScopeRefusal, tokenScopeRefusal } from '../token-scope-filter.js';
+import { CallAudit, type CallRecord } from './call-audit.js';
 import { peekBudgets, takeBudgets } from './budget.js';
-import { callContext, callTargetOf, isObject, type CallTarget, type GiteaCallContext } from './context.js';
+import { callContext, callTargetOf, isObject, type CallTarget, type GiteaCallContext } from './call-context.js';
 import { runGuardedAction } from './guarded-action.js';
 import { identityRefusal } from './identity-gate.js';
 import {
@@ -51,11 +51,11 @@ import {
 import { applyLiveGuards, executedArguments } from './live-guards.js';
 import { auditUnavailable, denied, deniedRecord, errorRecord, type Outcome } from './outcome.js';
 import { applyResultScope } from './result-scope.js';
-import { applyTaint, labelExecuted, taintEvidence } from './integrity.js';
+import { applyTaint, labelExecuted, taintEvidence } from './integrity-stages.js';
 import { refusal, toolResult } from './tool-result.js';
 import { invalidArguments, invalidShape } from './validate.js';
 import { confirmGiteaCall } from '../confirm/gate.js';
-import { offerReveal, resumeReveal, takeRevealOption } from '../confirm/reveal.js';
+import { offerReveal, resumeReveal, takeRevealOption } from '../confirm/reveal-round.js';
 import { FIRST_ROUND, type CallRound, type InputAsk } from '../confirm/round.js';
 import { sessionRedactor } from '../session-redactor.js';
 
@@ -63,24 +63,24 @@ import { sessionRedactor } from '../session-redactor.js';
 export const CALL_STAGES: ReadonlyArray<{ stage: string; does: string; module: string }> = [
   { stage: 'look-up', does: "the tool by name, the namespace's filters applied", module: '../tool-registry.ts' },
   { stage: 'validate', does: "the arguments against the tool's input schema", module: 'validate.ts' },
-  { stage: 'context', does: 'what the call names and its live reads, made once', module: 'context.ts' },
+  { stage: 'context', does: 'what the call names and its live reads, made once', module: 'call-context.ts' },
   {
     stage: 'map',
     does: 'the canonical operations of the operationId and args',
     module: '../../policy/operation-map.ts',
   },
-  { stage: 'write-ahead', does: 'the audit event before anything reaches Gitea', module: 'audit.ts' },
+  { stage: 'write-ahead', does: 'the audit event before anything reaches Gitea', module: 'call-audit.ts' },
   { stage: 'decide', does: "the profile's lists, scopes and conditions", module: '../../policy/decide.ts' },
   { stage: 'identity', does: 'a mutation runs only under the verified identity', module: 'identity-gate.ts' },
   { stage: 'live', does: 'operations and branch targets only Gitea can tell', module: 'live.ts' },
   { stage: 'guards', does: 'self-review and merge guards over live facts', module: 'live-guards.ts' },
-  { stage: 'taint', does: 'after untrusted content, writes stay where it was', module: 'integrity.ts' },
+  { stage: 'taint', does: 'after untrusted content, writes stay where it was', module: 'integrity-stages.ts' },
   { stage: 'confirm', does: 'a person confirms what policy marks (input_required)', module: '../confirm/gate.ts' },
   { stage: 'budget', does: "the profile's call budgets, counted in the store", module: 'budget.ts' },
   { stage: 'execute', does: 'the Gitea request, bounded and redacted', module: '../../gitea/executor.ts' },
   { stage: 'scope', does: "the result cut down to the profile's repositories", module: 'result-scope.ts' },
-  { stage: 'label', does: 'who wrote each item; below the floor held back', module: 'integrity.ts' },
-  { stage: 'result', does: 'the audit event of the outcome', module: 'audit.ts' },
+  { stage: 'label', does: 'who wrote each item; below the floor held back', module: 'integrity-stages.ts' },
+  { stage: 'result', does: 'the audit event of the outcome', module: 'call-audit.ts' },
 ];
 
 const TAINT_UNRECORDED =

@@ -2,7 +2,7 @@
 // Errors name JSON paths and messages, never the offending value.
 import type { JsonSchema } from '../../catalog/types.js';
 import { validationErrors } from '../../shared/document.js';
-import type { CallRecord } from './audit.js';
+import type { CallRecord } from './call-audit.js';
 import { errorRecord, type Outcome } from './outcome.js';
 import { toolResult } from './tool-result.js';
 

@@ -4,8 +4,8 @@
 import type { AuditEvidence } from '../../audit/event.js';
 import type { ReconcileReport, WriteGate } from '../../gitea/reconcile.js';
 import { requiredConfirmation } from '../../policy/confirmations.js';
-import type { BuiltinTool } from '../builtin/types.js';
-import type { CallContext, GiteaCallContext } from '../call/context.js';
+import type { BuiltinTool } from '../builtin/builtin-tool.js';
+import type { CallContext, GiteaCallContext } from '../call/call-context.js';
 import { deniedRecord, type Outcome } from '../call/outcome.js';
 import { refusal } from '../call/tool-result.js';
 import type { CallRound } from './round.js';

@@ -7,7 +7,7 @@ import { effectiveOperations } from '../../policy/profile.js';
 import { loadPolicySet } from '../../policy-files/policy-set.js';
 import { loadProfile, profileFilesIn } from '../../policy-files/profile-files.js';
 import { profilesDir } from '../../shared/paths.js';
-import { builtinTools } from '../builtin/index.js';
+import { builtinTools } from '../builtin/builtin-tools.js';
 
 /** How a question appears in each client that asks its person (docs/confirmations.md links here). */
 const CLIENTS: ReadonlyArray<{ client: string; shows: string; note: string }> = [

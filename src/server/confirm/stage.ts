@@ -15,7 +15,7 @@ import {
   type ConfirmQuestion,
 } from '../../policy/confirmations.js';
 import type { ReasonCode } from '../../policy/reasons.js';
-import type { CallContext } from '../call/context.js';
+import type { CallContext } from '../call/call-context.js';
 import { deniedRecord, type Outcome } from '../call/outcome.js';
 import { refusal } from '../call/tool-result.js';
 import { newStateId, type ConfirmState } from './request-state.js';

@@ -5,11 +5,11 @@
 import { readPullTitle, readRepositoryIdentity, type RepositoryIdentity } from '../../gitea/confirm-facts.js';
 import { encodePath } from '../../gitea/encode.js';
 import type { ReconcileReport } from '../../gitea/reconcile.js';
-import type { FactReader } from '../../gitea/types.js';
+import type { FactReader } from '../../gitea/gitea-identity.js';
 import type { ConfirmBinding, ConfirmSubject, Requirement } from '../../policy/confirmations.js';
 import type { Fact } from '../../policy/guards/verdict.js';
-import type { BuiltinTool } from '../builtin/types.js';
-import { isObject, type CallContext, type GiteaCallContext } from '../call/context.js';
+import type { BuiltinTool } from '../builtin/builtin-tool.js';
+import { isObject, type CallContext, type GiteaCallContext } from '../call/call-context.js';
 import { argumentsDigest } from './request-state.js';
 
 /** A call the confirm stage judges: its rule, the question's facts, the binding and the typed phrase. */

@@ -1,11 +1,11 @@
 // The contract of a built-in tool (whoami, server_status, api_request, ...): one file per tool in
-// this directory, registered in builtin/index.ts. The pipeline audits every call; a handler either
+// this directory, registered in builtin-tools.ts. The pipeline audits every call; a handler either
 // answers itself or hands a Gitea call back so it runs through the same steps as a generated tool.
 import type { AuditEvidence } from '../../audit/event.js';
 import type { CatalogEntry, JsonSchema } from '../../catalog/types.js';
 import type { GiteaSides, ReconcileReport } from '../../gitea/reconcile.js';
 import type { ReasonCode } from '../../policy/reasons.js';
-import type { CallContext } from '../call/context.js';
+import type { CallContext } from '../call/call-context.js';
 import type { Namespace } from '../session.js';
 
 export interface ToolAnnotations {

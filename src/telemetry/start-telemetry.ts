@@ -3,7 +3,7 @@
 // the tracing facade and the metrics registry. Off, it costs one look at the environment.
 import { registry } from './instruments.js';
 import type { OtelOptions } from './otel.js';
-import { telemetryOn, telemetrySettings } from './settings.js';
+import { telemetryOn, telemetrySettings } from './otel-settings.js';
 import { installTracing } from './tracing.js';
 
 export interface Telemetry {

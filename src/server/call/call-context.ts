@@ -5,7 +5,7 @@
 import type { AuditTarget } from '../../audit/event.js';
 import type { CatalogEntry } from '../../catalog/types.js';
 import { readCommentOnPullRequest, readIsPullRequest, readPull, type PullRef } from '../../gitea/facts.js';
-import type { PullFacts } from '../../policy/guards/facts.js';
+import type { PullFacts } from '../../policy/guards/guard-facts.js';
 import type { Fact } from '../../policy/guards/verdict.js';
 import type { MappedCall } from '../../policy/operation-map.js';
 import type { Session } from '../session.js';

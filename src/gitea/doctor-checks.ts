@@ -10,7 +10,7 @@
 // A token's write scopes cannot be seen without writing: doctor says so rather than guess.
 import { giteaErrorMessage, isRecord, missingScopes } from './errors.js';
 import { GiteaReadError } from './http.js';
-import type { FactReader } from './types.js';
+import type { FactReader } from './gitea-identity.js';
 
 export interface Probe {
   /** What was checked, in a few words. */

@@ -20,7 +20,7 @@ import {
 import type { ItemLabel } from '../../policy/integrity-walk.js';
 import { labelAnswer } from '../integrity-labels.js';
 import type { Session } from '../session.js';
-import type { GiteaCallContext } from './context.js';
+import type { GiteaCallContext } from './call-context.js';
 
 /** A call whose operations are all reads (risk class read in policies/vocabulary.yaml). */
 export function isRead(call: GiteaCallContext, operations: readonly string[]): boolean {

@@ -16,7 +16,7 @@ import type { Effect } from '../../policy/decision.js';
 import type { ReasonCode } from '../../policy/reasons.js';
 import type { Session } from '../session.js';
 import { sessionRedactor } from '../session-redactor.js';
-import { isObject } from './context.js';
+import { isObject } from './call-context.js';
 
 /** What the result event says about the call's outcome. */
 export interface CallRecord {

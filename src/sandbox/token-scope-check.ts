@@ -3,7 +3,7 @@
 // src/catalog/token-scopes.ts, and a token lacking any of them gets Gitea's 403. Basic auth carries
 // no token scope.
 import { missingTokenScopes, requiredTokenScopes } from '../catalog/token-scopes.js';
-import { ApiError } from './errors.js';
+import { ApiError } from './api-errors.js';
 
 /** Gitea's tokenRequiresScopes: 403 naming the required scopes and the token's (its %v formatting), else nothing. */
 export function requireTokenScopes(tokenScopes: readonly string[] | null, method: string, path: string): void {

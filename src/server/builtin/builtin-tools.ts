@@ -8,7 +8,7 @@ import { cleanupMergedPrBranchTool } from './cleanup-merged-pr-branch.js';
 import { reconcileAlreadyLandedPrTool } from './reconcile-already-landed-pr.js';
 import { resolveTaskCapabilityTool } from './resolve-task-capability.js';
 import { serverStatusTool } from './server-status.js';
-import type { BuiltinTool } from './types.js';
+import type { BuiltinTool } from './builtin-tool.js';
 import { whoamiTool } from './whoami.js';
 
 export function builtinTools(): BuiltinTool[] {

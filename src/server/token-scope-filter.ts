@@ -13,7 +13,7 @@ import type { Decision } from '../policy/decision.js';
 import type { Finding } from '../policy/findings.js';
 import { effectiveOperations, tokenVariableOf, type CompiledProfile } from '../policy/profile.js';
 import type { PolicySet } from '../policy-files/policy-set.js';
-import type { CallRecord } from './call/audit.js';
+import type { CallRecord } from './call/call-audit.js';
 import { deniedRecord, type Outcome } from './call/outcome.js';
 import { refusal } from './call/tool-result.js';
 import type { Session } from './session.js';

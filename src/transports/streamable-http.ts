@@ -31,7 +31,7 @@ import { JsonRpcCode, sendJson, sendJsonRpcError } from './http-response.js';
 import type { Logger } from '../shared/logger.js';
 import type { OAuthCaller, OAuthRoutes } from './oauth-routes.js';
 import { RateLimiter, type RateLimit } from './rate-limit.js';
-import type { Readiness } from './readiness.js';
+import type { Readiness } from './ready-route.js';
 import { rateLimitRefusals, registry } from '../telemetry/instruments.js';
 import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/metrics.js';
 import { StartupError } from '../shared/startup-error.js';
