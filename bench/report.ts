@@ -1,6 +1,15 @@
 // Renders bench/results.json as docs/benchmarks.md: the machine, then one section per measurement,
 // each saying in a short paragraph how it was measured. Figures are "median (min to max)" over rounds.
 import type { EngineFigures } from './decision-engines.js';
+import {
+  CONCURRENT,
+  MAX_RELAY_RATIO,
+  MAX_REGRESSION_PERCENT,
+  SINGLE,
+  STARTUP_TARGET_MS as PROTOCOL_STARTUP_TARGET_MS,
+  type ProtocolLoad,
+  type ProtocolTarget,
+} from './protocol-figures.js';
 import type { BenchResults } from './results.js';
 import type { Spread } from './stats.js';
 
@@ -13,6 +22,7 @@ export const REPORT_SECTIONS = [
   '5. What each namespace sends on tools/list',
   '6. Redaction and audit log',
   '7. Integrity labels',
+  '8. Protocol (MCP SDK v2, both eras)',
 ] as const;
 
 export function renderReport(results: BenchResults): string {
@@ -33,6 +43,7 @@ export function renderReport(results: BenchResults): string {
     ...listingSection(results),
     ...redactionSection(results),
     ...integritySection(results),
+    ...protocolSection(results),
   ].join('\n');
 }
 
@@ -311,6 +322,102 @@ function integritySection({ integrity }: BenchResults): string[] {
         ]
       : []),
   ];
+}
+
+function protocolSection({ protocol: p, skipped }: BenchResults): string[] {
+  if (!p) {
+    const why = skipped.filter((reason) => reason.startsWith('protocol')).join('; ');
+    return [heading(8), '', `Not measured in this run${why ? `: ${why}` : ''}.`, ''];
+  }
+  const commit = p.baseline.commit?.slice(0, 7);
+  const today = !commit
+    ? p.baseline.ref
+    : p.baseline.ref.startsWith(commit)
+      ? `commit ${commit}`
+      : `${p.baseline.ref} (commit ${commit})`;
+  const met = p.targets.filter((t) => t.met).length;
+  const columns = [
+    'server',
+    'era',
+    'start-up to first tools/list (ms)',
+    'server CPU at start-up (ms)',
+    'p50, 1 client (ms)',
+    'added p50 (ms)',
+    `calls/s, ${CONCURRENT} concurrent`,
+    'server CPU/read, 1 client (ms)',
+    `server CPU/read, ${CONCURRENT} concurrent (ms)`,
+    'write-ahead events/read',
+    'errors',
+  ];
+  return [
+    heading(8),
+    '',
+    `The read of section 3 (\`${p.read}\` on acme/widgets, profile ${p.profile}) over stdio, from MCP SDK v2 clients in each era: pinned`,
+    'to 2026-07-28 (modern: `server/discover`, then an envelope on every request; a subclass of the stdio transport, so the probe',
+    'runs on the one server process) or in the default 2025 mode (legacy: `initialize`). Three processes per measurement: the sandbox',
+    "in the benchmark process, the client in a driver process of its own (bench/protocol-driver.ts; the benchmark's thread no longer",
+    'runs the clients, so it is not their ceiling), and the server, started with node from its bundle: this build; a bare relay on the',
+    'same SDK (bench/relay-server.ts, bundled at bench time: one tool that forwards the read over a keep-alive fetch, no policy, audit,',
+    `validation or redaction: the floor for a Node MCP server); and today, ${today}, the last build on the MCP SDK v1, built in a`,
+    `temporary worktree (2025 era only). Each of ${p.rounds} round${p.rounds === 1 ? '' : 's'} starts every server once (spawn to the first`,
+    'answered tools/list, and the CPU time the server had used by then), then, on a fresh server each, warms up with',
+    `${p.warmUpCalls} reads and times ${p.callsPerRound} reads with 1 client and ${p.callsPerRound} with ${CONCURRENT} in flight on the one`,
+    'connection; the servers take turns within a round. Added p50 is the median p50 minus that of the same read as a plain',
+    "keep-alive fetch from a driver process. Server CPU is the server process's utime + stime (/proc/<pid>/stat) across the timed",
+    'reads, per read. The audit log is on for this build and today: the write-ahead events counted in their logs afterwards, per',
+    `tools/call made, are in the last column but one. The section took ${p.seconds} s, builds included.`,
+    '',
+    `| ${columns.join(' | ')} |`,
+    `|---|---|${'---:|'.repeat(columns.length - 2)}`,
+    ...p.rows.map((r) =>
+      protocolRow(
+        [r.server, r.era, fmt(r.startupMilliseconds), fmt(r.startupCpuMilliseconds)],
+        r.loads,
+        r.addedP50Milliseconds,
+        [`${r.writeAheadPerCall ?? 'none'}`],
+      ),
+    ),
+    protocolRow(['direct fetch', '-', '-', '-'], p.direct, 0, ['-']),
+    '',
+    ...(p.rows.some((r) => r.server === 'today (SDK v1)')
+      ? []
+      : [
+          `No rows for today's build (${p.baseline.ref}): ${p.baseline.reason ?? 'not built'}; the comparisons with it are missing.`,
+          '',
+        ]),
+    `Targets: start-up at most ${PROTOCOL_STARTUP_TARGET_MS} ms in each era; no figure worse than today's by more than`,
+    `${MAX_REGRESSION_PERCENT}% (today has the 2025 era only, so both eras are compared with it); server CPU per read at most ${MAX_RELAY_RATIO}×`,
+    `the bare relay's, same era and concurrency. Met: ${met} of ${p.targets.length}.`,
+    '',
+    '| measure | figure | compared with | change | target | met |',
+    '|---|---:|---:|---:|---|---|',
+    ...p.targets.map((t) => targetRow(t)),
+    '',
+  ];
+}
+
+/** One row of the protocol table: the leading cells, the figures read off its loads, the audit cell, errors. */
+function protocolRow(lead: string[], loads: ProtocolLoad[], addedP50: number, audit: string[]): string {
+  const at = (concurrency: number) => loads.find((l) => l.concurrency === concurrency);
+  const [single, concurrent] = [at(SINGLE), at(CONCURRENT)];
+  const cpu = (load: ProtocolLoad | undefined) => (load?.serverCpuMilliseconds ? fmt(load.serverCpuMilliseconds) : '-');
+  const cells = [
+    ...lead,
+    single ? fmt(single.p50Milliseconds) : '-',
+    `${addedP50}`,
+    concurrent ? fmt(concurrent.callsPerSecond) : '-',
+    cpu(single),
+    cpu(concurrent),
+    ...audit,
+    `${loads.reduce((sum, l) => sum + l.errors, 0)}`,
+  ];
+  return `| ${cells.join(' | ')} |`;
+}
+
+function targetRow(t: ProtocolTarget): string {
+  const reference = t.reference === undefined ? '' : `${t.reference} ${t.unit === '×' ? 'ms (relay)' : t.unit}`;
+  const change = t.changePercent === undefined ? '' : `${t.changePercent > 0 ? '+' : ''}${t.changePercent}%`;
+  return `| ${t.measure} | ${t.value} ${t.unit} | ${reference} | ${change} | ${t.target} | ${t.met ? 'yes' : '**no**'} |`;
 }
 
 export function fmt(value: Spread): string {

@@ -2,6 +2,7 @@
 import type { AuditAppendFigures } from './audit-append.js';
 import type { DecisionFigures } from './decision-engines.js';
 import type { ScalingPoint } from './scaling.js';
+import type { ProtocolFigures } from './protocol-figures.js';
 import type { OverheadFigures } from './server-overhead.js';
 import type { ListingFigures, RecallFigures, StartupFigures } from './startup.js';
 import type { Spread } from './stats.js';
@@ -60,6 +61,8 @@ export interface BenchResults {
   tracing?: TracingFigures | null;
   /** Per reference namespace and tool mode; null when it could not be measured. */
   startup: StartupFigures[] | null;
+  /** MCP SDK v2 in both eras against a bare relay and the v1-SDK build (absent in results of older runs). */
+  protocol?: ProtocolFigures | null;
   skipped: string[];
   listings: ListingFigures[];
   recall: RecallFigures;

@@ -10,6 +10,7 @@ import { referenceHolders } from '../src/policy-files/profile-files.js';
 import { benchAuditAppend } from './audit-append.js';
 import { benchDecisionEngines, DisagreementError } from './decision-engines.js';
 import { benchIntegrity } from './integrity.js';
+import { benchProtocol } from './protocol.js';
 import { benchArchiveRedaction, benchRedaction } from './redaction.js';
 import { renderReport } from './report.js';
 import type { AuditFigures, BenchResults, IntegrityFigures, Machine, RedactionFigures } from './results.js';
@@ -26,6 +27,14 @@ const SERVER_CALLS_PER_ROUND = 100;
 const AUDIT_EVENTS = 200;
 const TOKEN_VERIFICATIONS = 2000;
 const INTEGRITY_CALLS = 20;
+/**
+ * Reads per concurrency per round in the protocol section: enough that the relay's CPU per read
+ * (about 0.5 ms, read in 10 ms ticks) is within a few percent. BENCH_PROTOCOL_ROUNDS and
+ * BENCH_PROTOCOL_CALLS lower both while working on the section; the report states what was used.
+ */
+const PROTOCOL_CALLS_PER_ROUND = 500;
+const PROTOCOL_ROUNDS = Number(process.env.BENCH_PROTOCOL_ROUNDS) || ROUNDS;
+const PROTOCOL_CALLS = Number(process.env.BENCH_PROTOCOL_CALLS) || PROTOCOL_CALLS_PER_ROUND;
 
 export const resultsFile = join(packageRoot, 'bench', 'results.json');
 export const reportFile = join(packageRoot, 'docs', 'benchmarks.md');
@@ -33,6 +42,7 @@ export const reportFile = join(packageRoot, 'docs', 'benchmarks.md');
 async function main(): Promise<number> {
   if (process.argv.includes('--only-tools')) return toolsOnly();
   if (process.argv.includes('--only-tracing')) return tracingOnly();
+  if (process.argv.includes('--only-protocol')) return protocolOnly();
   const started = Date.now();
   const skipped: string[] = [];
   progress('decisions: building the workload and the three engines');
@@ -55,6 +65,7 @@ async function main(): Promise<number> {
   );
   const tracing = await optional('tracing', skipped, () => benchTracing(ROUNDS, SERVER_CALLS_PER_ROUND));
   const startup = await optional('start-up', skipped, () => benchStartup(ROUNDS));
+  const protocol = await optional('protocol', skipped, () => benchProtocol(PROTOCOL_ROUNDS, PROTOCOL_CALLS));
   progress('tools/list sizes and recall of gitea_find_operations');
   const listings = benchListings();
   const recall = benchRecall();
@@ -71,6 +82,7 @@ async function main(): Promise<number> {
     tokenVerification,
     tracing,
     startup,
+    protocol,
     skipped,
     listings,
     recall,
@@ -124,6 +136,26 @@ async function tracingOnly(): Promise<number> {
   writeFileSync(reportFile, renderReport(results));
   progress('wrote the tracing figures of bench/results.json and docs/benchmarks.md');
   return 0;
+}
+
+/**
+ * `npm run bench -- --only-protocol`: the protocol section only (SDK v2, both eras, the relay and
+ * today's build), written over the last full run's bench/results.json (or printed alone when there
+ * is none). A failure is recorded in `skipped`, as in a full run.
+ */
+async function protocolOnly(): Promise<number> {
+  const previous = existsSync(resultsFile) ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as BenchResults) : null;
+  const skipped = (previous?.skipped ?? []).filter((reason) => !reason.startsWith('protocol'));
+  const protocol = await optional('protocol', skipped, () => benchProtocol(PROTOCOL_ROUNDS, PROTOCOL_CALLS));
+  if (!previous) {
+    process.stdout.write(`${JSON.stringify(protocol, null, 2)}\n`);
+    return protocol ? 0 : 1;
+  }
+  const results: BenchResults = { ...previous, date: new Date().toISOString(), machine: machine(), protocol, skipped };
+  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(reportFile, renderReport(results));
+  progress('wrote the protocol figures of bench/results.json and docs/benchmarks.md');
+  return protocol ? 0 : 1;
 }
 
 /** A server measurement that cannot run (e.g. serve fails to start) is reported as skipped, not fatal. */

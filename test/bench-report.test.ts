@@ -4,6 +4,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderReport, REPORT_SECTIONS } from '../bench/report.js';
 import type { BenchResults } from '../bench/results.js';
+import {
+  protocolTargets,
+  type ProtocolFigures,
+  type ProtocolLoad,
+  type ProtocolRow,
+} from '../bench/protocol-figures.js';
 import { groupCommitTargets, type OverheadPoint } from '../bench/server-overhead.js';
 
 const s = (median: number) => ({ median, min: median, max: median });
@@ -226,4 +232,94 @@ test('tracing off and on appear beside the server overhead, or it says they were
   assert.match(text, /Added by tracing, read: p50 0\.2 ms, p99 0\.5 ms, server CPU 0\.15 ms per call\./);
   assert.match(text, /4200 spans received/);
   assert.match(renderReport({ ...results, tracing: null }), /Tracing \(OpenTelemetry\): not measured in this run\./);
+});
+
+const protocolLoad = (concurrency: number, callsPerSecond: number, cpu: number | null): ProtocolLoad => ({
+  concurrency,
+  p50Milliseconds: s(3),
+  p99Milliseconds: s(6),
+  callsPerSecond: s(callsPerSecond),
+  serverCpuMilliseconds: cpu === null ? null : s(cpu),
+  errors: 0,
+});
+const protocolRow = (
+  server: ProtocolRow['server'],
+  era: ProtocolRow['era'],
+  startup: number,
+  cpu: number,
+): ProtocolRow => ({
+  server,
+  era,
+  command: `node ${server}`,
+  startupMilliseconds: s(startup),
+  startupCpuMilliseconds: s(startup / 2),
+  loads: [protocolLoad(1, 300, cpu), protocolLoad(16, server === 'this build' ? 800 : 1000, cpu)],
+  addedP50Milliseconds: 2,
+  writeAheadPerCall: server === 'bare relay' ? null : 1,
+});
+const protocolRows = [
+  protocolRow('this build', 'modern', 180, 1),
+  protocolRow('this build', 'legacy', 210, 1.2),
+  protocolRow('bare relay', 'modern', 120, 0.5),
+  protocolRow('bare relay', 'legacy', 120, 0.5),
+  protocolRow('today (SDK v1)', 'legacy', 200, 1.9),
+];
+
+test('protocol targets: start-up bound, no more than 10% worse than today, CPU per read against the relay', () => {
+  const judged = Object.fromEntries(protocolTargets(protocolRows).map((t) => [t.measure, [t.value, t.met]]));
+  assert.deepEqual(judged['modern era: start-up to the first tools/list'], [180, true]);
+  assert.deepEqual(judged['legacy era: start-up to the first tools/list'], [210, false]);
+  // 210 against 200 is +5%: within the 10% allowed.
+  assert.deepEqual(judged['legacy era vs today (2025 era): start-up'], [210, true]);
+  // 800 against 1000 calls/s is 20% fewer.
+  assert.deepEqual(judged['modern era vs today (2025 era): throughput, 16 concurrent'], [800, false]);
+  assert.deepEqual(judged['modern era vs today (2025 era): server CPU per read, 1 client'], [1, true]);
+  assert.deepEqual(judged["modern era: server CPU per read ÷ the bare relay's, 16 concurrent"], [2, true]);
+  assert.deepEqual(judged["legacy era: server CPU per read ÷ the bare relay's, 1 client"], [2.4, false]);
+});
+
+test('the protocol section has every row, the targets, and says when today could not be built', () => {
+  const protocol: ProtocolFigures = {
+    profile: 'gitea-author',
+    read: 'gitea_repos_get',
+    rounds: 5,
+    callsPerRound: 500,
+    warmUpCalls: 200,
+    baseline: { ref: 'd06a8c2', commit: 'd06a8c2c02c552053aeac380b63bc76d3132c6c8', reason: null },
+    direct: [protocolLoad(1, 1200, null), protocolLoad(16, 3000, null)],
+    rows: protocolRows,
+    targets: protocolTargets(protocolRows),
+    seconds: 180,
+  };
+  const text = renderReport({ ...results, protocol });
+  const section = text.slice(text.indexOf('## 8. Protocol (MCP SDK v2, both eras)'));
+  assert.match(section, /today, commit d06a8c2, the last build on the MCP SDK v1/);
+  assert.match(
+    section,
+    /\| this build \| modern \| 180 \(180 to 180\) \| 90 \(90 to 90\) \| 3 \(3 to 3\) \| 2 \| 800 \(800 to 800\) \| 1 \(1 to 1\) \|/,
+  );
+  assert.match(section, /\| bare relay \| legacy \| .* \| none \| 0 \|/);
+  assert.match(
+    section,
+    /\| direct fetch \| - \| - \| - \| 3 \(3 to 3\) \| 0 \| 3000 \(3000 to 3000\) \| - \| - \| - \| 0 \|/,
+  );
+  assert.match(
+    section,
+    /\| legacy era: start-up to the first tools\/list \| 210 ms \|  \|  \| <= 200 ms \| \*\*no\*\* \|/,
+  );
+  assert.match(
+    section,
+    /\| modern era vs today \(2025 era\): throughput, 16 concurrent \| 800 calls\/s \| 1000 calls\/s \| -20% \|/,
+  );
+
+  const without = { ...protocol, baseline: { ref: 'nope', commit: null, reason: 'ref nope is not a commit here' } };
+  const alone = renderReport({
+    ...results,
+    protocol: { ...without, rows: protocolRows.slice(0, 4), targets: protocolTargets(protocolRows.slice(0, 4)) },
+  });
+  assert.match(
+    alone,
+    /No rows for today's build \(nope\): ref nope is not a commit here; the comparisons with it are missing\./,
+  );
+  assert.match(renderReport(results), /## 8\. Protocol \(MCP SDK v2, both eras\)\n\nNot measured in this run\./);
 });
