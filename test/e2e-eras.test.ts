@@ -66,11 +66,14 @@ const runs: Run[] = [];
 interface Person {
   asked: string[];
   beforeSecond: () => Promise<void>;
+  /** The client fails to show the question (it answers the server's request with an error). */
+  fails?: boolean;
 }
 
-function person({ asked, beforeSecond }: Person) {
+function person({ asked, beforeSecond, fails }: Person) {
   return async (message: string) => {
     asked.push(message);
+    if (fails) throw new Error('this client cannot show the question now');
     if (asked.length === 2) await beforeSecond();
     return asked.length > 1;
   };
@@ -323,5 +326,47 @@ describe('both protocol eras, stdio and streamable HTTP, from one set of handler
     for (const r of askable) assert.deepEqual(r.audit, askable[0]?.audit, `${r.era} over ${r.wire}`);
     assert.deepEqual(run('v1', 'http').audit, run('legacy', 'http').audit);
     assert.ok(askable[0]?.audit.some((line) => line.startsWith('gitea_pulls_merge gitea.pr.merge allow')));
+  });
+});
+
+describe('a 2025 stdio client that fails to show the question', () => {
+  test('the call ends in a listed, audited refusal, and nothing reaches Gitea', async () => {
+    const sandbox = await startSandbox();
+    started.push(sandbox);
+    const reviewer = await openNamespace(
+      namespaceEnv(sandbox, 'gitea-reviewer', { auditLog: join(dir.path, 'failing-bob.jsonl') }),
+    );
+    const head = await pullHead(reviewer);
+    await callConfirmed(reviewer, 'gitea_pulls_create_review', {
+      ...where,
+      index: 1,
+      body: { event: 'APPROVED', body: 'looks right', commit_id: head },
+    });
+    await reviewer.session.audit.close();
+    await reviewer.session.confirm.close();
+    const auditLog = join(dir.path, 'failing.jsonl');
+    const asked: string[] = [];
+    const client = await connect('legacy', 'stdio', namespaceEnv(sandbox, 'gitea-merger', { auditLog }), {
+      asked,
+      beforeSecond: () => Promise.resolve(),
+      fails: true,
+    });
+    const result = await client.call('gitea_pulls_merge', {
+      ...where,
+      index: 1,
+      body: { do: 'merge', head_commit_id: head },
+    });
+    await client.close();
+    assert.equal(asked.length, 1, 'the server asked once');
+    assert.equal(result.isError, true);
+    assert.equal((result.structuredContent as { error: { kind: string } }).error.kind, 'confirmation_declined');
+    assert.equal(sandbox.requests.filter((r) => r.method === 'POST' && /\/pulls\/1\/merge$/.test(r.path)).length, 0);
+    const reasons = readFileSync(auditLog, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((event) => event.phase === 'result' && event.tool === 'gitea_pulls_merge')
+      .map((event) => event.reason);
+    assert.deepEqual(reasons, ['confirmation_asked', 'confirmation_declined']);
   });
 });

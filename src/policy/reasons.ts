@@ -268,7 +268,8 @@ export const REASONS = {
   },
   confirmation_declined: {
     kinds: ['refusal', 'outcome'],
-    meaning: 'The person declined or cancelled the confirmation, or left it unchecked; nothing reached Gitea.',
+    meaning:
+      'The person declined or cancelled the confirmation, or left it unchecked, or the client failed to show it; nothing reached Gitea.',
   },
   confirmation_rejected: {
     kinds: ['refusal'],

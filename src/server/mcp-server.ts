@@ -3,8 +3,11 @@
 // one per stdio connection and one per HTTP request, all sharing the same Namespace.
 //
 // A call that needs a person returns the 2026-07-28 `input_required` result: a modern client asks
-// its person and retries with the answer; on a 2025 stdio connection the SDK's legacy shim sends
-// the same question as elicitation/create and re-enters this handler with the answer.
+// its person and retries with the answer. On a 2025 stdio connection this handler asks itself, with
+// elicitation/create while the call waits, and runs the call again with the answer: the SDK's own
+// shim would end a failed question with a text of its own, where the confirm stage ends it with a
+// listed, audited refusal.
+import { randomUUID } from 'node:crypto';
 import {
   inputRequired,
   Server,
@@ -12,6 +15,7 @@ import {
   type ClientCapabilities,
   type InputRequiredResult,
   type McpRequestContext,
+  type ServerContext,
   type Tool,
 } from './sdk.js';
 import { answerToolCall, type CallMeta } from './call/pipeline.js';
@@ -47,7 +51,7 @@ export function createMcpServer(namespace: Namespace, serving: McpServing): Serv
       instructions: instructionsFor(namespace.session),
       // Private: the list depends on who is asking (per-user OAuth) as well as on the namespace.
       cacheHints: { 'tools/list': { ttlMs: TOOL_LIST_TTL_MS, cacheScope: 'private' } },
-      inputRequired: { maxRounds: MAX_QUESTIONS_PER_CALL + 1 },
+      inputRequired: { legacyShim: false },
     },
   );
   server.setRequestHandler('tools/list', () => {
@@ -76,8 +80,18 @@ export function createMcpServer(namespace: Namespace, serving: McpServing): Serv
       inputResponses: ctx.mcpReq.inputResponses,
       requestState: typeof state === 'string' ? state : undefined,
     };
-    const answer = await answerToolCall(namespace, request.params.name, request.params.arguments, round, meta);
-    if (answer.ask) return inputRequired(inputRequestsOf(answer.ask));
+    let answer = await answerToolCall(namespace, request.params.name, request.params.arguments, round, meta);
+    if (answer.ask && serving.era === 'modern') return inputRequired(inputRequestsOf(answer.ask));
+    // A push between question and answer voids it and the stage asks again with the new facts; a call
+    // that keeps changing under its person ends refused (the last round's answer).
+    for (let asked = 0; answer.ask && asked < MAX_QUESTIONS_PER_CALL; asked += 1) {
+      const next: CallRound = {
+        ...round,
+        requestState: answer.ask.state,
+        inputResponses: await askClient(ctx, answer.ask),
+      };
+      answer = await answerToolCall(namespace, request.params.name, request.params.arguments, next, meta);
+    }
     if (pushes && namespace.session.registry !== announced) {
       announced = namespace.session.registry;
       await server
@@ -113,6 +127,35 @@ function askable(capabilities: ClientCapabilities | undefined): CallRound['canAs
 }
 
 type ElicitSchema = Parameters<typeof inputRequired.elicit>[0]['requestedSchema'];
+/** The wire form of an elicitation schema (a confirmation's one box), not a schema library's object. */
+type FormSchema = Exclude<ElicitSchema, { '~standard': unknown }>;
+
+/** Each question of `ask` as elicitation/create; a question the client fails to show counts as cancelled. */
+async function askClient(ctx: ServerContext, ask: InputAsk): Promise<Record<string, unknown>> {
+  const answers: Record<string, unknown> = {};
+  for (const [key, question] of Object.entries(ask.requests)) {
+    try {
+      answers[key] =
+        question.mode === 'form'
+          ? await ctx.mcpReq.elicitInput({
+              mode: 'form',
+              message: question.message,
+              requestedSchema: question.requestedSchema as FormSchema,
+            })
+          : await ctx.mcpReq.elicitInput({
+              mode: 'url',
+              message: question.message,
+              url: question.url,
+              elicitationId: randomUUID(),
+            });
+    } catch {
+      // The client failed to show it (it closed, or answered with an error): a cancel, so the stage refuses
+      // at once (confirmation_declined) rather than asking a client that cannot show it again.
+      answers[key] = { action: 'cancel' };
+    }
+  }
+  return answers;
+}
 
 function inputRequestsOf(ask: InputAsk) {
   const requests = Object.fromEntries(

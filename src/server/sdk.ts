@@ -7,6 +7,7 @@ export type {
   ClientCapabilities,
   InputRequiredResult,
   McpRequestContext,
+  ServerContext,
   Tool,
 } from '@modelcontextprotocol/server';
 // serveStdio owns the era decision for a stdio connection (an `initialize` opening is 2025, an

@@ -1,5 +1,5 @@
 // The state a pending confirmation travels in: the MCP client echoes it back with the person's answer
-// (the 2026-07-28 requestState; the SDK's legacy shim echoes it for 2025 clients). It is sealed with
+// (the 2026-07-28 requestState; for a 2025 stdio client the server carries it between rounds itself). It is sealed with
 // AES-256-GCM under a key from CONFIRMATION_KEY, so the client can neither read nor forge it, and
 // carries its binding (principal, operation, tool, arguments, repository id, pull request, head), its
 // expiry and a random id that the shared store spends once. A reveal's state also carries the values

@@ -1,6 +1,6 @@
 // What travels between the transport and the confirm stage, free of the MCP SDK: what the client can
 // show its person and what it answered (a round), and what the stage asks for (the 2026-07-28
-// input_required result; the SDK's legacy shim turns it into elicitation/create for 2025 clients).
+// input_required result; src/server/mcp-server.ts asks a 2025 stdio client with elicitation/create).
 
 /** The client and this round of the call, as the transport saw them. */
 export interface CallRound {
