@@ -7,8 +7,8 @@
 // Recall at 3 of gitea_find_operations over the retrieval tasks in test/fixtures/.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { profilesDir } from '../src/shared/paths.js';
 import { profileFilesIn } from '../src/policy-files/profile-files.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';

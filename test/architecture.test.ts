@@ -181,6 +181,12 @@ test('only src/server and src/transports import the MCP SDK, and only its v2 lin
     sdk.filter((e) => e.specifier.startsWith('@modelcontextprotocol/sdk')),
     [],
   );
+  // ...and only that test imports it: every other test and the bench drive the v2 client.
+  const v1 = [join(packageRoot, 'test'), join(packageRoot, 'bench')]
+    .flatMap((dir) => sourceFiles(dir))
+    .filter((file) => /@modelcontextprotocol\/sdk\b/.test(readFileSync(file, 'utf8')))
+    .map((file) => relative(packageRoot, file));
+  assert.deepEqual(v1, ['test/architecture.test.ts', 'test/e2e-eras.test.ts']);
 });
 
 test('only src/telemetry imports OpenTelemetry, and only otel.ts (loaded when configured) its SDK', () => {

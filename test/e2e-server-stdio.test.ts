@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/client';
 import { type Sandbox } from '../src/sandbox/index.js';
 import {
   CLI_ARGS,
@@ -143,7 +143,7 @@ describe('the author cannot approve or merge its own pull request', () => {
     for (const name of ['gitea_pulls_merge', 'gitea_pulls_create_review']) {
       await assert.rejects(
         author.client.callTool({ name, arguments: merge }),
-        (error: unknown) => error instanceof McpError && /Unknown tool/.test(error.message),
+        (error: unknown) => error instanceof ProtocolError && /Unknown tool/.test(error.message),
       );
     }
   });

@@ -4,8 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { MIGRATIONS } from '../src/auth/migrations.js';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { payloadOf, tempDir } from './support/namespace.js';

@@ -8,7 +8,6 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { payloadOf, repoRoot, tempDir } from './support/namespace.js';
 import { startContractSandbox, type ContractSandbox } from './support/spec-contract.js';
 import { connectInProcess, type InProcessConnection } from './support/in-process.js';
@@ -92,7 +91,7 @@ before(async () => {
     GITEA_REVIEWER_TOKEN: sandbox.users.bob?.token ?? '',
   };
   connection = await connectInProcess(env, (sdkClient) =>
-    sdkClient.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    sdkClient.setNotificationHandler('notifications/tools/list_changed', () => {
       listChanged++;
     }),
   );

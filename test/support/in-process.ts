@@ -1,7 +1,6 @@
 // A namespace loaded in this process, as `serve` loads it, for tests that need no child process:
 // the pipeline can be called directly, or through the official SDK client over an in-memory transport.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { InMemoryTransport, type Client } from '@modelcontextprotocol/client';
 import { createMcpServer } from '../../src/server/mcp-server.js';
 import { loadNamespace } from '../../src/server/namespace.js';
 import type { Namespace } from '../../src/server/session.js';

@@ -7,7 +7,17 @@
 // directory; another build's copy is removed when a new one is made.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,6 +36,8 @@ export interface Installed {
 
 const version = (JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { version: string }).version;
 const cacheRoot = join(tmpdir(), 'gitea-warden-installed');
+/** Longer than a whole `npm test`: a copy untouched for this long belongs to no running test. */
+const STALE_AFTER_MS = 2 * 60 * 60_000;
 
 /** What npm pack puts in the tarball (package.json `files`, the manifest, the README), hashed. */
 function contentHash(): string {
@@ -123,10 +135,12 @@ export async function installedPackage(): Promise<Installed> {
     try {
       writeFileSync(join(lock, 'pid'), String(process.pid));
       if (!existsSync(dir)) {
-        // Copies made from other builds are of no more use.
+        // Copies made from other builds are of no more use, once no run can still be using them: a test
+        // run of another checkout (or another Node) may be installing from its copy right now.
         for (const name of readdirSync(cacheRoot)) {
           const key = name.replace(/\.(building|lock)$/, '');
           if (name.endsWith('.lock') || key === basename(dir) || existsSync(join(cacheRoot, `${key}.lock`))) continue;
+          if (Date.now() - statSync(join(cacheRoot, name)).mtimeMs < STALE_AFTER_MS) continue;
           rmSync(join(cacheRoot, name), { recursive: true, force: true });
         }
         packAndInstall(dir);
@@ -135,5 +149,8 @@ export async function installedPackage(): Promise<Installed> {
       rmSync(lock, { recursive: true, force: true });
     }
   }
+  // In use now: another build's clean-up leaves it alone for a while (STALE_AFTER_MS).
+  const now = new Date();
+  utimesSync(dir, now, now);
   return layout(dir);
 }

@@ -4,10 +4,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { Sandbox } from '../../src/sandbox/index.js';
 
 export const repoRoot = resolve(import.meta.dirname, '..', '..');
@@ -83,7 +81,7 @@ export interface Connected {
  */
 export function testClient(): Client {
   const client = new Client({ name: 'warden-test', version: '0.0.0' }, { capabilities: { elicitation: { form: {} } } });
-  client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept', content: { confirm: true } }));
+  client.setRequestHandler('elicitation/create', () => ({ action: 'accept', content: { confirm: true } }));
   return client;
 }
 
