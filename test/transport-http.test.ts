@@ -182,6 +182,40 @@ describe('streamable HTTP transport', () => {
     });
   }
 
+  test('a 2026-07-28 request is served; Mcp-Method or Mcp-Name that disagree with its body are refused (-32020)', async () => {
+    const call = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: {
+        name: 'echo',
+        arguments: { text: 'modern' },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '0' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    });
+    const send = (method: string, name: string) =>
+      raw(server.url, {
+        method: 'POST',
+        headers: { ...mcpHeaders(), 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': method, 'Mcp-Name': name },
+        body: call,
+      });
+    const served = await send('tools/call', 'echo');
+    assert.equal(served.status, 200, served.body);
+    assert.deepEqual(JSON.parse(served.body).result.content, [{ type: 'text', text: 'echo: modern' }]);
+    for (const [method, name] of [
+      ['tools/list', 'echo'],
+      ['tools/call', 'not-echo'],
+    ] as const) {
+      const refused = await send(method, name);
+      assert.equal(refused.status, 400, `${method} ${name}: ${refused.body}`);
+      assert.equal(JSON.parse(refused.body).error.code, -32020, `${method} ${name}`);
+    }
+  });
+
   test('a JSON-RPC batch is refused as an invalid request, none of its messages run', async () => {
     const batch = JSON.stringify([JSON.parse(initialize), { jsonrpc: '2.0', id: 2, method: 'tools/list' }]);
     const response = await raw(server.url, { method: 'POST', headers: mcpHeaders(), body: batch });
