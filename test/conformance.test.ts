@@ -32,12 +32,15 @@ function conformance(url: string, revision: string, cwd: string): Promise<{ code
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, output })));
 }
 
-describe('the official MCP conformance suite', { skip }, () => {
+// Skipped test by test, not as a suite: a skipped suite counts as one test where a run counts two, and
+// .ci/run requires the same count on every Node.
+describe('the official MCP conformance suite', () => {
   const dir = tempDir('warden-conformance-');
-  let sandbox: Sandbox;
-  let served: HttpNamespace;
+  let sandbox: Sandbox | undefined;
+  let served: HttpNamespace | undefined;
 
   before(async () => {
+    if (skip) return;
     sandbox = await startSandbox();
     served = await spawnHttpNamespace(
       namespaceEnv(sandbox, 'gitea-author', {
@@ -55,8 +58,8 @@ describe('the official MCP conformance suite', { skip }, () => {
   });
 
   for (const revision of ['2025-11-25', '2026-07-28']) {
-    test(`every scored scenario that applies passes for ${revision}`, async () => {
-      const { code, output } = await conformance(served.url, revision, dir.path);
+    test(`every scored scenario that applies passes for ${revision}`, { skip }, async () => {
+      const { code, output } = await conformance((served as HttpNamespace).url, revision, dir.path);
       const summary = output
         .split('\n')
         .filter((line) => /^(Total|.*Unexpected|.*Baseline|.*stale|\s+✗|\s+✓)/.test(line))
