@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../src/auth/sqlite-driver.js';
 import { auth, IssuerMismatchError } from '@modelcontextprotocol/client';
 import { startSandbox, type Sandbox } from '../src/sandbox/index.js';
 import { payloadOf, tempDir } from './support/namespace.js';
@@ -261,9 +261,10 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     const back = new URL(fieldOf(signIn.final.body.replace(/href="/, 'name="back" value="'), 'back') ?? 'http://x/');
     assert.equal(back.searchParams.get('error'), 'access_denied');
     assert.equal(back.searchParams.get('iss'), `${serve.base}/`);
-    const db = new Database(storeFile(), { readonly: true });
-    const grants = db.prepare('SELECT login FROM oauth_grants').all() as Array<{ login: string }>;
-    db.close();
+    // Through the store's own driver, which keeps its statements from Node 24's finalizer abort.
+    const db = openSqlite(storeFile());
+    const grants = (await db.query('SELECT login FROM oauth_grants')) as Array<{ login: string }>;
+    await db.close();
     assert.ok(
       grants.every((g) => g.login !== 'admin'),
       'no grant stored for admin',
@@ -499,8 +500,8 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     const { provider } = await signInWithSdk(serve.url, serve.base, sandbox, 'alice');
     const token = provider.saved?.access_token ?? '';
     // Renewal due: Gitea's token expires now. The first call renews it at Gitea (refresh_token grant).
-    const db = new Database(storeFile());
-    db.prepare('UPDATE oauth_grants SET gitea_expires_at = 0').run();
+    const db = openSqlite(storeFile());
+    await db.query('UPDATE oauth_grants SET gitea_expires_at = 0');
     const before = sandbox.requests.length;
     assert.equal((await mcpStatus(serve.url, token)).status, 200);
     assert.ok(
@@ -509,8 +510,8 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     );
     // The person revokes the application in Gitea: renewal is refused, the client must sign in again.
     sandbox.state.oauth2Grants.splice(0, sandbox.state.oauth2Grants.length);
-    db.prepare('UPDATE oauth_grants SET gitea_expires_at = 0').run();
-    db.close();
+    await db.query('UPDATE oauth_grants SET gitea_expires_at = 0');
+    await db.close();
     const refused = await mcpStatus(serve.url, token);
     assert.equal(refused.status, 401);
     assert.match(refused.wwwAuthenticate ?? '', /resource_metadata=/);
@@ -522,11 +523,12 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
     const ours = [provider.saved?.access_token ?? '', provider.saved?.refresh_token ?? ''];
     const giteas = [...sandbox.state.oauth2Tokens.keys()];
     assert.ok(giteas.length > 0);
-    const db = new Database(storeFile(), { readonly: true });
-    const dump = ['oauth_clients', 'oauth_parks', 'oauth_grants', 'oauth_codes', 'oauth_tokens']
-      .map((table) => JSON.stringify(db.prepare(`SELECT * FROM ${table}`).all()))
-      .join('\n');
-    db.close();
+    const db = openSqlite(storeFile());
+    const tables = ['oauth_clients', 'oauth_parks', 'oauth_grants', 'oauth_codes', 'oauth_tokens'];
+    const dump = (
+      await Promise.all(tables.map(async (table) => JSON.stringify(await db.query(`SELECT * FROM ${table}`))))
+    ).join('\n');
+    await db.close();
     const raw = readFileSync(storeFile()).toString('latin1') + readFileSyncIfAny(`${storeFile()}-wal`);
     for (const secret of [...ours, ...giteas, app.clientSecret]) {
       assert.ok(!dump.includes(secret), 'no plaintext token in the tables');
