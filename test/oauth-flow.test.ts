@@ -176,6 +176,30 @@ describe('per-user OAuth with the SDK client, serve and the sandbox', () => {
       ['alice'],
     );
     await client.close();
+    // A 2026-07-28 client reaches the factory through the SDK's entry: it too acts as alice, never as the namespace.
+    const modern = await connectAs(serve.url, provider, 'modern');
+    assert.equal(modern.getProtocolEra(), 'modern');
+    const modernWhoami = payloadOf(await modern.callTool({ name: 'gitea_whoami', arguments: {} }));
+    assert.equal(modernWhoami.login, 'alice');
+    assert.equal(modernWhoami.signed_in_via, 'oauth');
+    const beforeModern = sandbox.requests.length;
+    const modernWrite = await modern.callTool({
+      name: 'gitea_branches_create',
+      arguments: {
+        owner: 'acme',
+        repo: 'widgets',
+        body: { new_branch_name: 'feature/oauth-modern', old_branch_name: 'main' },
+      },
+    });
+    assert.equal(modernWrite.isError, false, JSON.stringify(modernWrite.structuredContent));
+    assert.deepEqual(
+      sandbox.requests
+        .slice(beforeModern)
+        .filter((r) => r.method === 'POST' && r.path.endsWith('/branches'))
+        .map((r) => r.login),
+      ['alice'],
+    );
+    await modern.close();
     // The audit names the person.
     const audit = readFileSync(join(dir.path, 'audit.jsonl'), 'utf8');
     assert.match(audit, /"login":"alice"/);

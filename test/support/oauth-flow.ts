@@ -2,17 +2,8 @@
 // and the whole sign-in through the official SDK's OAuth client (@modelcontextprotocol/client v2:
 // auth() over an OAuthClientProvider, the transport's finishAuth, which checks RFC 9207's iss) with
 // a scripted browser (src/sandbox/scripted-browser.ts) walking consent and Gitea's pages.
-import {
-  auth,
-  Client,
-  StreamableHTTPClientTransport,
-  type OAuthClientInformationMixed,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type OAuthTokens,
-} from '@modelcontextprotocol/client';
-import { browserSignIn, type SignIn } from '../../src/cli/demo-oauth-flow.js';
+import { auth, Client, StreamableHTTPClientTransport, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import { AgentClientProvider, browserSignIn, type SignIn } from '../../src/cli/demo-oauth-flow.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { ScriptedBrowser } from '../../src/sandbox/scripted-browser.js';
 import { namespaceEnv, spawnHttpNamespace, SERVE_ARGS, type HttpNamespace } from './namespace.js';
@@ -74,61 +65,25 @@ export async function spawnOAuthServe(
   return { ...served, base };
 }
 
-/** The MCP client's side: an in-memory OAuthClientProvider of the v2 SDK, a public client on a loopback redirect. */
-export class TestClientProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
+/**
+ * The MCP client's side: the demo's in-memory provider (a public client on a loopback redirect), plus
+ * what the tests check: the state it sent, and a client identified by its metadata document.
+ */
+export class TestClientProvider extends AgentClientProvider {
   lastState: string | undefined;
-  private discovery: OAuthDiscoveryState | undefined;
 
   constructor(
-    readonly redirectUrl = 'http://127.0.0.1:9/callback',
-    readonly name = 'warden-e2e-agent',
+    redirectUrl = 'http://127.0.0.1:9/callback',
+    name = 'warden-e2e-agent',
     /** A client identified by its metadata document (https): the SDK sends this URL as client_id. */
     readonly clientMetadataUrl?: string,
-  ) {}
+  ) {
+    super(redirectUrl, name);
+  }
 
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: this.name,
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
   state() {
     this.lastState = crypto.randomUUID();
     return this.lastState;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
   }
 }
 
@@ -164,8 +119,15 @@ export async function signInWithSdk(
 }
 
 /** An MCP client of the v2 SDK on the namespace, signed in through `provider`. */
-export async function connectAs(mcpUrl: string, provider: OAuthClientProvider): Promise<Client> {
-  const client = new Client({ name: 'warden-oauth-test', version: '0.0.0' });
+export async function connectAs(
+  mcpUrl: string,
+  provider: OAuthClientProvider,
+  era: 'legacy' | 'modern' = 'legacy',
+): Promise<Client> {
+  const client = new Client(
+    { name: 'warden-oauth-test', version: '0.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
   return client;
 }
